@@ -1,0 +1,106 @@
+// swift-tools-version:6.1
+// splashd: a systemd-managed photo library sync daemon, and splashctl, its thin client.
+//
+// Folders show the architecture (see docs/architecture.md):
+//   Shared        protocol types only, no I/O (JSON-RPC envelope, one type per method, events, errors)
+//   SplashClient  typed client over the control socket (used by splashctl and by tests)
+//   Store         SQLite through GRDB: schema, migrations, queries
+//   Library       domain logic over the store (photo queries, likes, status counters)
+//   Control       the transport adapter: Unix socket server, peer check, framing, router
+//   Systemd       sd_notify, socket activation, watchdog (libsystemd)
+//   Journal       swift-log handler writing structured fields to journald or stderr
+//   HTTP          libcurl multi client
+//   Daemon        composition root: config, directories, the service graph
+//   splashd, splashctl  executables that only wire things together
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "splashd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "splashd", targets: ["splashd"]),
+        .executable(name: "splashctl", targets: ["splashctl"]),
+        .library(name: "SplashClient", targets: ["SplashClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // C libraries, each a pkg-config system library with a module map and shim.h.
+        // (libsqlite3 arrives the same way through GRDB's own GRDBSQLite system library target.)
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+
+        .target(name: "Shared", swiftSettings: strict),
+        .target(name: "SplashClient", dependencies: ["Shared"], swiftSettings: strict),
+        .target(
+            name: "Store",
+            dependencies: ["Shared", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        .target(
+            name: "Library",
+            dependencies: ["Shared", "Store", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "Journal",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "HTTP",
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "Control",
+            dependencies: [
+                "Shared",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "Shared", "Store", "Library", "Control", "Systemd", "Journal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+
+        .executableTarget(
+            name: "splashd",
+            dependencies: ["Daemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "splashctl",
+            dependencies: [
+                "Shared", "SplashClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "SharedTests", dependencies: ["Shared"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared"], swiftSettings: strict),
+        .testTarget(
+            name: "ControlTests",
+            dependencies: ["Control", "Daemon", "Shared", "SplashClient", "Library", "Store"],
+            swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal"], swiftSettings: strict),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: strict),
+    ]
+)
