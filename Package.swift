@@ -21,7 +21,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "splashd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "splashd", targets: ["splashd"]),
         .executable(name: "splashctl", targets: ["splashctl"]),
@@ -76,6 +76,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Store", "Library", "Control", "Systemd", "Journal",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -16,4 +16,9 @@ static inline CURLcode splashd_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t 
 static inline CURLcode splashd_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode splashd_easy_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode splashd_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+// CURL_GLOBAL_DEFAULT is a composite macro that Swift does not import.
+static inline CURLcode splashd_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
+// CURLMsg.data is an anonymous union; reading it here keeps the Swift side free of union layout details.
+static inline CURLcode splashd_msg_result(const CURLMsg *m) { return m->data.result; }
+static inline int splashd_msg_is_done(const CURLMsg *m) { return m->msg == CURLMSG_DONE; }
 #endif

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+
+/// Everything splashd can be told. Defaults, then the config file, then `SPLASHD_*` environment
+/// variables, then command-line flags; each later one wins.
+public struct DaemonConfig: Sendable, Equatable {
+    public var backendURL: String?
+    public var anonKey: String?
+    public var unsplashAPIURL = "https://api.unsplash.com"
+    public var unsplashAccessKey: String?
+    public var nasaAPIURL = "https://images-api.nasa.gov"
+    public var logLevel: Logger.Level = .info
+    public var maximumLineBytes = 1 << 20
+    public var maximumConnections = 256
+    public var eventQueueCapacity = 1024
+    public var idleTimeoutSeconds = 300
+
+    public init() {}
+
+    /// Every key the config file accepts, with what it sets. Unknown keys are errors (a typo should
+    /// not be silently ignored).
+    static let keys: [String: @Sendable (inout DaemonConfig, ConfigFile.Value, String) throws(ConfigError) -> Void] = [
+        "backend.url": { config, value, path throws(ConfigError) in config.backendURL = try value.string("backend.url", path) },
+        "backend.anon_key": { config, value, path throws(ConfigError) in config.anonKey = try value.string("backend.anon_key", path) },
+        "backend.anon_key_file": { config, value, path throws(ConfigError) in
+            config.anonKey = try readSecret(try value.string("backend.anon_key_file", path), key: "backend.anon_key_file", path)
+        },
+        "unsplash.api_url": { config, value, path throws(ConfigError) in config.unsplashAPIURL = try value.string("unsplash.api_url", path) },
+        "unsplash.access_key": { config, value, path throws(ConfigError) in config.unsplashAccessKey = try value.string("unsplash.access_key", path) },
+        "unsplash.access_key_file": { config, value, path throws(ConfigError) in
+            config.unsplashAccessKey = try readSecret(try value.string("unsplash.access_key_file", path), key: "unsplash.access_key_file", path)
+        },
+        "nasa.api_url": { config, value, path throws(ConfigError) in config.nasaAPIURL = try value.string("nasa.api_url", path) },
+        "log.level": { config, value, path throws(ConfigError) in config.logLevel = try parseLevel(try value.string("log.level", path), path) },
+        "control.max_line_bytes": { config, value, path throws(ConfigError) in
+            config.maximumLineBytes = try value.integer("control.max_line_bytes", in: 1024...(64 << 20), path)
+        },
+        "control.max_connections": { config, value, path throws(ConfigError) in
+            config.maximumConnections = try value.integer("control.max_connections", in: 1...100_000, path)
+        },
+        "control.event_queue": { config, value, path throws(ConfigError) in
+            config.eventQueueCapacity = try value.integer("control.event_queue", in: 1...1_000_000, path)
+        },
+        "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in
+            config.idleTimeoutSeconds = try value.integer("control.idle_timeout_seconds", in: 1...86_400, path)
+        },
+    ]
+
+    /// Applies a parsed config file over these values.
+    public mutating func apply(_ file: ConfigFile) throws(ConfigError) {
+        for (key, entry) in file.values.sorted(by: { $0.value.line < $1.value.line }) {
+            guard let setter = Self.keys[key] else {
+                throw ConfigError(path: file.path, line: entry.line, message: "unknown key '\(key)'; see docs/configuration.md")
+            }
+            do {
+                try setter(&self, entry.value, file.path)
+            } catch var error {
+                error.line = error.line ?? entry.line
+                throw error
+            }
+        }
+    }
+
+    /// Applies `SPLASHD_*` environment variables.
+    public mutating func apply(environment: [String: String]) throws(ConfigError) {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let v = value("SPLASHD_BACKEND_URL") { backendURL = v }
+        if let v = value("SPLASHD_ANON_KEY") { anonKey = v }
+        if let v = value("SPLASHD_UNSPLASH_API_URL") { unsplashAPIURL = v }
+        if let v = value("SPLASHD_UNSPLASH_ACCESS_KEY") { unsplashAccessKey = v }
+        if let v = value("SPLASHD_NASA_API_URL") { nasaAPIURL = v }
+        if let v = value("SPLASHD_LOG_LEVEL") { logLevel = try Self.parseLevel(v, "SPLASHD_LOG_LEVEL") }
+    }
+
+    /// Loads defaults ← file (if any) ← environment.
+    public static func load(file: String?, environment: [String: String]) throws(ConfigError) -> DaemonConfig {
+        var config = DaemonConfig()
+        if let file {
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ConfigError(path: file, line: nil, message: "cannot read: \(error.localizedDescription)")
+            }
+            try config.apply(try ConfigFile(path: file, text: text))
+        }
+        try config.apply(environment: environment)
+        return config
+    }
+
+    /// The config file to read when none is named: `$XDG_CONFIG_HOME/splashd/config.toml` (or
+    /// `~/.config/...`) if it exists.
+    public static func defaultFile(environment: [String: String]) -> String? {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? environment["HOME"].map { $0 + "/.config" }
+        guard let base else { return nil }
+        let path = base + "/splashd/config.toml"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    static func parseLevel(_ text: String, _ path: String) throws(ConfigError) -> Logger.Level {
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ConfigError(path: path, line: nil, message: "log level '\(text)' is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        return level
+    }
+
+    static func readSecret(_ file: String, key: String, _ path: String) throws(ConfigError) -> String {
+        do {
+            return try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw ConfigError(path: path, line: nil, message: "\(key): cannot read \(file): \(error.localizedDescription)")
+        }
+    }
+}
+
+extension ConfigFile.Value {
+    func string(_ key: String, _ path: String) throws(ConfigError) -> String {
+        guard case .string(let value) = self else { throw ConfigError(path: path, line: nil, message: "\(key) must be a string") }
+        return value
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int>, _ path: String) throws(ConfigError) -> Int {
+        guard case .integer(let value) = self, let int = Int(exactly: value), range.contains(int) else {
+            throw ConfigError(path: path, line: nil, message: "\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return int
+    }
+}

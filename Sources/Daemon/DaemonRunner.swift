@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Control
+import Foundation
+import Journal
+import Library
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import Shared
+import Store
+import Synchronization
+import Systemd
+
+/// Builds the daemon's parts and runs them as one service group until SIGTERM or SIGINT.
+/// The executable only parses flags and calls `run`.
+public enum DaemonRunner {
+    public struct Options: Sendable {
+        public var configFile: String?
+        public var directories: DaemonDirectories.Flags
+        public var logLevel: Logger.Level?
+        public var logTarget: LogTarget
+        public init(configFile: String?, directories: DaemonDirectories.Flags, logLevel: Logger.Level?, logTarget: LogTarget) {
+            self.configFile = configFile
+            self.directories = directories
+            self.logLevel = logLevel
+            self.logTarget = logTarget
+        }
+    }
+
+    /// Exit statuses (documented in docs/operations.md).
+    public enum Exit {
+        public static let ok: Int32 = 0
+        public static let failure: Int32 = 1
+        public static let cannotCreate: Int32 = 73  // EX_CANTCREAT: a directory
+        public static let ioError: Int32 = 74  // EX_IOERR: the store
+        public static let config: Int32 = SplashExit.config  // 78: RestartPreventExitStatus
+    }
+
+    public static func run(_ options: Options) async -> Int32 {
+        umask(0o077)  // every file splashd creates is private unless it says otherwise
+        let environment = ProcessInfo.processInfo.environment
+        let levelBox = LogLevelBox(options.logLevel ?? .info)
+        LoggingSystem.bootstrap { label in options.logTarget.makeHandler(label: label, level: levelBox, environment: environment) }
+        let logger = Logger(label: "splashd")
+        let notifier = SystemdNotifier()
+
+        let configFile = options.configFile ?? DaemonConfig.defaultFile(environment: environment)
+        let config: DaemonConfig
+        do {
+            config = try DaemonConfig.load(file: configFile, environment: environment)
+        } catch {
+            logger.critical("configuration error: \(error)", metadata: ["splashd_op": "start"])
+            return Exit.config
+        }
+        levelBox.level = options.logLevel ?? config.logLevel
+
+        let directories: DaemonDirectories
+        do {
+            directories = try DaemonDirectories.resolve(flags: options.directories, environment: environment)
+            try directories.create()
+        } catch {
+            logger.critical("\(error)", metadata: ["splashd_op": "start"])
+            return Exit.cannotCreate
+        }
+
+        let store: Store
+        do {
+            store = try Store(path: directories.databasePath)
+        } catch {
+            logger.critical("\(error)", metadata: ["splashd_op": "start"])
+            return Exit.ioError
+        }
+
+        let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
+        let library = PhotoLibrary(store: store)
+        do {
+            let counts = try library.counts(accountId: "")
+            state.setLibrary(counts.library)
+            state.setOutbox(counts.outbox)
+        } catch {
+            logger.critical("cannot read the store: \(error)", metadata: ["splashd_op": "start"])
+            return Exit.ioError
+        }
+
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var serverConfiguration = ControlServer.Configuration(
+            socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
+        serverConfiguration.maximumLineBytes = config.maximumLineBytes
+        serverConfiguration.maximumConnections = config.maximumConnections
+        serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
+        serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
+        let server = ControlServer(
+            configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger),
+            logger: logger, group: eventLoops)
+
+        let running = Mutex(config)
+        let reload = ReloadService(
+            notifier: notifier,
+            reload: {
+                Result {
+                    let fresh = try DaemonConfig.load(file: configFile, environment: environment)
+                    let changes = running.withLock { current in
+                        defer { current = fresh }
+                        return current.liveChanges(to: fresh)
+                    }
+                    levelBox.level = options.logLevel ?? fresh.logLevel
+                    state.bus.publish(.daemonReloaded)
+                    return changes
+                }
+            },
+            statusLine: state.statusLine, logger: logger)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server),
+            .init(service: reload),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(.init(service: WatchdogService(
+                interval: interval, store: store, eventLoop: eventLoops.next(), notifier: notifier, logger: logger)))
+        }
+        // Registered last, so it is the first to hear of a graceful shutdown.
+        services.append(.init(
+            service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
+            successTerminationBehavior: .gracefullyShutdownGroup))
+        let group = ServiceGroup(configuration: .init(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await server.waitUntilListening()
+                notifier.ready(status: state.statusLine())
+                logger.notice("splashd ready", metadata: [
+                    "splashd_op": "start", "splashd_version": "\(SplashVersion.current)",
+                    "splashd_socket": "\(directories.socket)", "splashd_state_dir": "\(directories.state)",
+                ])
+                try await tasks.next()
+            }
+        } catch {
+            logger.critical("\(error)", metadata: ["splashd_op": "run"])
+            try? await eventLoops.shutdownGracefully()
+            return Exit.failure
+        }
+        try? await eventLoops.shutdownGracefully()
+        return Exit.ok
+    }
+}
+
+extension DaemonConfig {
+    /// What a reload changes that takes effect without a restart, in words for the log.
+    func liveChanges(to new: DaemonConfig) -> String {
+        var changes: [String] = []
+        if logLevel != new.logLevel { changes.append("log.level \(logLevel) → \(new.logLevel)") }
+        var restartOnly = self
+        restartOnly.logLevel = new.logLevel
+        if restartOnly != new { changes.append("other settings apply at the next start") }
+        return changes.isEmpty ? "nothing changed" : changes.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,44 @@
+import Control
+import Library
+import Logging
+import Shared
+
+/// Every control method's handler, registered in one place. Handlers are thin: they call the domain
+/// and return its answer; JSON-RPC is the router's concern.
+enum Routes {
+    static func make(state: DaemonState, library: PhotoLibrary, logger: Logger) -> Router {
+        var router = Router(logger: logger)
+
+        router.register(PingRequest.self) { _, _ in
+            PingResult(pong: true, version: SplashVersion.current)
+        }
+        router.register(StatusRequest.self) { _, _ in
+            state.status()
+        }
+        router.register(DescribeRequest.self) { _, _ in
+            DescribeResult(
+                version: SplashVersion.current,
+                methods: MethodRegistry.all.map(MethodRegistry.description(of:)),
+                events: EventType.allCases.map(\.rawValue))
+        }
+        router.register(PhotosListRequest.self) { request, _ in
+            try library.list(request, accountId: state.current.account.userId ?? "")
+        }
+        router.register(SubscribeRequest.self) { request, connection in
+            let types = request.types.map { Set($0.compactMap(EventType.init(rawValue:))) }
+            let sink = connection.sink
+            let subscription = state.bus.subscribe(types: types, snapshot: state.status) { sink.offer($0) }
+            guard connection.attach(subscription: subscription.id, cancel: { state.bus.unsubscribe(subscription.id) }) else {
+                throw RPCError(.busy, "the connection is closing")
+            }
+            return SubscribeResult(subscription: subscription.id, seq: subscription.seq, snapshot: subscription.snapshot)
+        }
+        router.register(UnsubscribeRequest.self) { request, connection in
+            guard connection.detach(subscription: request.subscription) else {
+                throw RPCError(.notFound, "no subscription \(request.subscription) on this connection", field: "subscription")
+            }
+            return UnsubscribeResult(unsubscribed: true)
+        }
+        return router
+    }
+}

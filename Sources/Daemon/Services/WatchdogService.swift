@@ -1,0 +1,46 @@
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Store
+import Systemd
+
+/// Sends WATCHDOG=1 at half the interval systemd asked for, but only after the engine answered a
+/// health check (the store reads, the socket's event loop runs). A wedged daemon stops pinging and
+/// systemd restarts it. This timer is the only thing that wakes an idle daemon.
+struct WatchdogService: Service {
+    let interval: Duration
+    let store: Store
+    let eventLoop: any EventLoop
+    let notifier: SystemdNotifier
+    let logger: Logger
+
+    func run() async throws {
+        let period = interval / 2
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: period)
+            } catch {
+                return  // cancelled: shutting down
+            }
+            if await healthy() {
+                notifier.watchdog()
+                if failing { logger.notice("health check passes again; watchdog pings resumed") }
+                failing = false
+            } else if !failing {
+                failing = true
+                logger.error("health check failed; withholding watchdog pings", metadata: ["splashd_op": "watchdog"])
+            }
+        }
+    }
+
+    private func healthy() async -> Bool {
+        do {
+            let one = try store.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+            try await eventLoop.submit {}.get()
+            return one == 1
+        } catch {
+            return false
+        }
+    }
+}

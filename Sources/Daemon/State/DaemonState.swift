@@ -1,0 +1,95 @@
+import Foundation
+import Shared
+import Synchronization
+
+/// What the daemon knows about itself right now, in memory: account, connectivity, outbox and library
+/// counters. Changes go through `update`, which publishes the matching event on the bus atomically.
+public final class DaemonState: Sendable {
+    public struct Values: Sendable, Equatable {
+        public var account = AccountStatus(state: .signedOut)
+        public var connectivity = ConnectivityStatus(state: .unknown, reason: "not probed yet")
+        public var outbox = OutboxCounts(pending: 0, inFlight: 0, rejected: 0)
+        public var library = LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)
+        public var lastSync: Date?
+    }
+
+    public let bus: EventBus
+    public let startedAt: Date
+    public let directories: Directories
+    private let values = Mutex(Values())
+    private let startedUptime = ContinuousClock.now
+
+    public init(bus: EventBus, directories: Directories, startedAt: Date = Date()) {
+        self.bus = bus
+        self.directories = directories
+        self.startedAt = startedAt
+    }
+
+    public var current: Values { values.withLock { $0 } }
+
+    public func setLibrary(_ counts: LibraryCounts) { change(\.library, to: counts, event: Event.libraryChanged) }
+    public func setOutbox(_ counts: OutboxCounts) { change(\.outbox, to: counts, event: Event.outboxChanged) }
+    public func setAccount(_ status: AccountStatus) { change(\.account, to: status, event: Event.accountChanged) }
+
+    /// A new connectivity state; `since` alone changing is not news.
+    public func setConnectivity(_ status: ConnectivityStatus) {
+        let current = values.withLock { $0.connectivity }
+        guard current.state != status.state || current.reason != status.reason else { return }
+        change(\.connectivity, to: status, event: Event.connectivityChanged)
+    }
+
+    /// Sets one value and publishes its event, under the bus lock, only if it changed.
+    private func change<T: Equatable & Sendable>(
+        _ keyPath: WritableKeyPath<Values, T>, to value: T, event: (T) -> Event
+    ) {
+        bus.publish {
+            values.withLock { v in
+                guard v[keyPath: keyPath] != value else { return nil }
+                v[keyPath: keyPath] = value
+                return event(value)
+            }
+        }
+    }
+
+    /// The full status, as `daemon.status` answers and a subscription's snapshot carries.
+    public func status() -> DaemonStatus {
+        let v = current
+        let uptime = startedUptime.duration(to: .now)
+        return DaemonStatus(
+            version: SplashVersion.current, pid: getpid(), startedAt: startedAt,
+            uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+            directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library)
+    }
+
+    /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.
+    public func statusLine() -> String {
+        StatusLine.make(current)
+    }
+}
+
+public enum StatusLine {
+    public static func make(_ v: DaemonState.Values, timeZone: TimeZone = .current) -> String {
+        var parts: [String] = []
+        switch v.connectivity.state {
+        case .unknown: parts.append("connectivity unknown")
+        case .online: parts.append("online")
+        case .offline: parts.append("offline")
+        case .degraded: parts.append("degraded (\(v.connectivity.reason))")
+        }
+        let name = v.account.username ?? v.account.email ?? "?"
+        switch v.account.state {
+        case .signedOut: parts.append("signed out")
+        case .signedIn: parts.append("signed in as \(name)")
+        case .signedInOffline: parts.append("signed in as \(name) (offline)")
+        }
+        parts.append("\(v.outbox.pending + v.outbox.inFlight) queued")
+        if v.outbox.rejected > 0 { parts.append("\(v.outbox.rejected) rejected") }
+        if let lastSync = v.lastSync {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            let parts2 = calendar.dateComponents([.hour, .minute], from: lastSync)
+            parts.append(String(format: "synced %02d:%02d", parts2.hour ?? 0, parts2.minute ?? 0))
+        }
+        return parts.joined(separator: " · ")
+    }
+}

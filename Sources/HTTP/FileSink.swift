@@ -1,0 +1,102 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a download's body goes: `<dest>.part`, opened without truncation so that an earlier attempt's bytes
+/// can be resumed. Whether to keep them is decided once the final status is known (`begin`): 206 appends at
+/// the resume offset, any other 2xx starts the file over. Bodies of other statuses (errors, redirects) are
+/// kept in memory, bounded, for the error report, and never touch the file.
+/// Used only on the engine thread while the transfer runs.
+final class FileSink {
+    let path: String
+    let resumeFrom: Int64
+    private var fd: Int32
+    private let progress: (@Sendable (Int64, Int64?) -> Void)?
+    private let expectedSize: Int64?
+
+    private(set) var accepting = false
+    /// Size of the file so far (resumed bytes included).
+    private(set) var written: Int64 = 0
+    private(set) var total: Int64?
+    private(set) var errorBody: [UInt8] = []
+    static let maxErrorBody = 64 << 10
+
+    init(path: String, resumeFrom: Int64, expectedSize: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) throws(HTTPError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .file(errno: errno, path: path) }
+        self.path = path
+        self.resumeFrom = resumeFrom
+        self.expectedSize = expectedSize
+        self.progress = progress
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Called once the headers of the final response are in. Returns an error to abort the transfer.
+    func begin(status: Int, headers: HTTPHeaders) -> HTTPError? {
+        switch status {
+        case 206 where resumeFrom > 0:
+            // Only append if the server starts exactly where our file ends; anything else would corrupt it.
+            guard let range = Self.parseContentRange(headers["content-range"]), range.start == resumeFrom else {
+                return .network(curlCode: Int32(CURLE_RANGE_ERROR.rawValue), message: "unexpected Content-Range in 206 response")
+            }
+            written = resumeFrom
+            total = range.total ?? expectedSize
+        case 200..<300 where status != 206:
+            // The server ignored our Range (or there was none): restart the file from zero.
+            guard ftruncate(fd, 0) == 0 else { return .file(errno: errno, path: path) }
+            written = 0
+            total = headers["content-length"].flatMap { Int64($0) } ?? expectedSize
+        default:
+            return nil
+        }
+        accepting = true
+        progress?(written, total)
+        return nil
+    }
+
+    /// Appends body bytes; returns an error to abort the transfer.
+    func write(_ bytes: UnsafeRawBufferPointer) -> HTTPError? {
+        guard accepting else {
+            errorBody.append(contentsOf: bytes.prefix(max(0, Self.maxErrorBody - errorBody.count)))
+            return nil
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + offset, bytes.count - offset, off_t(written))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .file(errno: errno, path: path)
+            }
+            offset += n
+            written += Int64(n)
+        }
+        progress?(written, total)
+        return nil
+    }
+
+    /// Flushes the file to disk before it is renamed into place, so a crash never leaves a short final file.
+    func syncAndClose() throws(HTTPError) {
+        defer { close(fd); fd = -1 }
+        guard fsync(fd) == 0 else { throw .file(errno: errno, path: path) }
+    }
+
+    /// `bytes <start>-<end>/<total or *>`.
+    static func parseContentRange(_ value: String?) -> (start: Int64, total: Int64?)? {
+        guard let value, value.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+        guard spec.count == 2, let dash = spec[0].firstIndex(of: "-"),
+              let start = Int64(spec[0][..<dash].trimmingSpaces) else { return nil }
+        return (start, Int64(spec[1].trimmingSpaces))
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}

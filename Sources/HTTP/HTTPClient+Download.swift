@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension HTTPClient {
+    /// Streams a response body into `destination`, atomically: bytes go to `<destination>.part`, which is
+    /// flushed and renamed into place only after the transfer succeeded and the size (and, if given, the
+    /// SHA-256) matched. A `.part` left by an earlier attempt is resumed with `Range: bytes=N-`; a server
+    /// that answers 200 instead of 206 restarts the file. On a network failure the `.part` stays for the next
+    /// attempt; on a size or checksum mismatch it is removed (resuming it could never succeed).
+    ///
+    /// `progress(bytesSoFar, total)` is called on the client's transfer thread: keep it short.
+    /// Non-2xx responses throw `.http` with the (bounded) error body.
+    public func download(
+        _ request: HTTPRequest, to destination: String, expectedSize: Int64? = nil,
+        expectedSHA256: [UInt8]? = nil, progress: (@Sendable (Int64, Int64?) -> Void)? = nil
+    ) async throws(HTTPError) -> DownloadResult {
+        let partPath = destination + ".part"
+        var resumeFrom = Self.fileSize(partPath) ?? 0
+        if let expectedSize, resumeFrom > expectedSize {
+            unlink(partPath)
+            resumeFrom = 0
+        }
+        var retriedWithoutRange = false
+        while true {
+            // A .part already as long as expected needs no request at all, only verification.
+            if let expectedSize, expectedSize > 0, resumeFrom == expectedSize { break }
+            let startedAt = resumeFrom
+            var sinkForHop: FileSink?
+            let outcome = try await followingRedirects(request) { hop throws(HTTPError) in
+                let sink = try FileSink(path: partPath, resumeFrom: startedAt, expectedSize: expectedSize, progress: progress)
+                sinkForHop = sink
+                return try await self.perform(hop, sink: .file(sink), range: startedAt > 0 ? startedAt : nil)
+            }
+            guard let sink = sinkForHop else { throw .invalidURL }
+            if outcome.status == 416 && startedAt > 0 && !retriedWithoutRange {
+                // Our .part does not fit the server's current file (shorter file, changed content): start over.
+                retriedWithoutRange = true
+                unlink(partPath)
+                resumeFrom = 0
+                continue
+            }
+            guard sink.accepting else {
+                throw .http(status: outcome.status, headers: outcome.headers, body: sink.errorBody)
+            }
+            try sink.syncAndClose()
+            resumeFrom = outcome.status == 206 ? startedAt : 0
+            break
+        }
+        return try finish(partPath: partPath, destination: destination, resumedFrom: resumeFrom,
+                          expectedSize: expectedSize, expectedSHA256: expectedSHA256)
+    }
+
+    private func finish(
+        partPath: String, destination: String, resumedFrom: Int64, expectedSize: Int64?, expectedSHA256: [UInt8]?
+    ) throws(HTTPError) -> DownloadResult {
+        let size = Self.fileSize(partPath) ?? 0
+        if let expectedSize, size != expectedSize {
+            unlink(partPath)
+            throw .sizeMismatch(expected: expectedSize, actual: size)
+        }
+        var digest: [UInt8]?
+        if let expectedSHA256 {
+            digest = try SHA256.hash(filePath: partPath)
+            guard digest == expectedSHA256 else {
+                unlink(partPath)
+                throw .checksumMismatch
+            }
+        }
+        guard rename(partPath, destination) == 0 else { throw .file(errno: errno, path: destination) }
+        Self.syncDirectory(of: destination)
+        return DownloadResult(path: destination, size: size, resumedFrom: resumedFrom, sha256: digest)
+    }
+
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Makes the rename itself durable; without this a crash could bring back the old directory entry.
+    private static func syncDirectory(of path: String) {
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

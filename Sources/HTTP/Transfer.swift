@@ -1,0 +1,159 @@
+import CCurl
+import Synchronization
+
+/// What one finished transfer produced, before the client turns it into a response or a download result.
+struct TransferOutcome: Sendable {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: [UInt8]
+    var effectiveURL: String
+    var redirectURL: String?
+    var httpVersion: String
+}
+
+/// One request in flight: its easy handle, the header list the handle points to, the response being collected
+/// and the continuation of the task awaiting it.
+///
+/// Sendable by hand: it is built by the calling task, handed to the engine thread through the engine's lock,
+/// mutated only on the engine thread (libcurl invokes the callbacks from `curl_multi_perform` there), and read
+/// again only after the continuation resumed. `cancelRequested` is the one field touched from other threads.
+final class Transfer: @unchecked Sendable {
+    enum Sink {
+        case memory(limit: Int)
+        case file(FileSink)
+    }
+
+    let easy: CurlEasyHandle
+    private let headerList: CurlHeaderList
+    private let sink: Sink
+    let cancelRequested = Atomic<Bool>(false)
+
+    private var status = 0
+    private var headers = HTTPHeaders()
+    private var body: [UInt8] = []
+    /// Set by a callback that aborted the transfer; it explains the resulting CURLE_WRITE_ERROR.
+    private var abortError: HTTPError?
+    private var continuation: CheckedContinuation<Result<TransferOutcome, HTTPError>, Never>?
+
+    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink) {
+        self.easy = easy
+        self.headerList = headerList
+        self.sink = sink
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        // The engine holds the transfer for as long as libcurl may call back, so an unretained pointer is enough.
+        easy.set(CURLOPT_HEADERDATA, pointer: me)
+        easy.set(CURLOPT_WRITEDATA, pointer: me)
+        _ = splashd_easy_setopt_header_cb(easy.pointer) { data, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }
+        _ = splashd_easy_setopt_write_cb(easy.pointer) { data, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }
+    }
+
+    func start(_ continuation: CheckedContinuation<Result<TransferOutcome, HTTPError>, Never>) {
+        self.continuation = continuation
+    }
+
+    /// Resumes the waiting task exactly once.
+    func complete(_ result: Result<TransferOutcome, HTTPError>) {
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+
+    /// Called on the engine thread when libcurl reports the transfer done.
+    func finish(_ code: CURLcode) {
+        if let abortError { return complete(.failure(abortError)) }
+        guard code == CURLE_OK else { return complete(.failure(Self.error(for: code, easy: easy))) }
+        let outcome = TransferOutcome(
+            status: status, headers: headers, body: body,
+            effectiveURL: easy.info(string: CURLINFO_EFFECTIVE_URL) ?? "",
+            redirectURL: easy.info(string: CURLINFO_REDIRECT_URL),
+            httpVersion: Self.versionName(easy.info(long: CURLINFO_HTTP_VERSION)))
+        complete(.success(outcome))
+    }
+
+    // MARK: callbacks (engine thread)
+
+    /// libcurl hands over one header line at a time, status lines included. Every status line starts a new
+    /// response (1xx interim responses come before the final one), so only the last response's fields remain.
+    private func receiveHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
+        let line = String(decoding: raw, as: UTF8.self).trimming(" \r\n")
+        if line.hasPrefix("HTTP/") {
+            let parts = line.split(separator: " ", maxSplits: 2)
+            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            headers = HTTPHeaders()
+        } else if line.isEmpty {
+            // End of this response's headers: a download decides now whether it resumes or restarts.
+            if status >= 200, case .file(let file) = sink, let error = file.begin(status: status, headers: headers) {
+                abortError = error
+                return false
+            }
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = String(line[line.index(after: colon)...]).trimming(" \t")
+            headers.add(name: name, value: value)
+        }
+        return true
+    }
+
+    /// Bodies arrive already decoded (gzip, br), so the size limit bounds what we hold, not what was sent.
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        switch sink {
+        case .memory(let limit):
+            guard body.count + bytes.count <= limit else {
+                abortError = .tooLarge(limit: limit)
+                return false
+            }
+            body.append(contentsOf: bytes)
+        case .file(let file):
+            if let error = file.write(bytes) {
+                abortError = error
+                return false
+            }
+        }
+        return true
+    }
+
+    // MARK: mapping
+
+    static func error(for code: CURLcode, easy: CurlEasyHandle) -> HTTPError {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return .invalidURL
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .tooManyRedirects
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND,
+             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED:
+            return .tls(curlCode: Int32(code.rawValue), message: easy.errorMessage(for: code))
+        default:
+            return .network(curlCode: Int32(code.rawValue), message: easy.errorMessage(for: code))
+        }
+    }
+
+    static func versionName(_ version: Int) -> String {
+        switch version {
+        case CURL_HTTP_VERSION_1_0: "1.0"
+        case CURL_HTTP_VERSION_1_1: "1.1"
+        case CURL_HTTP_VERSION_2_0: "2"
+        case CURL_HTTP_VERSION_3: "3"
+        default: ""
+        }
+    }
+}
+
+extension String {
+    /// Trims the given characters from both ends (no Foundation needed).
+    func trimming(_ set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s.removeFirst() }
+        while let c = s.last, set.contains(c) { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,104 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Runs every transfer of one client on one dedicated thread that blocks in `curl_multi_poll`.
+///
+/// Why a thread of its own: libcurl's multi interface wants a loop that sleeps until a socket or timer is
+/// due. Blocking like that on Swift's cooperative pool would starve other tasks, so the loop lives outside it
+/// and talks to tasks only through a locked command queue plus `curl_multi_wakeup`. When nothing is in
+/// flight it sleeps without a timeout: idle means asleep.
+final class TransferEngine: @unchecked Sendable {
+    private enum Command {
+        case add(Transfer)
+        case cancel(Transfer)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var shuttingDown = false
+    }
+
+    private let multi: CurlMultiHandle
+    private let inbox = Mutex(Inbox())
+    /// Engine thread only. Keyed by easy handle pointer, which is what `curl_multi_info_read` reports.
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+
+    init(multi: CurlMultiHandle) {
+        self.multi = multi
+        let thread = Thread { [self] in run() }
+        thread.name = "splashd-http"
+        thread.start()
+    }
+
+    /// Queues a transfer. Returns false once the engine is shutting down.
+    func submit(_ transfer: Transfer) -> Bool {
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.shuttingDown else { return false }
+            inbox.commands.append(.add(transfer))
+            return true
+        }
+        if accepted { multi.wakeup() }
+        return accepted
+    }
+
+    /// Removes a transfer whether it is queued, running or already finished (then nothing happens).
+    /// The flag covers a cancel that races ahead of the transfer's own `add` command.
+    func cancel(_ transfer: Transfer) {
+        transfer.cancelRequested.store(true, ordering: .sequentiallyConsistent)
+        inbox.withLock { $0.commands.append(.cancel(transfer)) }
+        multi.wakeup()
+    }
+
+    /// Fails every queued and running transfer with `.shutdown`, then lets the thread end.
+    func shutdown() {
+        inbox.withLock { $0.shuttingDown = true }
+        multi.wakeup()
+    }
+
+    private func run() {
+        while true {
+            let (commands, stopping) = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll() }
+                return (inbox.commands, inbox.shuttingDown)
+            }
+            for command in commands {
+                switch command {
+                case .add(let transfer): add(transfer)
+                case .cancel(let transfer): remove(transfer, with: .cancelled)
+                }
+            }
+            if stopping {
+                for transfer in Array(active.values) { remove(transfer, with: .shutdown) }
+                return
+            }
+            _ = multi.perform()
+            for (easy, code) in multi.completed() {
+                guard let transfer = active.removeValue(forKey: easy) else { continue }
+                multi.remove(transfer.easy)
+                transfer.finish(code)
+            }
+            // With transfers in flight libcurl shortens this to its own next timer; the 1 s cap is only a
+            // safety net. With none, sleep until `wakeup`.
+            multi.poll(timeoutMs: active.isEmpty ? Int32.max : 1000)
+        }
+    }
+
+    private func add(_ transfer: Transfer) {
+        if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {
+            return transfer.complete(.failure(.cancelled))
+        }
+        let code = multi.add(transfer.easy)
+        guard code == CURLM_OK else {
+            let message = String(cString: curl_multi_strerror(code))
+            return transfer.complete(.failure(.network(curlCode: Int32(code.rawValue), message: message)))
+        }
+        active[transfer.easy.pointer] = transfer
+    }
+
+    private func remove(_ transfer: Transfer, with error: HTTPError) {
+        guard active.removeValue(forKey: transfer.easy.pointer) != nil else { return }
+        multi.remove(transfer.easy)
+        transfer.complete(.failure(error))
+    }
+}

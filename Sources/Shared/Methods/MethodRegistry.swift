@@ -1,0 +1,25 @@
+/// Every control method, in one place: the daemon's router registers handlers for exactly these, and
+/// a test checks that none is missing either way.
+public enum MethodRegistry {
+    public static let all: [any RPCRequest.Type] = [
+        PingRequest.self,
+        StatusRequest.self,
+        DescribeRequest.self,
+        PhotosListRequest.self,
+        SubscribeRequest.self,
+        UnsubscribeRequest.self,
+    ]
+
+    public static func description(of type: any RPCRequest.Type) -> MethodDescription {
+        func describe<R: RPCRequest>(_: R.Type) -> MethodDescription {
+            MethodDescription(
+                name: R.method,
+                summary: R.summary,
+                params: R.parameters,
+                errors: R.errors,
+                paramsExample: (try? JSONValue(encoding: R.example)) ?? .null,
+                resultExample: (try? JSONValue(encoding: R.resultExample)) ?? .null)
+        }
+        return describe(type)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// The answer to `daemon.status`, and the snapshot that starts every event subscription.
+public struct DaemonStatus: Codable, Sendable, Equatable {
+    public var version: String
+    public var pid: Int32
+    public var startedAt: Date
+    public var uptimeSeconds: Double
+    public var directories: Directories
+    public var account: AccountStatus
+    public var connectivity: ConnectivityStatus
+    public var outbox: OutboxCounts
+    public var library: LibraryCounts
+
+    public init(
+        version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
+        account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts
+    ) {
+        self.version = version
+        self.pid = pid
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.directories = directories
+        self.account = account
+        self.connectivity = connectivity
+        self.outbox = outbox
+        self.library = library
+    }
+
+    public static let example = DaemonStatus(
+        version: "0.1.0", pid: 4242, startedAt: Date(timeIntervalSince1970: 1_795_000_000), uptimeSeconds: 12.5,
+        directories: Directories(
+            state: "/home/ana/.local/state/splashd", data: "/home/ana/.local/share/splashd",
+            cache: "/home/ana/.cache/splashd", runtime: "/run/user/1000/splashd",
+            socket: "/run/user/1000/splashd/control.sock"),
+        account: AccountStatus(state: .signedOut),
+        connectivity: ConnectivityStatus(state: .unknown, reason: "not probed yet"),
+        outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
+        library: LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0))
+}
+
+public struct Directories: Codable, Sendable, Equatable {
+    public var state: String
+    public var data: String
+    public var cache: String
+    public var runtime: String
+    public var socket: String
+
+    public init(state: String, data: String, cache: String, runtime: String, socket: String) {
+        self.state = state
+        self.data = data
+        self.cache = cache
+        self.runtime = runtime
+        self.socket = socket
+    }
+}
+
+public struct AccountStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        case signedOut = "signed_out"
+        case signedIn = "signed_in"
+        /// A session restored from disk that the server has not confirmed yet (started offline).
+        case signedInOffline = "signed_in_offline"
+    }
+
+    public var state: State
+    public var userId: String?
+    public var email: String?
+    public var username: String?
+
+    public init(state: State, userId: String? = nil, email: String? = nil, username: String? = nil) {
+        self.state = state
+        self.userId = userId
+        self.email = email
+        self.username = username
+    }
+}
+
+public struct ConnectivityStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        case unknown, online, offline, degraded
+    }
+
+    public var state: State
+    public var reason: String
+    public var since: Date?
+
+    public init(state: State, reason: String, since: Date? = nil) {
+        self.state = state
+        self.reason = reason
+        self.since = since
+    }
+}
+
+public struct OutboxCounts: Codable, Sendable, Equatable {
+    public var pending: Int
+    public var inFlight: Int
+    public var rejected: Int
+
+    public init(pending: Int, inFlight: Int, rejected: Int) {
+        self.pending = pending
+        self.inFlight = inFlight
+        self.rejected = rejected
+    }
+}
+
+public struct LibraryCounts: Codable, Sendable, Equatable {
+    public var photos: Int
+    public var liked: Int
+    public var edited: Int
+    public var dismissed: Int
+    public var files: Int
+    public var bytes: Int64
+
+    public init(photos: Int, liked: Int, edited: Int, dismissed: Int, files: Int, bytes: Int64) {
+        self.photos = photos
+        self.liked = liked
+        self.edited = edited
+        self.dismissed = dismissed
+        self.files = files
+        self.bytes = bytes
+    }
+}

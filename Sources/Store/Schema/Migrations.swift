@@ -1,0 +1,22 @@
+import GRDB
+
+/// Append-only migrations. A migration that shipped is never edited: change the schema by adding one.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 library, account and outbox", migrate: SchemaV1.migrate)
+        return migrator
+    }
+
+    /// The identifiers of every known migration, newest last (exposed for tests).
+    static var identifiers: [String] { migrator.migrations }
+}
+
+extension Store {
+    /// Identifiers of the migrations applied to this database, in order.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { db in try Migrations.migrator.appliedMigrations(db) }
+    }
+
+    public static var knownMigrations: [String] { Migrations.identifiers }
+}

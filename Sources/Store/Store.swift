@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+
+/// The local store: the single source of truth. One SQLite database in WAL mode through a GRDB
+/// `DatabasePool` (concurrent readers, one writer), migrated on open.
+public final class Store: Sendable {
+    public let path: String
+    public let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and runs pending migrations.
+    /// A file that is not a database, or a schema from a newer splashd, fails with `StoreError`.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        configuration.label = "splashd.store"
+        // Readers never block the writer and the writer never blocks readers (WAL); keep a few readers.
+        configuration.maximumReaderCount = 4
+        configuration.prepareDatabase { db in
+            // NORMAL is durable in WAL mode except for the last transactions before a power loss;
+            // a crash of the process (kill -9) loses nothing.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(pool)
+        } catch let error as DatabaseError {
+            throw StoreError.open(path: path, code: error.resultCode.rawValue, message: error.message ?? "\(error)")
+        }
+        if try pool.read({ db in try Migrations.migrator.hasBeenSuperseded(db) }) {
+            throw StoreError.newerSchema(path: path)
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" or the problems SQLite found.
+    public func integrityCheck() throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try pool.write(body)
+    }
+}
+
+public enum StoreError: Error, CustomStringConvertible, Equatable {
+    case open(path: String, code: Int32, message: String)
+    case newerSchema(path: String)
+
+    public var description: String {
+        switch self {
+        case .open(let path, let code, let message):
+            "cannot open the store at \(path): \(message) (SQLite code \(code))"
+        case .newerSchema(let path):
+            "the store at \(path) was written by a newer splashd; refusing to touch it"
+        }
+    }
+}
