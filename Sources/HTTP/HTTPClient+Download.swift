@@ -41,6 +41,8 @@ extension HTTPClient {
                 continue
             }
             guard sink.accepting else {
+                // Nothing of ours was in a .part this call created; do not leave an empty one behind.
+                if startedAt == 0 { unlink(partPath) }
                 throw .http(status: outcome.status, headers: outcome.headers, body: sink.errorBody)
             }
             try sink.syncAndClose()

@@ -1,0 +1,146 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HTTP
+
+/// Streaming downloads: atomic rename, resume with Range, restart on 200, truncation, size and checksum.
+@Suite struct DownloadTests {
+    private let size = 100_000
+
+    private func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+    private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    @Test func downloadsAtomicallyWithProgressAndChecksum() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let directory = try temporaryDirectory()
+            let destination = directory + "/photo.jpg"
+            let last = Mutex<(Int64, Int64?)>((0, nil))
+            let result = try await client.download(
+                HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size),
+                expectedSHA256: SHA256.hash(fileBytes(size)), progress: { done, total in last.withLock { $0 = (done, total) } })
+            #expect(result == DownloadResult(path: destination, size: Int64(size), resumedFrom: 0, sha256: SHA256.hash(fileBytes(size))))
+            #expect(read(destination) == fileBytes(size))
+            #expect(!exists(destination + ".part"))
+            #expect(last.withLock { $0 } == (Int64(size), Int64(size)))
+        }
+    }
+
+    @Test func resumesFromAPartFile() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            try Data(fileBytes(size).prefix(size / 2)).write(to: URL(fileURLWithPath: destination + ".part"))
+            let first = Mutex<(Int64, Int64?)?>(nil)
+            let result = try await client.download(
+                HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size),
+                progress: { done, total in first.withLock { if $0 == nil { $0 = (done, total) } } })
+            #expect(result.resumedFrom == Int64(size / 2))
+            #expect(read(destination) == fileBytes(size))
+            #expect(first.withLock { $0 }.map { $0 == (Int64(size / 2), Int64(size)) } == true)
+            let ranges = try await server.stats(using: client)["ranges"] as? [String?]
+            #expect(ranges == ["bytes=\(size / 2)-"])
+        }
+    }
+
+    @Test func restartsWhenTheServerIgnoresRange() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            // Garbage in the .part proves the file was started over rather than appended to.
+            try Data(repeating: 0xEE, count: 70_000).write(to: URL(fileURLWithPath: destination + ".part"))
+            let result = try await client.download(
+                HTTPRequest(url: server.url("/file?size=\(size)&ranges=no")), to: destination, expectedSize: Int64(size))
+            #expect(result.resumedFrom == 0)
+            #expect(read(destination) == fileBytes(size))
+        }
+    }
+
+    @Test func completePartFileNeedsNoRequest() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            try Data(fileBytes(size)).write(to: URL(fileURLWithPath: destination + ".part"))
+            let result = try await client.download(
+                HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size))
+            #expect(result.resumedFrom == Int64(size))
+            #expect(read(destination) == fileBytes(size))
+            #expect(try await server.stats(using: client)["requests"] as? Int == 1)  // only the stats request
+        }
+    }
+
+    @Test func truncatedBodyKeepsThePartForResume() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            do {
+                _ = try await client.download(HTTPRequest(url: server.url("/truncated?size=\(size)")), to: destination)
+                Issue.record("expected the truncated body to fail")
+            } catch {
+                guard case .network(let code, _)? = error as? HTTPError else { Issue.record("got \(error)"); return }
+                #expect(code == 18)  // CURLE_PARTIAL_FILE
+            }
+            #expect(!exists(destination))
+            #expect(read(destination + ".part") == Array(fileBytes(size).prefix(size / 2)))
+            // The next attempt resumes from there.
+            let result = try await client.download(HTTPRequest(url: server.url("/file?size=\(size)")), to: destination)
+            #expect(result.resumedFrom == Int64(size / 2))
+            #expect(read(destination) == fileBytes(size))
+        }
+    }
+
+    @Test func wrongSizeFailsAndLeavesNoFile() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            await #expect(throws: HTTPError.sizeMismatch(expected: Int64(size + 1), actual: Int64(size))) {
+                try await client.download(
+                    HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size + 1))
+            }
+            #expect(!exists(destination))
+            #expect(!exists(destination + ".part"))
+        }
+    }
+
+    @Test func wrongChecksumFailsAndLeavesNoFile() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            await #expect(throws: HTTPError.checksumMismatch) {
+                try await client.download(
+                    HTTPRequest(url: server.url("/file?size=\(size)")), to: destination,
+                    expectedSHA256: [UInt8](repeating: 0, count: 32))
+            }
+            #expect(!exists(destination))
+            #expect(!exists(destination + ".part"))
+        }
+    }
+
+    @Test func errorStatusThrowsAndWritesNothing() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            do {
+                _ = try await client.download(HTTPRequest(url: server.url("/status?code=404")), to: destination)
+                Issue.record("expected a 404")
+            } catch {
+                guard case .http(let status, _, let body)? = error as? HTTPError else { Issue.record("got \(error)"); return }
+                #expect(status == 404)
+                #expect(body == Array("status body".utf8))
+            }
+            #expect(!exists(destination))
+            #expect(!exists(destination + ".part"))
+        }
+    }
+
+    @Test func followsARedirectToTheFile() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            let target = "/file?size=\(size)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            _ = try await client.download(
+                HTTPRequest(url: server.url("/redirect?to=\(target)"), followRedirects: true), to: destination)
+            #expect(read(destination) == fileBytes(size))
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import HTTP
+
+/// Requests against the local test server: methods, headers, bodies, statuses, encodings, redirects.
+@Suite struct RequestTests {
+    private func json(_ response: HTTPResponse) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+    }
+
+    @Test func getSendsHeadersAndUserAgent() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let response = try await client.send(HTTPRequest(url: server.url("/echo?x=1"), headers: [("X-Test", "yes")]))
+            #expect(response.status == 200)
+            #expect(response.httpVersion == "1.1")
+            #expect(response.effectiveURL == server.url("/echo?x=1"))
+            #expect(response.headers["CONTENT-TYPE"] == "application/json")
+            #expect(response.headers.values(for: "x-multi") == ["a", "b"])
+            let echoed = try json(response)
+            let headers = echoed["headers"] as? [String: String] ?? [:]
+            #expect(echoed["method"] as? String == "GET")
+            #expect(echoed["path"] as? String == "/echo?x=1")
+            #expect(headers["x-test"] == "yes")
+            #expect(headers["user-agent"] == "splashd/1.2.3-test")
+            #expect(headers["expect"] == nil)
+        }
+    }
+
+    @Test func postPutDeleteCarryMethodAndBody() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let payload = Array(#"{"hello":"world"}"#.utf8)
+            for method in ["POST", "PUT", "PATCH"] {
+                let response = try await client.send(HTTPRequest(
+                    method: method, url: server.url("/echo"), headers: [("Content-Type", "application/json")], body: payload))
+                let echoed = try json(response)
+                #expect(echoed["method"] as? String == method)
+                #expect(echoed["body"] as? String == #"{"hello":"world"}"#)
+                #expect((echoed["headers"] as? [String: String])?["content-type"] == "application/json")
+            }
+            let deleted = try json(try await client.send(HTTPRequest(method: "DELETE", url: server.url("/echo"))))
+            #expect(deleted["method"] as? String == "DELETE")
+            let head = try await client.send(HTTPRequest(method: "HEAD", url: server.url("/echo")))
+            #expect(head.status == 200 && head.body.isEmpty)
+        }
+    }
+
+    @Test func largePostBodyIsSentWhole() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let payload = [UInt8](repeating: UInt8(ascii: "z"), count: 3 << 20)
+            let echoed = try json(try await client.send(HTTPRequest(method: "POST", url: server.url("/echo"), body: payload)))
+            #expect((echoed["body"] as? String)?.count == payload.count)
+        }
+    }
+
+    @Test func nonSuccessStatusIsReturnedAndThrowsOnlyWhenAsked() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let response = try await client.send(HTTPRequest(url: server.url("/status?code=404")))
+            #expect(response.status == 404)
+            #expect(response.body == Array("status body".utf8))
+            #expect(throws: HTTPError.http(status: 404, headers: response.headers, body: response.body)) {
+                try response.requireSuccess()
+            }
+        }
+    }
+
+    @Test func gzipIsDecoded() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let response = try await client.send(HTTPRequest(url: server.url("/gzip")))
+            #expect(response.headers["content-encoding"] == "gzip")
+            #expect(response.body == Array(String(repeating: "hello gzip ", count: 1000).utf8))
+        }
+    }
+
+    @Test func bodyOverTheLimitIsTooLarge() async throws {
+        try await withServer { server in
+            let client = try makeClient { $0.maxResponseBytes = 1 << 20 }
+            await #expect(throws: HTTPError.tooLarge(limit: 1 << 20)) {
+                try await client.send(HTTPRequest(url: server.url("/big?n=\(8 << 20)")))
+            }
+            let fits = try await client.send(HTTPRequest(url: server.url("/big?n=\(1 << 20)")))
+            #expect(fits.body.count == 1 << 20)
+        }
+    }
+
+    @Test func gzipBombIsTooLargeOnDecodedBytes() async throws {
+        try await withServer { server in
+            let client = try makeClient { $0.maxResponseBytes = 1 << 20 }
+            await #expect(throws: HTTPError.tooLarge(limit: 1 << 20)) {
+                try await client.send(HTTPRequest(url: server.url("/bomb")))
+            }
+        }
+    }
+
+    @Test func redirectsAreFollowedOnlyWhenAsked() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let unfollowed = try await client.send(HTTPRequest(url: server.url("/redirect?to=/echo")))
+            #expect(unfollowed.status == 302)
+            #expect(unfollowed.headers["location"] == "/echo")
+            let followed = try await client.send(HTTPRequest(
+                url: server.url("/redirect?to=/echo"), headers: [("Authorization", "Bearer secret")], followRedirects: true))
+            #expect(followed.status == 200)
+            #expect(followed.effectiveURL == server.url("/echo"))
+            // Same host: the credentials go along.
+            #expect((try json(followed)["headers"] as? [String: String])?["authorization"] == "Bearer secret")
+            // 303 after POST turns into a GET without body.
+            let seeOther = try await client.send(HTTPRequest(
+                method: "POST", url: server.url("/redirect?to=/echo&code=303"), body: Array("x".utf8), followRedirects: true))
+            #expect(try json(seeOther)["method"] as? String == "GET")
+        }
+    }
+
+    @Test func redirectLoopStopsAtTheLimit() async throws {
+        try await withServer { server in
+            let client = try makeClient { $0.maxRedirects = 3 }
+            await #expect(throws: HTTPError.tooManyRedirects) {
+                try await client.send(HTTPRequest(url: server.url("/loop"), followRedirects: true))
+            }
+        }
+    }
+
+    @Test func redirectToPlainHTTPOnAPublicHostIsRefused() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let target = "http://example.invalid/x".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            await #expect(throws: HTTPError.insecureURL(host: "example.invalid")) {
+                try await client.send(HTTPRequest(url: server.url("/redirect?to=\(target)"), followRedirects: true))
+            }
+        }
+    }
+
+    @Test func plainHTTPToAPublicHostIsRefusedBeforeAnyIO() async throws {
+        let client = try makeClient()
+        await #expect(throws: HTTPError.insecureURL(host: "example.invalid")) {
+            try await client.send(HTTPRequest(url: "http://example.invalid/photos"))
+        }
+        await #expect(throws: HTTPError.invalidURL) { try await client.send(HTTPRequest(url: "ftp://127.0.0.1/x")) }
+        await #expect(throws: HTTPError.invalidURL) { try await client.send(HTTPRequest(url: "not a url")) }
+        await #expect(throws: HTTPError.invalidURL) { try await client.send(HTTPRequest(url: "127.0.0.1/x")) }
+    }
+
+    @Test func refusedConnectionIsANetworkError() async throws {
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        let client = try makeClient()
+        do {
+            _ = try await client.send(HTTPRequest(url: "http://127.0.0.1:1/"))
+            Issue.record("expected a network error")
+        } catch {
+            guard case .network(let code, _) = error else { Issue.record("got \(error)"); return }
+            #expect(code == 7)  // CURLE_COULDNT_CONNECT
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import HTTP
+
+/// Connection reuse, concurrency limits, cancellation, deadlines and stalls.
+@Suite struct TransferTests {
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            for _ in 0..<20 {
+                #expect(try await client.send(HTTPRequest(url: server.url("/echo"))).status == 200)
+            }
+            let stats = try await server.stats(using: client)
+            #expect(stats["connections"] as? Int == 1)
+            #expect(stats["requests"] as? Int == 21)
+        }
+    }
+
+    @Test func fiftyConcurrentRequestsThroughOneClient() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for id in 0..<50 {
+                    group.addTask {
+                        let response = try await client.send(HTTPRequest(url: server.url("/slow?ms=20&id=\(id)")))
+                        return (id, String(decoding: response.body, as: UTF8.self))
+                    }
+                }
+                return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(bodies.count == 50)
+            #expect(bodies.allSatisfy { $0.value == "\($0.key)" })
+            let stats = try await server.stats(using: client)
+            // Default per-host limit is 6 connections.
+            #expect((stats["max_concurrent"] as? Int ?? 99) <= 6)
+        }
+    }
+
+    @Test func perHostLimitIsRespected() async throws {
+        try await withServer { server in
+            let client = try makeClient { $0.maxConnectionsPerHost = 2 }
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<10 {
+                    group.addTask { try await client.send(HTTPRequest(url: server.url("/slow?ms=100"))).status }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            let stats = try await server.stats(using: client)
+            let peak = stats["max_concurrent"] as? Int ?? 99
+            #expect(peak >= 1 && peak <= 2)
+            #expect((stats["connections"] as? Int ?? 99) <= 2)
+        }
+    }
+
+    @Test func totalLimitIsRespected() async throws {
+        try await withServer { server in
+            let client = try makeClient { $0.maxTotalConnections = 1 }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<5 {
+                    group.addTask { _ = try await client.send(HTTPRequest(url: server.url("/slow?ms=50"))) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await server.stats(using: client)["max_concurrent"] as? Int == 1)
+        }
+    }
+
+    @Test func cancellingATaskRemovesItsTransfer() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let started = ContinuousClock.now
+            let task = Task { try await client.send(HTTPRequest(url: server.url("/hang"))) }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            // Whether the cancel lands before or after the request reached the server, it must end as .cancelled.
+            await #expect(throws: HTTPError.cancelled) { try await task.value }
+            #expect(ContinuousClock.now - started < .seconds(20))
+            // The client is still fine afterwards.
+            #expect(try await client.send(HTTPRequest(url: server.url("/echo"))).status == 200)
+        }
+    }
+
+    @Test func alreadyCancelledTaskFailsWithoutStarting() async throws {
+        let client = try makeClient()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.send(HTTPRequest(url: "http://127.0.0.1:1/"))
+        }
+        await #expect(throws: HTTPError.cancelled) { try await task.value }
+    }
+
+    @Test func requestDeadlineTimesOut() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            await #expect(throws: HTTPError.timeout) {
+                try await client.send(HTTPRequest(url: server.url("/hang"), timeout: .milliseconds(500)))
+            }
+        }
+    }
+
+    @Test func stalledBodyIsAbortedByTheLowSpeedLimit() async throws {
+        try await withServer { server in
+            // No overall deadline: only the low-speed check can end this transfer.
+            let client = try makeClient {
+                $0.lowSpeedLimit = 100
+                $0.lowSpeedTime = .seconds(1)
+            }
+            await #expect(throws: HTTPError.timeout) {
+                try await client.send(HTTPRequest(url: server.url("/stall")))
+            }
+        }
+    }
+
+    @Test func shutdownFailsNewRequests() async throws {
+        let client = try makeClient()
+        client.shutdown()
+        await #expect(throws: HTTPError.shutdown) {
+            try await client.send(HTTPRequest(url: "http://127.0.0.1:1/"))
+        }
+    }
+}
