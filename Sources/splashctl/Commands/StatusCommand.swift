@@ -1,0 +1,41 @@
+import ArgumentParser
+import Shared
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what the daemon is doing.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(StatusRequest(), render: Self.render)
+    }
+
+    static func render(_ status: DaemonStatus, _ style: TerminalStyle) -> String {
+        let account: String = switch status.account.state {
+        case .signedOut: style.yellow("signed out")
+        case .signedIn: style.green("signed in") + " as \(status.account.username ?? status.account.email ?? "?")"
+        case .signedInOffline: style.yellow("signed in (offline)") + " as \(status.account.username ?? status.account.email ?? "?")"
+        }
+        let connectivity: String = switch status.connectivity.state {
+        case .online: style.green("online")
+        case .offline: style.red("offline") + " — \(status.connectivity.reason)"
+        case .degraded: style.yellow("degraded") + " — \(status.connectivity.reason)"
+        case .unknown: style.dim("unknown") + " — \(status.connectivity.reason)"
+        }
+        let outbox = status.outbox
+        let library = status.library
+        var table = Table(headers: ["", ""])
+        table.rows = [
+            ["account", account],
+            ["connectivity", connectivity],
+            ["outbox", "\(outbox.pending) pending · \(outbox.inFlight) in flight · \(outbox.rejected) rejected"],
+            ["library", "\(library.photos) photos · \(library.liked) liked · \(library.edited) edited · \(library.dismissed) dismissed"],
+            ["files", "\(library.files) (\(Formatting.bytes(library.bytes)))"],
+            ["socket", status.directories.socket],
+            ["state", status.directories.state],
+            ["library dir", status.directories.data],
+            ["cache", status.directories.cache],
+        ]
+        let header = style.bold("splashd \(status.version)") + " — pid \(status.pid), up \(Formatting.duration(status.uptimeSeconds))"
+        return header + "\n" + table.render().split(separator: "\n").dropFirst().map { "  " + $0 }.joined(separator: "\n")
+    }
+}

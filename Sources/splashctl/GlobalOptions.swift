@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import Shared
+import SplashClient
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "Control socket (default: $SPLASHD_SOCKET, else $XDG_RUNTIME_DIR/splashd/control.sock).")
+    var socket: String?
+    @Flag(help: "Print exactly the daemon's JSON result (errors as the JSON error object on stderr).")
+    var json = false
+    @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
+    var noColor = false
+
+    var socketPath: String {
+        SocketLocation.socketPath(flag: socket, environment: ProcessInfo.processInfo.environment, uid: getuid())
+    }
+
+    var style: TerminalStyle {
+        TerminalStyle(color: !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1)
+    }
+
+    /// Connects, runs `body`, and turns every failure into a message on stderr and an exit code.
+    func withClient(_ body: (SplashClient) async throws -> Void) async throws {
+        do {
+            let client = try SplashClient.connect(socketPath: socketPath)
+            defer { Task { await client.close() } }
+            try await body(client)
+        } catch let error as ClientError {
+            Output.error(error.description)
+            throw ExitCode(error.exitCode)
+        } catch let error as RPCError {
+            if json {
+                Output.errorJSON(error)
+            } else {
+                Output.error(error.message)
+            }
+            throw ExitCode(error.kind?.exitCode ?? ErrorKind.internalError.exitCode)
+        }
+    }
+
+    /// Sends `request` and prints the result: raw JSON with `--json`, else through `render`.
+    func run<R: RPCRequest>(_ request: R, render: (R.Result, TerminalStyle) -> String) async throws {
+        try await withClient { client in
+            if json {
+                Output.json(try await client.sendRaw(request))
+            } else {
+                Output.line(render(try await client.send(request), style))
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+
+/// splashctl: a thin client. Each command builds a typed request, sends it with SplashClient and
+/// prints the answer; it holds no logic of the daemon's.
+@main
+struct SplashCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "splashctl",
+        abstract: "Control splashd, the photo library sync daemon.",
+        discussion: "Exit codes follow sysexits.h: 0 ok, 64 usage, 65 invalid input, 66 not found, 69 daemon not running, "
+            + "70 internal error, 75 try again later (offline, busy, rate limited), 76 protocol error, 77 not permitted. "
+            + "See docs/protocol.md.",
+        subcommands: [StatusCommand.self, PhotosCommand.self, WatchCommand.self])
+
+    /// Global options may come before the command (`splashctl --json status`); ArgumentParser reads
+    /// them only after it, so they are moved there before parsing.
+    static func main() async {
+        await main(GlobalArguments.reordered(Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
+enum GlobalArguments {
+    static let flags: Set<String> = ["--json", "--no-color"]
+    static let options: Set<String> = ["--socket"]
+
+    static func reordered(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if flags.contains(argument) {
+                leading.append(argument)
+                index += 1
+            } else if options.contains(argument), index + 1 < arguments.count {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else if options.contains(where: { argument.hasPrefix($0 + "=") }) {
+                leading.append(argument)
+                index += 1
+            } else {
+                break
+            }
+        }
+        let rest = Array(arguments[index...])
+        if let terminator = rest.firstIndex(of: "--") {
+            return Array(rest[..<terminator]) + leading + Array(rest[terminator...])
+        }
+        return rest + leading
+    }
+}
