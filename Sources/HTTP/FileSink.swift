@@ -25,6 +25,12 @@ final class FileSink {
     init(path: String, resumeFrom: Int64, expectedSize: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) throws(HTTPError) {
         fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .file(errno: errno, path: path) }
+        // Two downloads into the same .part would interleave their bytes; the second one fails instead.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let error = errno
+            close(fd)
+            throw .file(errno: error, path: path)
+        }
         self.path = path
         self.resumeFrom = resumeFrom
         self.expectedSize = expectedSize

@@ -7,7 +7,7 @@ import Logging
 /// Proxies: libcurl itself reads `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`; nothing here touches them.
 public final class HTTPClient: Sendable {
     public let configuration: Configuration
-    private let engine: TransferEngine
+    let engine: TransferEngine
     private let policy: URLPolicy
     private let logger: Logger
 
@@ -139,6 +139,9 @@ public final class HTTPClient: Sendable {
         case (let method, let body):
             if let body { easy.setBody(body) }
             easy.set(CURLOPT_CUSTOMREQUEST, method)
+        }
+        for (name, value) in request.headers where name.isEmpty || (name + value).contains(where: { "\r\n\0".contains($0) }) {
+            throw .invalidHeader(name: name)
         }
         var lines = request.headers.map { name, value in value.isEmpty ? "\(name);" : "\(name): \(value)" }
         // libcurl would send "Expect: 100-continue" for larger bodies and wait a round trip for the go-ahead.

@@ -16,6 +16,8 @@ public enum HTTPError: Error, Sendable, Equatable {
     case cancelled
     /// Not an absolute http(s) URL.
     case invalidURL
+    /// A request header name or value holds CR, LF or NUL (header injection); only the name is reported.
+    case invalidHeader(name: String)
     /// More redirects than the configuration allows (or a redirect without a usable Location).
     case tooManyRedirects
     /// A download finished with a different size than expected. The partial file is removed.

@@ -23,6 +23,8 @@ final class TransferEngine: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     /// Engine thread only. Keyed by easy handle pointer, which is what `curl_multi_info_read` reports.
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    /// Loop turns so far; lets tests check that an idle engine really sleeps.
+    let iterations = Atomic<Int>(0)
 
     init(multi: CurlMultiHandle) {
         self.multi = multi
@@ -58,6 +60,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func run() {
         while true {
+            iterations.add(1, ordering: .relaxed)
             let (commands, stopping) = inbox.withLock { inbox in
                 defer { inbox.commands.removeAll() }
                 return (inbox.commands, inbox.shuttingDown)

@@ -9,9 +9,11 @@ import Glibc
 struct URLPolicy: Sendable {
     let insecureHTTPHosts: Set<String>
 
+    /// Scheme, host and port: the origin, which decides whether credentials may follow a redirect.
     struct Target: Equatable {
         let scheme: String
         let host: String
+        let port: Int
     }
 
     /// Throws `.invalidURL` for anything but an absolute http(s) URL with a host, `.insecureURL` for plain
@@ -30,16 +32,17 @@ struct URLPolicy: Sendable {
         defer { curl_url_cleanup(handle) }
         // Flags 0: a scheme is required (no guessing), so "example.com/x" is invalid rather than http.
         guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK,
-              let scheme = part(handle, CURLUPART_SCHEME), let host = part(handle, CURLUPART_HOST)
+              let scheme = part(handle, CURLUPART_SCHEME), let host = part(handle, CURLUPART_HOST),
+              let port = part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap({ Int($0) })
         else { return nil }
         var bareHost = host.lowercased()
         if bareHost.hasPrefix("[") && bareHost.hasSuffix("]") { bareHost = String(bareHost.dropFirst().dropLast()) }
-        return Target(scheme: scheme.lowercased(), host: bareHost)
+        return Target(scheme: scheme.lowercased(), host: bareHost, port: port)
     }
 
-    private static func part(_ handle: OpaquePointer, _ which: CURLUPart) -> String? {
+    private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+        guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }
         defer { curl_free(value) }
         return String(cString: value)
     }

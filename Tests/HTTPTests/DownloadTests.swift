@@ -133,6 +133,21 @@ import Testing
         }
     }
 
+    @Test func secondDownloadIntoTheSamePartFails() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            // Stand in for a download already running: hold the .part's lock.
+            let fd = open(destination + ".part", O_WRONLY | O_CREAT, 0o644)
+            defer { close(fd) }
+            #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+            await #expect(throws: HTTPError.file(errno: EWOULDBLOCK, path: destination + ".part")) {
+                try await client.download(HTTPRequest(url: server.url("/file?size=10")), to: destination)
+            }
+            #expect(try await server.stats(using: client)["requests"] as? Int == 1)  // only the stats request
+        }
+    }
+
     @Test func followsARedirectToTheFile() async throws {
         try await withServer { server in
             let client = try makeClient()

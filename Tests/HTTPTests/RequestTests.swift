@@ -115,6 +115,27 @@ import Testing
         }
     }
 
+    @Test func credentialsDoNotFollowARedirectToAnotherHost() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let target = "http://localhost:\(server.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let response = try await client.send(HTTPRequest(
+                url: server.url("/redirect?to=\(target)"),
+                headers: [("Authorization", "Bearer secret"), ("Cookie", "a=b"), ("X-Other", "kept")], followRedirects: true))
+            let headers = try json(response)["headers"] as? [String: String] ?? [:]
+            #expect(headers["authorization"] == nil)
+            #expect(headers["cookie"] == nil)
+            #expect(headers["x-other"] == "kept")
+        }
+    }
+
+    @Test func headerInjectionIsRefused() async throws {
+        let client = try makeClient()
+        await #expect(throws: HTTPError.invalidHeader(name: "X-Evil")) {
+            try await client.send(HTTPRequest(url: "http://127.0.0.1:1/", headers: [("X-Evil", "a\r\nHost: other")]))
+        }
+    }
+
     @Test func redirectLoopStopsAtTheLimit() async throws {
         try await withServer { server in
             let client = try makeClient { $0.maxRedirects = 3 }

@@ -111,6 +111,18 @@ import Testing
         }
     }
 
+    @Test func idleEngineSleepsWithoutTimers() async throws {
+        let client = try makeClient()
+        let response = try await withServer { server in try await client.send(HTTPRequest(url: server.url("/echo"))) }
+        #expect(response.status == 200)
+        // Let the connection close settle, then watch the loop: with nothing in flight it must not turn at all
+        // (a periodic timer, even a slow one, would show up here).
+        try await Task.sleep(for: .milliseconds(300))
+        let before = client.engine.iterations.load(ordering: .relaxed)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(client.engine.iterations.load(ordering: .relaxed) == before)
+    }
+
     @Test func shutdownFailsNewRequests() async throws {
         let client = try makeClient()
         client.shutdown()

@@ -17,8 +17,13 @@ import Testing
 
     @Test func allowListAdmitsNamedHosts() throws {
         let policy = URLPolicy(insecureHTTPHosts: ["devstack.lan"])
-        #expect(try policy.check("http://DEVSTACK.lan:8000/rest") == .init(scheme: "http", host: "devstack.lan"))
+        #expect(try policy.check("http://DEVSTACK.lan:8000/rest") == .init(scheme: "http", host: "devstack.lan", port: 8000))
         #expect(throws: HTTPError.insecureURL(host: "other.lan")) { try policy.check("http://other.lan/") }
+    }
+
+    @Test func originIncludesTheDefaultPort() {
+        #expect(URLPolicy.parse("https://Example.com/a") == .init(scheme: "https", host: "example.com", port: 443))
+        #expect(URLPolicy.parse("http://[::1]/") == .init(scheme: "http", host: "::1", port: 80))
     }
 
     @Test(arguments: ["ftp://127.0.0.1/", "file:///etc/passwd", "no scheme", "127.0.0.1/x", ""])
