@@ -45,6 +45,9 @@ final class FileSink {
         case 206 where resumeFrom > 0:
             // Only append if the server starts exactly where our file ends; anything else would corrupt it.
             guard let range = Self.parseContentRange(headers["content-range"]), range.start == resumeFrom else {
+                // A server that answers a different range than asked cannot be resumed against: drop our bytes
+                // so the next attempt starts over instead of failing the same way forever.
+                _ = ftruncate(fd, 0)
                 return .network(curlCode: Int32(CURLE_RANGE_ERROR.rawValue), message: "unexpected Content-Range in 206 response")
             }
             written = resumeFrom

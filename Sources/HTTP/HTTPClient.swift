@@ -144,8 +144,12 @@ public final class HTTPClient: Sendable {
             throw .invalidHeader(name: name)
         }
         var lines = request.headers.map { name, value in value.isEmpty ? "\(name);" : "\(name): \(value)" }
+        let named = Set(request.headers.map { $0.0.lowercased() })
         // libcurl would send "Expect: 100-continue" for larger bodies and wait a round trip for the go-ahead.
-        if !request.headers.contains(where: { $0.0.lowercased() == "expect" }) { lines.append("Expect:") }
+        if !named.contains("expect") { lines.append("Expect:") }
+        // libcurl labels every body it sends as a form (application/x-www-form-urlencoded) unless told otherwise;
+        // a body without a caller-given type goes unlabelled instead.
+        if request.body != nil && !named.contains("content-type") { lines.append("Content-Type:") }
         let headerList = CurlHeaderList(lines)
         easy.set(CURLOPT_HTTPHEADER, list: headerList)
         return Transfer(easy: easy, headerList: headerList, sink: sink)

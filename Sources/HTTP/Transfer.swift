@@ -30,6 +30,8 @@ final class Transfer: @unchecked Sendable {
 
     private var status = 0
     private var headers = HTTPHeaders()
+    /// The final response's header block has ended; later header lines are trailers.
+    private var inBody = false
     private var body: [UInt8] = []
     /// Set by a callback that aborted the transfer; it explains the resulting CURLE_WRITE_ERROR.
     private var abortError: HTTPError?
@@ -85,9 +87,13 @@ final class Transfer: @unchecked Sendable {
             let parts = line.split(separator: " ", maxSplits: 2)
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             headers = HTTPHeaders()
+            inBody = false
         } else if line.isEmpty {
-            // End of this response's headers: a download decides now whether it resumes or restarts.
-            if status >= 200, case .file(let file) = sink, let error = file.begin(status: status, headers: headers) {
+            // End of a header block. 1xx blocks are followed by another response; after the final one a
+            // download decides whether it resumes or restarts. A blank line after trailers changes nothing.
+            guard status >= 200, !inBody else { return true }
+            inBody = true
+            if case .file(let file) = sink, let error = file.begin(status: status, headers: headers) {
                 abortError = error
                 return false
             }

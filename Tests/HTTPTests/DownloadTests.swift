@@ -89,6 +89,20 @@ import Testing
         }
     }
 
+    @Test func cancelledDownloadKeepsThePart() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = try temporaryDirectory() + "/photo.jpg"
+            // /stall sends 10 bytes of a promised 100000, then nothing.
+            let task = Task { try await client.download(HTTPRequest(url: server.url("/stall")), to: destination) }
+            while (HTTPClient.fileSize(destination + ".part") ?? 0) < 10 { try await Task.sleep(for: .milliseconds(20)) }
+            task.cancel()
+            await #expect(throws: HTTPError.cancelled) { try await task.value }
+            #expect(!exists(destination))
+            #expect(read(destination + ".part") == Array(repeating: UInt8(ascii: "x"), count: 10))
+        }
+    }
+
     @Test func wrongSizeFailsAndLeavesNoFile() async throws {
         try await withServer { server in
             let client = try makeClient()

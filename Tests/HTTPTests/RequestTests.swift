@@ -39,6 +39,8 @@ import Testing
                 #expect(echoed["body"] as? String == #"{"hello":"world"}"#)
                 #expect((echoed["headers"] as? [String: String])?["content-type"] == "application/json")
             }
+            let untyped = try json(try await client.send(HTTPRequest(method: "POST", url: server.url("/echo"), body: payload)))
+            #expect((untyped["headers"] as? [String: String])?["content-type"] == nil)
             let deleted = try json(try await client.send(HTTPRequest(method: "DELETE", url: server.url("/echo"))))
             #expect(deleted["method"] as? String == "DELETE")
             let head = try await client.send(HTTPRequest(method: "HEAD", url: server.url("/echo")))
