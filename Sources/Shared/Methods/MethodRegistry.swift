@@ -10,6 +10,8 @@ public enum MethodRegistry {
         UnsubscribeRequest.self,
     ]
 
+    public static var names: [String] { all.map { type in type.method } }
+
     public static func description(of type: any RPCRequest.Type) -> MethodDescription {
         func describe<R: RPCRequest>(_: R.Type) -> MethodDescription {
             MethodDescription(

@@ -39,8 +39,9 @@ public enum ColorBucket: String, Codable, Sendable, CaseIterable {
         case ..<160: self = .green
         case ..<195: self = .teal
         case ..<255: self = .blue
-        case ..<290: self = .purple
-        case ..<340: self = .magenta
+        case ..<285: self = .purple
+        // Purple and magenta share hues around 300°; dark ones read as purple (#800080), bright as magenta.
+        case ..<340: self = lightness < 0.35 ? .purple : .magenta
         default: self = .red
         }
     }

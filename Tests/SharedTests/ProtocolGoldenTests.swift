@@ -1,0 +1,71 @@
+import Foundation
+import Shared
+import Testing
+
+/// Every message the protocol defines, encoded and compared with a committed golden file, then
+/// decoded back to the same value.
+@Suite struct ProtocolGoldenTests {
+    @Test(arguments: MethodRegistry.names)
+    func requestAndResultMatchGolden(method: String) throws {
+        let type = try #require(MethodRegistry.all.first { $0.method == method })
+        try check(type)
+    }
+
+    private func check<R: RPCRequest>(_ type: R.Type) throws {
+        let encoder = JSONCoding.encoder()
+        let request = RequestEnvelope(id: .number(7), method: R.method, params: R.example)
+        let requestData = try encoder.encode(request)
+        try GoldenFile.check(requestData, name: "\(R.method).request")
+        let decodedRequest = try JSONCoding.decoder().decode(RequestEnvelope<R>.self, from: requestData)
+        #expect(decodedRequest.params == R.example)
+        #expect(decodedRequest.method == R.method)
+
+        let response = ResponseEnvelope(id: .string("a-7"), result: R.resultExample)
+        let responseData = try encoder.encode(response)
+        try GoldenFile.check(responseData, name: "\(R.method).response")
+        #expect(try JSONCoding.decoder().decode(ResponseEnvelope<R.Result>.self, from: responseData).result == R.resultExample)
+    }
+
+    @Test func errorEnvelopeMatchesGolden() throws {
+        let envelope = ErrorEnvelope(id: .number(3), error: RPCError(.rateLimited, "Unsplash's hourly limit is used up; it resets at 13:00", retryAfter: 1200))
+        let data = try JSONCoding.encoder().encode(envelope)
+        try GoldenFile.check(data, name: "error.rate_limited")
+        #expect(try JSONCoding.decoder().decode(ErrorEnvelope.self, from: data) == envelope)
+    }
+
+    @Test func errorWithoutIDEncodesNullID() throws {
+        let data = try JSONCoding.encoder().encode(ErrorEnvelope(id: nil, error: RPCError(.parseError, "not valid JSON")))
+        try GoldenFile.check(data, name: "error.parse_error")
+        #expect(String(decoding: data, as: UTF8.self).contains(#""id":null"#))
+    }
+
+    @Test(arguments: [
+        Event.connectivityChanged(ConnectivityStatus(state: .offline, reason: "no route to the backend", since: Date(timeIntervalSince1970: 1_795_000_000))),
+        .accountChanged(AccountStatus(state: .signedIn, userId: "5d1c8a8e-0000-4000-8000-000000000001", email: "ana@example.com", username: "ana")),
+        .outboxChanged(OutboxCounts(pending: 3, inFlight: 1, rejected: 0)),
+        .libraryChanged(LibraryCounts(photos: 10, liked: 2, edited: 1, dismissed: 0, files: 4, bytes: 123_456)),
+        .photoChanged(PhotoChange(id: "unsplash:Dwu85P9SOIk", change: .liked)),
+        .daemonReloaded,
+        .daemonStopping,
+        .eventsMissed(count: 12),
+    ])
+    func eventNotificationMatchesGolden(event: Event) throws {
+        let notification = NotificationEnvelope(
+            method: EventNotification.method, params: EventNotification(seq: 42, time: Date(timeIntervalSince1970: 1_795_000_000), event: event))
+        let data = try JSONCoding.encoder().encode(notification)
+        try GoldenFile.check(data, name: "event.\(event.type.rawValue)")
+        #expect(try JSONCoding.decoder().decode(NotificationEnvelope<EventNotification>.self, from: data).params == notification.params)
+    }
+
+    @Test func describeListsEveryMethodOnce() {
+        let names = MethodRegistry.names
+        #expect(Set(names).count == names.count)
+        for type in MethodRegistry.all {
+            let description = MethodRegistry.description(of: type)
+            #expect(!description.summary.isEmpty)
+            #expect(description.resultExample != .null, "\(description.name) has no result example")
+            #expect(description.name.split(separator: ".").count == 2, "\(description.name) is not noun.verb")
+        }
+    }
+}
+
