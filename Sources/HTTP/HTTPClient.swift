@@ -45,7 +45,7 @@ public final class HTTPClient: Sendable {
 
     /// Runs `hop` for the request and, when asked, for each redirect target. Redirects are followed here rather
     /// than by libcurl so that every hop passes the URL policy (no redirect to plain http on a public host)
-    /// and credentials are dropped when the host changes.
+    /// and credentials are dropped when the origin changes.
     func followingRedirects(
         _ request: HTTPRequest, _ hop: (HTTPRequest) async throws(HTTPError) -> TransferOutcome
     ) async throws(HTTPError) -> TransferOutcome {
@@ -69,7 +69,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// The request for the next hop, following what browsers and libcurl do: 303 (and 301/302 after a POST)
-    /// become a GET without body; Authorization and Cookie never travel to another host.
+    /// become a GET without body; Authorization and Cookie never travel to another origin (scheme, host, port).
     static func redirected(_ request: HTTPRequest, to location: String, status: Int, from origin: URLPolicy.Target) -> HTTPRequest {
         var next = request
         next.url = location
