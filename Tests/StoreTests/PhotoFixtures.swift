@@ -1,0 +1,25 @@
+import Foundation
+import GRDB
+import Shared
+import Store
+
+enum PhotoFixtures {
+    static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
+
+    static func photo(
+        _ remoteID: String, source: String = "unsplash", title: String? = nil, author: String? = nil,
+        color: String? = nil, tags: [String] = [], created: TimeInterval = 0, fetched: TimeInterval = 0,
+        dismissed: Bool = false
+    ) -> PhotoRecord {
+        PhotoRecord(
+            source: source, remoteId: remoteID, title: title, tags: tags, authorName: author, width: 4000, height: 3000,
+            color: color, colorBucket: color.flatMap { ColorBucket(hex: $0)?.rawValue },
+            createdAt: epoch.addingTimeInterval(created), fetchedAt: epoch.addingTimeInterval(fetched),
+            dismissedAt: dismissed ? epoch : nil)
+    }
+
+    static func like(_ photoID: String, account: String = "", at offset: TimeInterval, unliked: Bool = false) -> LikeRecord {
+        let at = epoch.addingTimeInterval(offset)
+        return LikeRecord(accountId: account, photoId: photoID, likedAt: at, updatedAt: at, deletedAt: unliked ? at : nil)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import Store
+import Testing
+
+@Suite struct StoreMigrationTests {
+    @Test func freshStoreAppliesEveryMigrationInWALMode() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.file("s.sqlite"))
+        #expect(try store.appliedMigrations() == Store.knownMigrations)
+        let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        let tables = try store.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        for table in ["photos", "photo_files", "likes", "edits", "searches", "search_results", "feeds", "accounts",
+                      "cached_users", "cached_values", "outbox", "sync_cursors", "photos_fts"] {
+            #expect(tables.contains(table), "missing table \(table)")
+        }
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func reopeningKeepsDataAndMigratesNothingTwice() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let store = try Store(path: dir.file("s.sqlite"))
+            try store.write { db in try PhotoFixtures.photo("a").insert(db) }
+        }
+        let again = try Store(path: dir.file("s.sqlite"))
+        #expect(try again.appliedMigrations() == Store.knownMigrations)
+        #expect(try again.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 1)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
+        let dir = TemporaryDirectory()
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: dir.file("s.sqlite")))
+        #expect {
+            _ = try Store(path: dir.file("s.sqlite"))
+        } throws: { error in
+            guard case StoreError.open(_, let code, _) = error else { return false }
+            return code == 26  // SQLITE_NOTADB
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("s.sqlite"))) == garbage)
+    }
+
+    @Test func aStoreFromANewerSplashdIsRefused() throws {
+        let dir = TemporaryDirectory()
+        do {
+            let store = try Store(path: dir.file("s.sqlite"))
+            try store.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99 from the future')") }
+        }
+        #expect(throws: StoreError.newerSchema(path: dir.file("s.sqlite"))) { try Store(path: dir.file("s.sqlite")) }
+    }
+}

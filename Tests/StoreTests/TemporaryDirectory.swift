@@ -1,0 +1,17 @@
+import Foundation
+
+/// A directory under the system temp dir, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-test-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
