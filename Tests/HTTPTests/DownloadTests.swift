@@ -4,8 +4,13 @@ import Testing
 @testable import HTTP
 
 /// Streaming downloads: atomic rename, resume with Range, restart on 200, truncation, size and checksum.
-@Suite struct DownloadTests {
+@Suite final class DownloadTests {
     private let size = 100_000
+    /// Swift Testing makes one instance per test, so each test gets its own directory, removed afterwards.
+    private let directory: String
+
+    init() throws { directory = try temporaryDirectory() }
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     private func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
     private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
@@ -13,7 +18,6 @@ import Testing
     @Test func downloadsAtomicallyWithProgressAndChecksum() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let directory = try temporaryDirectory()
             let destination = directory + "/photo.jpg"
             let last = Mutex<(Int64, Int64?)>((0, nil))
             let result = try await client.download(
@@ -29,7 +33,7 @@ import Testing
     @Test func resumesFromAPartFile() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             try Data(fileBytes(size).prefix(size / 2)).write(to: URL(fileURLWithPath: destination + ".part"))
             let first = Mutex<(Int64, Int64?)?>(nil)
             let result = try await client.download(
@@ -46,7 +50,7 @@ import Testing
     @Test func restartsWhenTheServerIgnoresRange() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             // Garbage in the .part proves the file was started over rather than appended to.
             try Data(repeating: 0xEE, count: 70_000).write(to: URL(fileURLWithPath: destination + ".part"))
             let result = try await client.download(
@@ -59,7 +63,7 @@ import Testing
     @Test func completePartFileNeedsNoRequest() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             try Data(fileBytes(size)).write(to: URL(fileURLWithPath: destination + ".part"))
             let result = try await client.download(
                 HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size))
@@ -72,7 +76,7 @@ import Testing
     @Test func truncatedBodyKeepsThePartForResume() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             do {
                 _ = try await client.download(HTTPRequest(url: server.url("/truncated?size=\(size)")), to: destination)
                 Issue.record("expected the truncated body to fail")
@@ -92,7 +96,7 @@ import Testing
     @Test func cancelledDownloadKeepsThePart() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             // /stall sends 10 bytes of a promised 100000, then nothing.
             let task = Task { try await client.download(HTTPRequest(url: server.url("/stall")), to: destination) }
             while (HTTPClient.fileSize(destination + ".part") ?? 0) < 10 { try await Task.sleep(for: .milliseconds(20)) }
@@ -106,7 +110,7 @@ import Testing
     @Test func wrongSizeFailsAndLeavesNoFile() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             await #expect(throws: HTTPError.sizeMismatch(expected: Int64(size + 1), actual: Int64(size))) {
                 try await client.download(
                     HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size + 1))
@@ -119,7 +123,7 @@ import Testing
     @Test func wrongChecksumFailsAndLeavesNoFile() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             await #expect(throws: HTTPError.checksumMismatch) {
                 try await client.download(
                     HTTPRequest(url: server.url("/file?size=\(size)")), to: destination,
@@ -133,7 +137,7 @@ import Testing
     @Test func errorStatusThrowsAndWritesNothing() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             do {
                 _ = try await client.download(HTTPRequest(url: server.url("/status?code=404")), to: destination)
                 Issue.record("expected a 404")
@@ -150,7 +154,7 @@ import Testing
     @Test func secondDownloadIntoTheSamePartFails() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             // Stand in for a download already running: hold the .part's lock.
             let fd = open(destination + ".part", O_WRONLY | O_CREAT, 0o644)
             defer { close(fd) }
@@ -165,7 +169,7 @@ import Testing
     @Test func followsARedirectToTheFile() async throws {
         try await withServer { server in
             let client = try makeClient()
-            let destination = try temporaryDirectory() + "/photo.jpg"
+            let destination = directory + "/photo.jpg"
             let target = "/file?size=\(size)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             _ = try await client.download(
                 HTTPRequest(url: server.url("/redirect?to=\(target)"), followRedirects: true), to: destination)

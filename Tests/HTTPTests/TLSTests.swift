@@ -7,10 +7,14 @@ private let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"
 
 /// Certificate verification against a self-signed certificate made by openssl for 127.0.0.1.
 @Suite(.enabled(if: opensslPath != nil, "openssl is not installed"))
-struct TLSTests {
+final class TLSTests {
+    private let directory: String
+
+    init() throws { directory = try temporaryDirectory() }
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
     /// Writes cert.pem and key.pem for CN/SAN 127.0.0.1 into a fresh directory.
     private func makeCertificate() throws -> (cert: String, key: String) {
-        let directory = try temporaryDirectory()
         let cert = directory + "/cert.pem", key = directory + "/key.pem"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: opensslPath!)
