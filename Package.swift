@@ -10,6 +10,7 @@
 //   Systemd       sd_notify, socket activation, watchdog (libsystemd)
 //   Journal       swift-log handler writing structured fields to journald or stderr
 //   HTTP          libcurl multi client
+//   Account       Supabase Auth, the session, profiles and user lists
 //   Daemon        composition root: config, directories, the service graph
 //   splashd, splashctl  executables that only wire things together
 import PackageDescription
@@ -63,6 +64,14 @@ let package = Package(
             dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
+            name: "Account",
+            dependencies: [
+                "Shared", "Store", "HTTP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .target(
             name: "Control",
             dependencies: [
                 "Shared",
@@ -75,7 +84,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Shared", "Store", "Library", "Control", "Systemd", "Journal",
+                "Shared", "Store", "Library", "Control", "Systemd", "Journal", "HTTP", "Account",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,13 +104,17 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        .testTarget(name: "SharedTests", dependencies: ["Shared"], swiftSettings: strict),
+        .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
             dependencies: ["Control", "Daemon", "Shared", "SplashClient", "Library", "Store"],
             swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal"], swiftSettings: strict),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: strict),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "AccountTests",
+            dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP"],
+            swiftSettings: strict),
     ]
 )

@@ -1,0 +1,1 @@
+// The Account module: Supabase Auth, sessions, profiles (see issue 5).

@@ -1,0 +1,148 @@
+import Foundation
+import Shared
+import SplashClient
+import Testing
+
+/// Every kind of bad input on the control socket gets the JSON-RPC error it deserves (or a close),
+/// and the daemon keeps serving.
+@Suite(.serialized) struct BadInputTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let name: String
+        let line: [UInt8]
+        let code: Int
+        let kind: String
+        let nullID: Bool
+        var testDescription: String { name }
+
+        init(_ name: String, _ line: String, _ code: Int, _ kind: String, nullID: Bool = false) {
+            self.init(name, Array(line.utf8), code, kind, nullID: nullID)
+        }
+
+        init(_ name: String, _ bytes: [UInt8], _ code: Int, _ kind: String, nullID: Bool = false) {
+            self.name = name
+            self.line = bytes
+            self.code = code
+            self.kind = kind
+            self.nullID = nullID
+        }
+    }
+
+    static let cases: [Case] = [
+        Case("malformed JSON", #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping""#, -32700, "parse_error", nullID: true),
+        Case("not JSON at all", "hello", -32700, "parse_error", nullID: true),
+        Case("empty line", "", -32700, "parse_error", nullID: true),
+        Case("an array (batch)", #"[{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}]"#, -32600, "invalid_request", nullID: true),
+        Case("a scalar", "42", -32600, "invalid_request", nullID: true),
+        Case("a string", #""daemon.ping""#, -32600, "invalid_request", nullID: true),
+        Case("wrong jsonrpc version", #"{"jsonrpc":"1.0","id":1,"method":"daemon.ping"}"#, -32600, "invalid_request"),
+        Case("jsonrpc missing", #"{"id":1,"method":"daemon.ping"}"#, -32600, "invalid_request"),
+        Case("method missing", #"{"jsonrpc":"2.0","id":1}"#, -32600, "invalid_request"),
+        Case("method not a string", #"{"jsonrpc":"2.0","id":1,"method":5}"#, -32600, "invalid_request"),
+        Case("unknown method", #"{"jsonrpc":"2.0","id":1,"method":"photos.explode"}"#, -32601, "method_not_found"),
+        Case("id of a wrong type", #"{"jsonrpc":"2.0","id":{"a":1},"method":"daemon.ping"}"#, -32600, "invalid_request", nullID: true),
+        Case("params of the wrong type", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":"ten"}}"#, -32602, "invalid_input"),
+        Case("params an array", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":[1,2]}"#, -32602, "invalid_input"),
+        Case("params out of range", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":0}}"#, -32602, "invalid_input"),
+        Case("unknown enum value", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"source":"flickr"}}"#, -32602, "invalid_input"),
+        Case("huge number", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":1e999}}"#, -32602, "invalid_input"),
+        Case("required param missing", #"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":{}}"#, -32602, "invalid_input"),
+        Case("unknown subscription", #"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":{"subscription":99}}"#, -32003, "not_found"),
+        Case("invalid UTF-8", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], -32700, "parse_error", nullID: true),
+        Case("a NUL byte", Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"daemon.ping"}"#.utf8), -32700, "parse_error", nullID: true),
+        Case("deep nesting", String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000), -32700, "parse_error", nullID: true),
+    ]
+
+    @Test(arguments: cases)
+    func answersWithTheRightErrorAndKeepsServing(_ badCase: Case) async throws {
+        let harness = try await ServerHarness()
+        let connection = try harness.raw()
+        let answer = try #require(try await connection.exchange(bytes: badCase.line))
+        #expect(answer.errorCode == badCase.code, "\(answer)")
+        #expect(answer.errorKind == badCase.kind, "\(answer)")
+        #expect(answer["jsonrpc"] as? String == "2.0")
+        #expect(answer.errorMessage?.isEmpty == false)
+        if badCase.nullID {
+            #expect(answer.hasNullID)
+        } else {
+            #expect(answer["id"] as? Int == 1)
+        }
+        // The same connection still works, and so does a new one.
+        let pong = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":2,"method":"daemon.ping"}"#))
+        #expect((pong["result"] as? [String: Any])?["pong"] as? Bool == true)
+        #expect(try await harness.client().send(PingRequest()).pong)
+        await connection.close()
+        await harness.stop()
+    }
+
+    @Test func notificationsGetNoAnswerEvenWhenWrong() async throws {
+        let harness = try await ServerHarness()
+        let connection = try harness.raw()
+        for line in [#"{"jsonrpc":"2.0","method":"daemon.ping"}"#, #"{"jsonrpc":"2.0","method":"no.such"}"#,
+                     #"{"jsonrpc":"2.0","method":"photos.list","params":{"limit":"x"}}"#] {
+            try await connection.write(Data(line.utf8))
+        }
+        let answer = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":"last","method":"daemon.ping"}"#))
+        #expect(answer["id"] as? String == "last")
+        await connection.close()
+        await harness.stop()
+    }
+
+    @Test func nullIDIsAnsweredWithNullID() async throws {
+        let harness = try await ServerHarness()
+        let connection = try harness.raw()
+        let answer = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":null,"method":"daemon.ping"}"#))
+        #expect(answer.hasNullID)
+        #expect(answer["result"] != nil)
+        await connection.close()
+        await harness.stop()
+    }
+
+    @Test func aLineOverTheLimitIsRefusedAndTheConnectionClosed() async throws {
+        let harness = try await ServerHarness { $0.maximumLineBytes = 64 * 1024 }
+        let connection = try harness.raw()
+        let huge = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""# + String(repeating: "x", count: 2 << 20) + #""}}"#
+        try? await connection.write(Data(huge.utf8))
+        let answer = try #require(try await connection.read())
+        let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+        #expect(object.errorKind == "too_large")
+        #expect(object.hasNullID)
+        #expect(try await connection.read() == nil, "the connection should be closed")
+        #expect(try await harness.client().send(PingRequest()).pong)
+        await connection.close()
+        await harness.stop()
+    }
+
+    @Test func aLineJustUnderTheLimitIsAccepted() async throws {
+        let harness = try await ServerHarness { $0.maximumLineBytes = 4096 }
+        let connection = try harness.raw()
+        var line = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""#
+        line += String(repeating: "y", count: 4096 - line.utf8.count - 3) + #""}}"#
+        #expect(line.utf8.count == 4096)
+        let answer = try #require(try await connection.exchange(line))
+        #expect(answer["result"] != nil, "\(answer)")
+        await connection.close()
+        await harness.stop()
+    }
+
+    @Test func aClientThatConnectsAndNeverSendsIsClosedAfterTheIdleTimeout() async throws {
+        let harness = try await ServerHarness { $0.idleTimeout = .milliseconds(500) }
+        let connection = try harness.raw()
+        let start = ContinuousClock.now
+        #expect(try await connection.read() == nil)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        await connection.close()
+        await harness.stop()
+    }
+
+    @Test func aSubscriberIsNotClosedForBeingQuiet() async throws {
+        let harness = try await ServerHarness { $0.idleTimeout = .milliseconds(300) }
+        let client = try harness.client()
+        _ = try await client.send(SubscribeRequest())
+        try await Task.sleep(for: .seconds(1))
+        harness.state.bus.publish(.daemonReloaded)
+        let event = try await client.nextEvent()
+        #expect(event?.event == .daemonReloaded)
+        await client.close()
+        await harness.stop()
+    }
+}
