@@ -1,1 +1,0 @@
-// The Account module: Supabase Auth, sessions, profiles (see issue 5).
