@@ -104,17 +104,24 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Helpers shared by the test targets: temporary directories, the real daemon as a child process,
+        // a notify socket that plays systemd's part.
+        .target(name: "TestSupport", dependencies: ["Shared", "SplashClient"], path: "Tests/TestSupport", swiftSettings: strict),
+
         .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
             dependencies: ["Control", "Daemon", "Shared", "SplashClient", "Library", "Store"],
             swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal"], swiftSettings: strict),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
-            dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP"],
+            dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],
             swiftSettings: strict),
     ]
 )

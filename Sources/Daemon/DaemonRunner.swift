@@ -12,6 +12,7 @@ import Shared
 import Store
 import Synchronization
 import Systemd
+import UnixSignals
 
 /// Builds the daemon's parts and runs them as one service group until SIGTERM or SIGINT.
 /// The executable only parses flags and calls `run`.
@@ -95,8 +96,14 @@ public enum DaemonRunner {
             configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger),
             logger: logger, group: eventLoops)
 
+        // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
+        // the service group's own setup must stop or reload the daemon, not kill it.
+        let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let reloadSignals = await UnixSignalsSequence(trapping: .sighup)
+
         let running = Mutex(config)
         let reload = ReloadService(
+            signals: reloadSignals,
             notifier: notifier,
             reload: {
                 Result {
@@ -112,24 +119,30 @@ public enum DaemonRunner {
             },
             statusLine: state.statusLine, logger: logger)
 
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server),
-            .init(service: reload),
-        ]
+        // Services stop in reverse order: the announcer first, the control socket after the reload
+        // handler, the watchdog last so that it keeps pinging while the others drain.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(.init(service: WatchdogService(
                 interval: interval, store: store, eventLoop: eventLoops.next(), notifier: notifier, logger: logger)))
         }
+        services.append(.init(service: server))
+        services.append(.init(service: reload))
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
             successTerminationBehavior: .gracefullyShutdownGroup))
-        let group = ServiceGroup(configuration: .init(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
 
         do {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
+                tasks.addTask {
+                    for await _ in stopSignals {
+                        await group.triggerGracefulShutdown()
+                        break
+                    }
+                }
                 try await server.waitUntilListening()
                 notifier.ready(status: state.statusLine())
                 logger.notice("splashd ready", metadata: [
@@ -137,6 +150,7 @@ public enum DaemonRunner {
                     "splashd_socket": "\(directories.socket)", "splashd_state_dir": "\(directories.state)",
                 ])
                 try await tasks.next()
+                tasks.cancelAll()
             }
         } catch {
             logger.critical("\(error)", metadata: ["splashd_op": "run"])

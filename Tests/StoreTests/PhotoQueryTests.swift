@@ -4,6 +4,7 @@ import Library
 import Shared
 import Store
 import Testing
+import TestSupport
 
 @Suite struct PhotoQueryTests {
     let dir = TemporaryDirectory()

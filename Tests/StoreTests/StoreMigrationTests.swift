@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Store
 import Testing
+import TestSupport
 
 @Suite struct StoreMigrationTests {
     @Test func freshStoreAppliesEveryMigrationInWALMode() throws {

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
+public final class TemporaryDirectory: Sendable {
+    public let path: String
 
-    init() {
+    public init() {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-test-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -13,5 +13,5 @@ final class TemporaryDirectory: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    public func file(_ name: String) -> String { path + "/" + name }
 }

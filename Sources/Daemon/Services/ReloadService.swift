@@ -6,13 +6,14 @@ import UnixSignals
 /// SIGHUP: RELOADING=1, read the config again, apply what can change live, READY=1. A config that no
 /// longer parses is logged and the running one is kept.
 struct ReloadService: Service {
+    /// Trapped before the socket listens: an early SIGHUP must not kill the daemon (its default action).
+    let signals: UnixSignalsSequence
     let notifier: SystemdNotifier
     let reload: @Sendable () -> Result<String, any Error>
     let statusLine: @Sendable () -> String
     let logger: Logger
 
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
             notifier.reloading()
             switch reload() {

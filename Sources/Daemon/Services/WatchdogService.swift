@@ -15,6 +15,11 @@ struct WatchdogService: Service {
     let logger: Logger
 
     func run() async throws {
+        // Registered first, so it stops last: pings continue while the other services drain.
+        try await cancelWhenGracefulShutdown { await pingWhileHealthy() }
+    }
+
+    private func pingWhileHealthy() async {
         let period = interval / 2
         var failing = false
         while !Task.isCancelled {
