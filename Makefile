@@ -1,0 +1,44 @@
+# splashd — the two commands the README promises, and their parts.
+#   make run    set up a fresh Debian 12 machine, start the local backend (devstack), run splashd in the foreground
+#   make test   set up, build, and run every test: Swift unit and integration tests, devstack's own tests,
+#               and the system test under a real systemd
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+PREFIX ?= /usr/local
+SWIFT_BUILD_FLAGS ?=
+BIN := .build/debug
+
+.PHONY: all setup build run test test-swift test-devstack test-system clean
+
+all: build
+
+setup:
+	@scripts/setup-debian
+
+build: setup
+	swift build $(SWIFT_BUILD_FLAGS)
+
+# The daemon in the foreground against devstack (a real Postgres with the project's migrations and
+# stand-ins for Supabase, Unsplash and NASA on 127.0.0.1). In a second shell:
+#   eval "$$(devstack/devstack env)"; .build/debug/splashctl status
+run: build
+	@devstack/devstack up >/dev/null
+	@echo "splashd: starting in the foreground; Ctrl-C stops it. In another shell: .build/debug/splashctl status" >&2
+	@set -a; eval "$$(devstack/devstack env)"; set +a; exec $(BIN)/splashd
+
+test: setup
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(MAKE) --no-print-directory test-swift test-devstack test-system
+
+test-swift:
+	swift test --skip-build
+
+test-devstack:
+	devstack/test
+
+test-system:
+	tests/system/run $(BIN)
+
+clean:
+	rm -rf .build
