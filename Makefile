@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system clean
+.PHONY: all setup build run test test-swift test-devstack test-system docs clean
 
 all: build
 
@@ -42,3 +42,9 @@ test-system:
 
 clean:
 	rm -rf .build
+
+# docs/protocol.md = a hand-written introduction + the method reference generated from daemon.describe.
+docs: build
+	@d=$$(mktemp -d); $(BIN)/splashd --state-dir $$d/s --data-dir $$d/d --cache-dir $$d/c --socket $$d/c.sock 2>/dev/null & pid=$$!; \
+	for i in $$(seq 50); do [ -S $$d/c.sock ] && break; sleep 0.1; done; \
+	{ cat docs/protocol-intro.md; scripts/protocol-doc $$d/c.sock; } > docs/protocol.md; kill $$pid; wait $$pid; rm -rf $$d
