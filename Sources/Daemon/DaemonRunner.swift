@@ -85,6 +85,11 @@ public enum DaemonRunner {
             return Exit.ioError
         }
 
+        // Account (issue 5): the saved session is restored before READY, without the network.
+        let account = AccountRoutes.makeCapability(
+            config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
+        await account.start()
+
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
             socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
@@ -93,7 +98,7 @@ public enum DaemonRunner {
         serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(
-            configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger),
+            configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger, account: account),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -128,6 +133,7 @@ public enum DaemonRunner {
         }
         services.append(.init(service: server))
         services.append(.init(service: reload))
+        services.append(.init(service: account.refreshService))
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),

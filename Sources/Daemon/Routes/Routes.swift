@@ -1,3 +1,4 @@
+import Account
 import Control
 import Library
 import Logging
@@ -6,8 +7,9 @@ import Shared
 /// Every control method's handler, registered in one place. Handlers are thin: they call the domain
 /// and return its answer; JSON-RPC is the router's concern.
 enum Routes {
-    static func make(state: DaemonState, library: PhotoLibrary, logger: Logger) -> Router {
+    static func make(state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil) -> Router {
         var router = Router(logger: logger)
+        AccountRoutes.register(into: &router, account: account, state: state)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)

@@ -8,6 +8,14 @@ public enum MethodRegistry {
         PhotosListRequest.self,
         SubscribeRequest.self,
         UnsubscribeRequest.self,
+        SignupRequest.self,
+        LoginRequest.self,
+        LogoutRequest.self,
+        WhoamiRequest.self,
+        ProfileGetRequest.self,
+        SetUsernameRequest.self,
+        UsersCountRequest.self,
+        UsersRecentRequest.self,
     ]
 
     public static var names: [String] { all.map { type in type.method } }

@@ -36,6 +36,7 @@ struct WatchCommand: AsyncParsableCommand {
         case .outboxChanged(let outbox): "\(outbox.pending) pending, \(outbox.inFlight) in flight, \(outbox.rejected) rejected"
         case .libraryChanged(let library): "\(library.photos) photos, \(library.liked) liked, \(library.edited) edited"
         case .photoChanged(let change): "\(change.id) \(change.change.rawValue)"
+        case .profileUpdated(let profile): "\(profile.username ?? "?") (\(profile.sync.rawValue))"
         case .daemonReloaded: "configuration reloaded"
         case .daemonStopping: "the daemon is stopping"
         case .eventsMissed(let count): style.yellow("\(count) events missed (reading too slowly)")

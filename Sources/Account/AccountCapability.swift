@@ -1,0 +1,64 @@
+import Foundation
+import HTTP
+import Logging
+import Shared
+import Store
+
+/// The Account capability's parts, built together: the session, the profile, the user lists, and the
+/// service that keeps the session fresh. The daemon builds one and hands it to its routes.
+public struct AccountCapability: Sendable {
+    public let manager: SessionManager
+    public let profiles: ProfileService
+    public let users: UsersService
+    public let refreshService: SessionRefreshService
+
+    public struct Callbacks: Sendable {
+        public var accountChanged: @Sendable (AccountStatus) -> Void
+        public var profileChanged: @Sendable (Profile) -> Void
+        public var outboxChanged: @Sendable () -> Void
+
+        public init(
+            accountChanged: @escaping @Sendable (AccountStatus) -> Void, profileChanged: @escaping @Sendable (Profile) -> Void,
+            outboxChanged: @escaping @Sendable () -> Void
+        ) {
+            self.accountChanged = accountChanged
+            self.profileChanged = profileChanged
+            self.outboxChanged = outboxChanged
+        }
+    }
+
+    /// `backendURL` and `anonKey` nil: no server; a saved session still restores, and everything that
+    /// needs the server says so.
+    public init(
+        backendURL: String?, anonKey: String?, http: HTTPClient?, store: Store, stateDirectory: String, logger: Logger,
+        callbacks: Callbacks
+    ) {
+        var backend: SupabaseBackend?
+        if let backendURL, let anonKey, let http { backend = SupabaseBackend(http: http, baseURL: backendURL, anonKey: anonKey) }
+        manager = SessionManager(
+            auth: backend.map(SupabaseAuthAPI.init(backend:)), file: SessionFile(directory: stateDirectory),
+            accounts: AccountStore(store: store), logger: logger, publish: callbacks.accountChanged)
+        profiles = ProfileService(
+            manager: manager, backend: backend, store: store, logger: logger, profileChanged: callbacks.profileChanged,
+            outboxChanged: callbacks.outboxChanged)
+        users = UsersService(backend: backend, store: store)
+        refreshService = SessionRefreshService(manager: manager)
+    }
+
+    /// Restores the saved session without touching the network and arranges for queued profile changes
+    /// to go out whenever the server is reachable. Call before the daemon reports ready.
+    public func start() async {
+        let profiles = self.profiles
+        await manager.setOnOnline { profiles.pushSoon() }
+        await manager.restore()
+    }
+
+    /// The account as `auth.whoami` reports it.
+    public func whoami() async -> WhoamiResult {
+        let status = await manager.status
+        let profile = status.userId.flatMap(profiles.localProfile)
+        return WhoamiResult(
+            account: status, profile: profile, sessionExpiresAt: await manager.sessionExpiresAt,
+            signedOutReason: status.state == .signedOut ? await manager.lastSignedOutReason : nil)
+    }
+}

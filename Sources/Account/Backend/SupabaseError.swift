@@ -1,0 +1,110 @@
+import Foundation
+import HTTP
+
+/// A non-2xx answer from Auth or PostgREST, read from whichever error shape the server used:
+/// Auth with `X-Supabase-Api-Version` (`{"code":"weak_password","message"}`), Auth without it
+/// (`{"code":422,"error_code":"weak_password","msg"}` plus `x-sb-error-code`), OAuth
+/// (`{"error","error_description"}`) and PostgREST (`{"code":"23505","message","details","hint"}`).
+public struct SupabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    /// The machine-readable code (`invalid_credentials`, `23505`, `PGRST303`, ...), when there is one.
+    public var code: String?
+    public var message: String
+    /// `weak_password.reasons` (`length`, `characters`, `pwned`).
+    public var weakPasswordReasons: [String]
+    /// Seconds from `Retry-After`, when sent.
+    public var retryAfter: Double?
+    /// The body was not one of the known JSON shapes (a proxy's HTML page, garbage).
+    public var unreadable: Bool
+
+    public init(
+        status: Int, code: String?, message: String, weakPasswordReasons: [String] = [], retryAfter: Double? = nil,
+        unreadable: Bool = false
+    ) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.weakPasswordReasons = weakPasswordReasons
+        self.retryAfter = retryAfter
+        self.unreadable = unreadable
+    }
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        let retryAfter = headers["Retry-After"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        guard let object else {
+            self.init(
+                status: status, code: headers["x-sb-error-code"], message: "HTTP \(status) with an unreadable body",
+                retryAfter: retryAfter, unreadable: true)
+            return
+        }
+        func text(_ key: String) -> String? { (object[key] as? String).flatMap { $0.isEmpty ? nil : $0 } }
+        let code = text("error_code") ?? text("code") ?? text("error") ?? headers["x-sb-error-code"]
+        let message = text("msg") ?? text("message") ?? text("error_description") ?? "HTTP \(status)"
+        let reasons = ((object["weak_password"] as? [String: Any])?["reasons"] as? [Any])?.compactMap { $0 as? String } ?? []
+        self.init(
+            status: status, code: code, message: message, weakPasswordReasons: reasons, retryAfter: retryAfter,
+            unreadable: code == nil && object["message"] == nil && object["msg"] == nil)
+    }
+
+    /// The refresh errors after which the session can never come back: only these sign out.
+    public static let sessionEndingCodes: Set<String> = [
+        "refresh_token_not_found", "refresh_token_already_used", "session_not_found", "session_expired",
+    ]
+
+    public var endsSession: Bool { code.map(Self.sessionEndingCodes.contains) ?? false }
+
+    /// Worth retrying later with the same request: timeouts, rate limits, server failures.
+    public var isTransient: Bool { status == 408 || status == 429 || status >= 500 }
+
+    /// An expired or unusable access token: refresh, then retry once.
+    public var isExpiredToken: Bool {
+        status == 401 || code == "bad_jwt" || code == "PGRST303" || code == "PGRST301"
+    }
+
+    /// A uniqueness conflict (PostgREST 409 / Postgres 23505).
+    public var isConflict: Bool { status == 409 || code == "23505" }
+
+    public var description: String { "HTTP \(status)" + (code.map { " \($0)" } ?? "") + ": \(message)" }
+}
+
+/// Why a call to the backend did not give a usable answer.
+public enum BackendError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No backend URL or anon key configured.
+    case notConfigured
+    /// The server could not be reached (DNS, refused, reset, timeout, TLS).
+    case network(HTTPError)
+    /// The server answered with an error status.
+    case server(SupabaseError)
+    /// A 2xx answer whose body is not what the API promises.
+    case malformed(status: Int, detail: String)
+
+    /// Keep the session and try again later.
+    public var isTransient: Bool {
+        switch self {
+        case .notConfigured: false
+        case .network: true
+        case .server(let error): error.isTransient || error.unreadable
+        case .malformed: true
+        }
+    }
+
+    public var isNetwork: Bool {
+        if case .network = self { return true }
+        return false
+    }
+
+    public var serverError: SupabaseError? {
+        if case .server(let error) = self { return error }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .notConfigured: "no account server is configured"
+        case .network(let error): "cannot reach the account server (\(error))"
+        case .server(let error): "the account server answered \(error)"
+        case .malformed(let status, let detail): "the account server sent an unreadable answer (HTTP \(status)): \(detail)"
+        }
+    }
+}

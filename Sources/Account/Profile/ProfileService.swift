@@ -1,0 +1,242 @@
+import Foundation
+import Logging
+import Shared
+import Store
+import Synchronization
+
+/// The signed-in account's profile (`public.profiles` through PostgREST). A username change is applied
+/// to the store at once and queued in the outbox in the same transaction, then pushed when online. A
+/// name the server refuses (409 / 23505: taken) leaves the op `rejected` with the server's reason.
+public final class ProfileService: Sendable {
+    private let manager: SessionManager
+    private let backend: SupabaseBackend?
+    private let profiles: ProfileStore
+    private let logger: Logger
+    private let profileChanged: @Sendable (Profile) -> Void
+    private let outboxChanged: @Sendable () -> Void
+    private let pushing = Mutex(PushState())
+
+    private struct PushState {
+        var running = false
+        var again = false
+        var timer: Task<Void, Never>?
+    }
+
+    public init(
+        manager: SessionManager, backend: SupabaseBackend?, store: Store, logger: Logger,
+        profileChanged: @escaping @Sendable (Profile) -> Void, outboxChanged: @escaping @Sendable () -> Void
+    ) {
+        self.manager = manager
+        self.backend = backend
+        self.profiles = ProfileStore(store: store)
+        self.logger = logger
+        self.profileChanged = profileChanged
+        self.outboxChanged = outboxChanged
+        do {
+            try profiles.recoverInFlight()
+        } catch {
+            logger.error("cannot recover in-flight profile changes", metadata: ["splashd_op": "push", "splashd_error": "\(error)"])
+        }
+    }
+
+    // MARK: - Control requests
+
+    public func get(refresh: Bool) async throws(RPCError) -> ProfileResult {
+        guard let user = await manager.currentUser else { throw await notSignedIn() }
+        var fresh = false
+        var stale = false
+        if refresh {
+            do {
+                try await pull(userId: user.id)
+                fresh = true
+            } catch .notSignedIn(let why) {
+                throw RPCError(.notSignedIn, why)
+            } catch .backend(let error) where error.isTransient || error == .notConfigured {
+                stale = true
+            } catch {
+                throw error.rpcError
+            }
+        }
+        if !fresh, await manager.status.state != .signedIn { stale = true }
+        guard let profile = try Self.storeCall({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
+        return ProfileResult(profile: profile, stale: stale, fetchedAt: try Self.storeCall { try profiles.fetchedAt(user.id) })
+    }
+
+    public func setUsername(_ username: String) async throws(RPCError) -> SetUsernameResult {
+        if let problem = AccountRules.usernameProblem(username) { throw .invalidInput(problem, field: "username") }
+        guard let user = await manager.currentUser else { throw await notSignedIn() }
+        let opId = try Self.storeCall { try profiles.setUsername(username, userId: user.id) }
+        guard let profile = try Self.storeCall({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
+        if opId != nil {
+            logger.info("username changed here; queued", metadata: ["splashd_op": "profile_set_username", "splashd_account": "\(user.id)"])
+            await manager.setUsername(username, for: user.id)
+            profileChanged(profile)
+            outboxChanged()
+            pushSoon()
+        }
+        return SetUsernameResult(profile: profile, opId: opId)
+    }
+
+    /// The profile as the store holds it (no network).
+    public func localProfile(_ userId: String) -> Profile? {
+        try? profiles.profile(userId)
+    }
+
+    // MARK: - Pull
+
+    /// Reads the profile from the server and applies it (the server wins unless a change is queued).
+    public func pull(userId: String) async throws(AccountFailure) {
+        guard let backend else { throw .backend(.notConfigured) }
+        let rows = try await manager.authorized { token throws(BackendError) in
+            let response = try await backend.send(
+                "GET", "/rest/v1/profiles",
+                query: [("select", "id,username,email,created_at,updated_at,last_sign_in_at"), ("id", "eq.\(userId)")],
+                bearer: token)
+            return try SupabaseBackend.decode([WireProfile].self, from: response)
+        }
+        guard let remote = rows.first(where: { $0.id.lowercased() == userId.lowercased() }) else { return }
+        let changed: Bool
+        do {
+            changed = try profiles.applyPulled(remote, userId: userId)
+        } catch {
+            logger.error("cannot store the pulled profile", metadata: ["splashd_op": "pull", "splashd_error": "\(error)"])
+            return
+        }
+        if changed, let profile = try? profiles.profile(userId) {
+            await manager.setUsername(profile.username, for: userId)
+            profileChanged(profile)
+        }
+    }
+
+    // MARK: - Push
+
+    /// Starts pushing queued profile changes of the signed-in account (returns at once).
+    public func pushSoon() {
+        Task { await self.push() }
+    }
+
+    /// Pushes queued profile changes of the signed-in account until none is due. One push runs at a
+    /// time; a call during a push makes it go round once more.
+    public func push() async {
+        let proceed = pushing.withLock { state in
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard proceed else { return }
+        while true {
+            await pushDue()
+            let again = pushing.withLock { state in
+                if state.again {
+                    state.again = false
+                    return true
+                }
+                state.running = false
+                return false
+            }
+            if !again { return }
+        }
+    }
+
+    private func pushDue() async {
+        guard let backend, let user = await manager.currentUser, await manager.status.state == .signedIn else { return }
+        while true {
+            let claimed: (op: ProfileStore.QueuedOp?, nextDue: Date?)
+            do {
+                claimed = try profiles.claimNext(userId: user.id)
+            } catch {
+                logger.error("cannot read the outbox", metadata: ["splashd_op": "push", "splashd_error": "\(error)"])
+                return
+            }
+            guard let op = claimed.op else {
+                if let due = claimed.nextDue { schedule(at: due) }
+                return
+            }
+            outboxChanged()
+            guard await send(op, userId: user.id, backend: backend) else { return }
+        }
+    }
+
+    /// Sends one op; returns whether to go on with the next.
+    private func send(_ op: ProfileStore.QueuedOp, userId: String, backend: SupabaseBackend) async -> Bool {
+        let body = SupabaseBackend.json(["username": op.username])
+        let result: Result<[WireProfile], AccountFailure>
+        do {
+            let rows = try await manager.authorized { token throws(BackendError) in
+                let response = try await backend.send(
+                    "PATCH", "/rest/v1/profiles", query: [("id", "eq.\(userId)")], body: body, bearer: token,
+                    headers: [("Prefer", "return=representation")])
+                return try SupabaseBackend.decode([WireProfile].self, from: response)
+            }
+            result = .success(rows)
+        } catch {
+            result = .failure(error)
+        }
+        defer { outboxChanged() }
+        switch result {
+        case .success(let rows) where !rows.isEmpty:
+            try? profiles.acknowledge(op, userId: userId)
+            logger.info("username pushed", metadata: ["splashd_op": "push", "splashd_entity": "profile", "splashd_op_id": "\(op.opId)"])
+            if let profile = try? profiles.profile(userId) { profileChanged(profile) }
+            return true
+        case .success:
+            reject(op, userId: userId, reason: "the server has no profile for this account (nothing was updated)")
+            return true
+        case .failure(.notSignedIn):
+            try? profiles.release(op)
+            return false
+        case .failure(.backend(let error)) where error.isTransient || error == .notConfigured:
+            let delay = Backoff.delay(attempt: op.attempts, retryAfter: error.serverError?.retryAfter)
+            try? profiles.postpone(op, until: Date().addingTimeInterval(delay), error: error.description)
+            logger.debug("username push postponed", metadata: ["splashd_op": "push", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))"])
+            schedule(at: Date().addingTimeInterval(delay))
+            return false
+        case .failure(.backend(let error)):
+            let server = error.serverError
+            let reason = server?.isConflict == true
+                ? "the username '\(op.username)' is already taken (\(server?.message ?? "conflict"))"
+                : "the server refused the username '\(op.username)': \(server?.message ?? error.description)"
+            reject(op, userId: userId, reason: reason)
+            // The server's own name is the truth again; fetch it so the store shows it.
+            try? await pull(userId: userId)
+            return true
+        }
+    }
+
+    private func reject(_ op: ProfileStore.QueuedOp, userId: String, reason: String) {
+        try? profiles.reject(op, reason: reason)
+        logger.warning("username change rejected", metadata: [
+            "splashd_op": "push", "splashd_entity": "profile", "splashd_op_id": "\(op.opId)", "splashd_reason": "\(reason)",
+        ])
+        if let profile = try? profiles.profile(userId) { profileChanged(profile) }
+    }
+
+    /// One timer for the earliest postponed op; a new one replaces it.
+    private func schedule(at date: Date) {
+        let delay = max(0.05, date.timeIntervalSinceNow)
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: .seconds(delay))) != nil else { return }
+            await self?.push()
+        }
+        pushing.withLock { state in
+            state.timer?.cancel()
+            state.timer = timer
+        }
+    }
+
+    private func notSignedIn() async -> RPCError {
+        let reason = await manager.lastSignedOutReason
+        return RPCError(.notSignedIn, reason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>")
+    }
+
+    static func storeCall<T>(_ body: () throws -> T) throws(RPCError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw RPCError(.internalError, "the store failed: \(error)")
+        }
+    }
+}

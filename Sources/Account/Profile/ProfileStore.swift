@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+import Shared
+import Store
+
+/// The profile's rows: the `accounts` row, its `profile` ops in the outbox, and when it was last read
+/// from the server (`cached_values`). A local change and its outbox entry commit in one transaction.
+struct ProfileStore: Sendable {
+    let store: Store
+
+    static let entity = "profile"
+
+    struct QueuedOp: Sendable {
+        var seq: Int64
+        var opId: String
+        var username: String
+        var attempts: Int
+    }
+
+    private static func fetchedKey(_ userId: String) -> String { "profile_fetched_at:\(userId)" }
+
+    /// The profile as the store holds it, with its sync state, or nil for an unknown account.
+    func profile(_ userId: String) throws -> Profile? {
+        try store.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [userId]) else { return nil }
+            let latest = try Row.fetchOne(
+                db, sql: "SELECT state, last_error, updated_at FROM outbox WHERE account_id = ? AND entity = ? ORDER BY seq DESC LIMIT 1",
+                arguments: [userId, Self.entity])
+            let acknowledged: Date? = row["profile_updated_at"]
+            var sync = Profile.SyncState.synced
+            var reason: String?
+            if let latest {
+                switch latest["state"] as String {
+                case "rejected":
+                    // A rejection that a later accepted change superseded no longer describes the profile.
+                    let rejectedAt: Date? = latest["updated_at"]
+                    if let rejectedAt, let acknowledged, acknowledged > rejectedAt { break }
+                    sync = .rejected
+                    reason = latest["last_error"]
+                default:
+                    sync = .pending
+                }
+            }
+            return Profile(
+                userId: userId, email: row["email"], username: row["username"], createdAt: row["created_at"],
+                lastSignInAt: row["last_sign_in_at"], updatedAt: acknowledged, sync: sync, rejectedReason: reason)
+        }
+    }
+
+    func fetchedAt(_ userId: String) throws -> Date? {
+        try store.read { db in
+            try Date.fetchOne(db, sql: "SELECT fetched_at FROM cached_values WHERE key = ?", arguments: [Self.fetchedKey(userId)])
+        }
+    }
+
+    /// Sets the username here and queues it, in one transaction. A pending (not yet sent) change to the
+    /// username is replaced: only the newest name matters. Returns the new op's id, or nil when the
+    /// name is already the one held and nothing is queued.
+    func setUsername(_ username: String, userId: String, now: Date = Date()) throws -> String? {
+        try store.write { db in
+            let current = try String.fetchOne(db, sql: "SELECT username FROM accounts WHERE id = ?", arguments: [userId])
+            let queued = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'in_flight')",
+                arguments: [userId, Self.entity]) ?? 0
+            if current == username && queued == 0 { return nil }
+            try db.execute(sql: "UPDATE accounts SET username = ? WHERE id = ?", arguments: [username, userId])
+            try db.execute(
+                sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND state = 'pending'", arguments: [userId, Self.entity])
+            let opId = UUID().uuidString.lowercased()
+            let payload = String(decoding: SupabaseBackend.json(["username": username]), as: UTF8.self)
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox (op_id, account_id, entity, entity_id, op, payload, state, attempts, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, 'set_username', ?, 'pending', 0, ?, ?)
+                    """,
+                arguments: [opId, userId, Self.entity, userId, payload, now, now])
+            return opId
+        }
+    }
+
+    /// The next profile op of `userId` that is due, marked in flight; or nil, with when the next one
+    /// will be due (if any is waiting).
+    func claimNext(userId: String, now: Date = Date()) throws -> (op: QueuedOp?, nextDue: Date?) {
+        try store.write { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT seq, op_id, payload, attempts FROM outbox
+                    WHERE account_id = ? AND entity = ? AND state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+                    ORDER BY seq LIMIT 1
+                    """,
+                arguments: [userId, Self.entity, now])
+            guard let row else {
+                let next = try Date.fetchOne(
+                    db, sql: "SELECT min(next_attempt_at) FROM outbox WHERE account_id = ? AND entity = ? AND state = 'pending'",
+                    arguments: [userId, Self.entity])
+                return (nil, next)
+            }
+            let seq: Int64 = row["seq"]
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, updated_at = ? WHERE seq = ?", arguments: [now, seq])
+            let payload: String = row["payload"]
+            let username = (try? JSONDecoder().decode([String: String].self, from: Data(payload.utf8)))?["username"] ?? ""
+            return (QueuedOp(seq: seq, opId: row["op_id"], username: username, attempts: row["attempts"] as Int + 1), nil)
+        }
+    }
+
+    /// The server accepted the op: it leaves the outbox and the profile is in step.
+    func acknowledge(_ op: QueuedOp, userId: String, now: Date = Date()) throws {
+        try store.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [op.seq])
+            try db.execute(sql: "UPDATE accounts SET profile_updated_at = ? WHERE id = ?", arguments: [now, userId])
+        }
+    }
+
+    /// Try again at `retryAt` (network, 408, 429, 5xx).
+    func postpone(_ op: QueuedOp, until retryAt: Date, error: String, now: Date = Date()) throws {
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'pending', next_attempt_at = ?, last_error = ?, updated_at = ? WHERE seq = ?",
+                arguments: [retryAt, error, now, op.seq])
+        }
+    }
+
+    /// Back to pending at once (the session went away mid-push; the op waits for its account).
+    func release(_ op: QueuedOp, now: Date = Date()) throws {
+        try store.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'pending', updated_at = ? WHERE seq = ?", arguments: [now, op.seq])
+        }
+    }
+
+    /// The server refused the op for good: kept, with its reason, for `splashctl queue` to show.
+    func reject(_ op: QueuedOp, reason: String, now: Date = Date()) throws {
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'rejected', last_error = ?, updated_at = ? WHERE seq = ?",
+                arguments: [reason, now, op.seq])
+        }
+    }
+
+    /// Ops left in flight by a crash go back to pending (a resend is harmless: it sets the same name).
+    func recoverInFlight() throws {
+        try store.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE entity = ? AND state = 'in_flight'", arguments: [Self.entity])
+        }
+    }
+
+    /// Applies the server's profile. The server's username wins unless a local change is still queued.
+    /// Returns whether anything the person sees changed.
+    func applyPulled(_ remote: WireProfile, userId: String, now: Date = Date()) throws -> Bool {
+        try store.write { db in
+            let before = try Row.fetchOne(db, sql: "SELECT username, email FROM accounts WHERE id = ?", arguments: [userId])
+            let queued = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'in_flight')",
+                arguments: [userId, Self.entity]) ?? 0
+            let username = queued > 0 ? (before?["username"] as String?) : remote.username
+            try db.execute(
+                sql: """
+                    UPDATE accounts SET username = ?, email = coalesce(?, email), created_at = coalesce(?, created_at),
+                        last_sign_in_at = coalesce(?, last_sign_in_at), profile_updated_at = coalesce(?, profile_updated_at)
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    username, remote.email, remote.createdAt.flatMap(SupabaseTime.parse),
+                    remote.lastSignInAt.flatMap(SupabaseTime.parse), remote.updatedAt.flatMap(SupabaseTime.parse), userId,
+                ])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO cached_values (key, value, fetched_at) VALUES (?, ?, ?)",
+                arguments: [Self.fetchedKey(userId), remote.username, now])
+            return before?["username"] as String? != username || (remote.email != nil && before?["email"] as String? != remote.email)
+        }
+    }
+}
+
+/// A `public.profiles` row as PostgREST sends it.
+struct WireProfile: Decodable, Sendable {
+    var id: String
+    var username: String
+    var email: String?
+    var createdAt: String?
+    var updatedAt: String?
+    var lastSignInAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, username, email, createdAt = "created_at", updatedAt = "updated_at", lastSignInAt = "last_sign_in_at"
+    }
+}

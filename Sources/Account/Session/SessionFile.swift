@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The session on disk: `<state>/session.json`, mode 0600.
+///
+/// Written atomically (temp file, fsync, rename, directory fsync) so that a crash in the middle of a
+/// token rotation leaves either the old session or the new one, never neither. The old refresh token is
+/// still good for that case: Auth hands the active child again to a client presenting its revoked
+/// parent. A file that cannot be read as a session is moved aside (kept for inspection), not deleted.
+public struct SessionFile: Sendable {
+    public let path: String
+
+    public enum Loaded: Sendable, Equatable {
+        case none
+        case session(Session)
+        /// The file was unreadable and now lives at `movedTo`.
+        case corrupt(movedTo: String, reason: String)
+    }
+
+    public init(directory: String) {
+        path = directory + "/session.json"
+    }
+
+    public func load() -> Loaded {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return FileManager.default.fileExists(atPath: path) ? moveAside(reason: "cannot be read") : .none
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        do {
+            let session = try decoder.decode(Session.self, from: data)
+            guard session.isUsable else { return moveAside(reason: "holds empty tokens or no user") }
+            return .session(session)
+        } catch {
+            return moveAside(reason: "is not a session (\(Self.describe(error)))")
+        }
+    }
+
+    public func save(_ session: Session) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        try write(Array(try encoder.encode(session)))
+    }
+
+    public func remove() throws {
+        if unlink(path) != 0 && errno != ENOENT { throw SessionFileError.io(path: path, errno: errno) }
+        syncDirectory()
+    }
+
+    private func moveAside(reason: String) -> Loaded {
+        let stamp = Int(Date().timeIntervalSince1970)
+        var target = "\(path).corrupt-\(stamp)"
+        var n = 1
+        while FileManager.default.fileExists(atPath: target) {
+            target = "\(path).corrupt-\(stamp)-\(n)"
+            n += 1
+        }
+        if rename(path, target) != 0 {
+            // Could not move it: leave it in place rather than delete it; the daemon starts signed out.
+            return .corrupt(movedTo: path, reason: reason)
+        }
+        syncDirectory()
+        return .corrupt(movedTo: target, reason: reason)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        let temp = path + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SessionFileError.io(path: temp, errno: errno) }
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        // fchmod: an existing temp file from a crash keeps its old mode through O_CREAT.
+        if failure == 0 && fchmod(fd, 0o600) != 0 { failure = errno }
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure != 0 {
+            unlink(temp)
+            throw SessionFileError.io(path: temp, errno: failure)
+        }
+        guard rename(temp, path) == 0 else {
+            let code = errno
+            unlink(temp)
+            throw SessionFileError.io(path: path, errno: code)
+        }
+        syncDirectory()
+    }
+
+    /// Makes the rename itself durable.
+    private func syncDirectory() {
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .dataCorrupted: return "not valid JSON"
+        case .keyNotFound(let key, _): return "no \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "bad \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+public enum SessionFileError: Error, CustomStringConvertible {
+    case io(path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .io(let path, let code): "cannot write \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}

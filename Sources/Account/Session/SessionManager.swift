@@ -1,0 +1,423 @@
+import Foundation
+import Logging
+import Shared
+
+/// Owns the session: sign-in, sign-up, sign-out, restore at start, and refresh.
+///
+/// Refresh is single-flight: however many callers find the token due or get a 401 at once, one refresh
+/// request goes out and all of them wait for it. Only the four session-ending Auth codes sign out;
+/// offline, 429, 5xx and unreadable answers keep the session and retry with backoff. Signing out never
+/// touches the outbox or the library: their rows keep the account id and wait for that account.
+public actor SessionManager {
+    /// What a refresh attempt came to.
+    public enum RefreshOutcome: Sendable, Equatable {
+        case refreshed
+        case signedOut
+        case failed(BackendError)
+    }
+
+    private let auth: SupabaseAuthAPI?
+    private let file: SessionFile
+    private let accounts: AccountStore
+    private let logger: Logger
+    private let publish: @Sendable (AccountStatus) -> Void
+    private var onOnline: @Sendable () -> Void = {}
+
+    private var session: Session?
+    private var username: String?
+    /// The server has accepted this session since the daemon started.
+    private var confirmed = false
+    /// The last call to the server reached it.
+    private var reachable = true
+    /// Bumped on every sign-in and sign-out, so an answer that arrives for an older session is dropped.
+    private var generation = 0
+    private var refreshTask: Task<RefreshOutcome, Never>?
+    private var failures = 0
+    private var retryAt: Date?
+    private var signedOutReason: String?
+    private var sleeper: Task<Void, Never>?
+    /// Refresh requests sent (for tests and the log).
+    public private(set) var refreshesSent = 0
+
+    public init(
+        auth: SupabaseAuthAPI?, file: SessionFile, accounts: AccountStore, logger: Logger,
+        publish: @escaping @Sendable (AccountStatus) -> Void
+    ) {
+        self.auth = auth
+        self.file = file
+        self.accounts = accounts
+        self.logger = logger
+        self.publish = publish
+    }
+
+    /// Called whenever the server becomes reachable with a valid session (sign-in, confirmation,
+    /// refresh after being offline): the moment to push queued changes.
+    public func setOnOnline(_ hook: @escaping @Sendable () -> Void) {
+        onOnline = hook
+    }
+
+    // MARK: - Reading
+
+    public var status: AccountStatus {
+        guard let session else { return AccountStatus(state: .signedOut) }
+        return AccountStatus(
+            state: confirmed && reachable ? .signedIn : .signedInOffline, userId: session.user.id,
+            email: session.user.email, username: username)
+    }
+
+    public var currentUser: SessionUser? { session?.user }
+    public var sessionExpiresAt: Date? { session?.expiresAt }
+    public var lastSignedOutReason: String? { signedOutReason }
+    public var isReachable: Bool { reachable }
+
+    /// The username changed locally or on the server.
+    public func setUsername(_ name: String?, for userId: String) {
+        guard session?.user.id == userId, name != username else { return }
+        username = name
+        publishStatus()
+    }
+
+    // MARK: - Start
+
+    /// Restores the session from disk without any network call (the daemon may start offline). A
+    /// restored session is `signed_in_offline` until the server confirms it.
+    public func restore() {
+        switch file.load() {
+        case .none:
+            publishStatus()
+        case .corrupt(let movedTo, let reason):
+            signedOutReason = "the session file \(reason); it was moved to \(movedTo); sign in again"
+            logger.warning("session file unreadable; starting signed out", metadata: [
+                "splashd_op": "session_restore", "splashd_path": "\(movedTo)", "splashd_reason": "\(reason)",
+            ])
+            publishStatus()
+        case .session(let restored):
+            session = restored
+            confirmed = false
+            reachable = false
+            let row = try? accounts.account(restored.user.id)
+            username = row?.username ?? restored.user.metadataUsername
+            if row == nil { try? accounts.recordSignIn(restored.user, username: username) }
+            logger.info("session restored", metadata: ["splashd_op": "session_restore", "splashd_account": "\(restored.user.id)"])
+            publishStatus()
+        }
+    }
+
+    // MARK: - Sign-in, sign-up, sign-out
+
+    public func signIn(email: String, password: String) async throws(AccountFailure) {
+        guard let auth else { throw .backend(.notConfigured) }
+        let session: Session
+        do {
+            session = try await auth.signIn(email: email, password: password)
+        } catch {
+            noteReachability(error)
+            throw .backend(error)
+        }
+        install(session, username: nil)
+    }
+
+    public func signUp(email: String, password: String, username: String) async throws(AccountFailure) {
+        guard let auth else { throw .backend(.notConfigured) }
+        let session: Session
+        do {
+            session = try await auth.signUp(email: email, password: password, username: username)
+        } catch {
+            noteReachability(error)
+            throw .backend(error)
+        }
+        install(session, username: session.user.metadataUsername ?? username)
+    }
+
+    /// Signs out here at once, then tells the server (best effort). Returns the account's id, how many
+    /// of its changes stay queued, and whether the server heard of it.
+    public func signOut() async throws(AccountFailure) -> LogoutResult {
+        guard let ended = session else { throw .notSignedIn("not signed in") }
+        clearSession(reason: nil)
+        let kept = (try? accounts.outboxCounts(accountId: ended.user.id)).map { $0.pending + $0.inFlight + $0.rejected } ?? 0
+        logger.notice("signed out", metadata: [
+            "splashd_op": "logout", "splashd_account": "\(ended.user.id)", "splashd_outbox_kept": "\(kept)",
+        ])
+        var notified = false
+        if let auth {
+            do {
+                try await auth.signOut(accessToken: ended.accessToken)
+                notified = true
+            } catch {
+                // 401/403/404: the server had already forgotten the session, which is what was asked.
+                if let server = error.serverError, [401, 403, 404].contains(server.status) { notified = true }
+            }
+        }
+        return LogoutResult(signedOut: true, userId: ended.user.id, keptOutbox: kept, serverNotified: notified)
+    }
+
+    private func install(_ fresh: Session, username given: String?) {
+        if let previous = session, previous.user.id != fresh.user.id {
+            try? accounts.markSignedOut(previous.user.id)
+        }
+        generation += 1
+        session = fresh
+        confirmed = true
+        reachable = true
+        failures = 0
+        retryAt = nil
+        signedOutReason = nil
+        persist(fresh)
+        do {
+            try accounts.recordSignIn(fresh.user, username: given)
+        } catch {
+            logger.error("cannot record the account", metadata: ["splashd_op": "login", "splashd_error": "\(error)"])
+        }
+        username = (try? accounts.account(fresh.user.id))?.username ?? given ?? fresh.user.metadataUsername
+        logger.notice("signed in", metadata: ["splashd_op": "login", "splashd_account": "\(fresh.user.id)"])
+        publishStatus()
+        wake()
+        onOnline()
+    }
+
+    /// Ends the session locally. `reason` nil: the person asked; otherwise the server ended it.
+    private func clearSession(reason: String?) {
+        guard let ended = session else { return }
+        generation += 1
+        session = nil
+        username = nil
+        confirmed = false
+        failures = 0
+        retryAt = nil
+        signedOutReason = reason
+        do {
+            try file.remove()
+        } catch {
+            logger.error("cannot remove the session file", metadata: ["splashd_op": "logout", "splashd_error": "\(error)"])
+        }
+        try? accounts.markSignedOut(ended.user.id)
+        publishStatus()
+        wake()
+    }
+
+    private func persist(_ session: Session) {
+        do {
+            try file.save(session)
+        } catch {
+            // Kept in memory: the daemon works until it restarts, then asks for a sign-in.
+            logger.error("cannot save the session", metadata: ["splashd_op": "session_save", "splashd_error": "\(error)"])
+        }
+    }
+
+    // MARK: - Tokens
+
+    /// A usable access token, refreshed first when due. Offline with a token that has not expired yet,
+    /// the old token is returned (the request may still work); expired and unrefreshable: `.backend`.
+    public func accessToken() async throws(AccountFailure) -> String {
+        guard let current = session else { throw .notSignedIn(notSignedInMessage) }
+        if current.isRefreshDue() {
+            let outcome = await refresh()
+            if case .failed(let error) = outcome, let still = session, still.isExpired() {
+                _ = still
+                throw .backend(error)
+            }
+        }
+        guard let valid = session else { throw .notSignedIn(notSignedInMessage) }
+        return valid.accessToken
+    }
+
+    /// Runs `body` with the user's access token; on an expired-token answer (401, `bad_jwt`,
+    /// `PGRST303`) refreshes once (shared with every other caller) and runs it again.
+    public func authorized<T: Sendable>(
+        _ body: @Sendable (String) async throws(BackendError) -> T
+    ) async throws(AccountFailure) -> T {
+        let token = try await accessToken()
+        do {
+            let result = try await body(token)
+            noteReachable()
+            return result
+        } catch let error where error.serverError?.isExpiredToken == true {
+            await refreshAfterUnauthorized(token)
+            let second = try await accessToken()
+            do {
+                let result = try await body(second)
+                noteReachable()
+                return result
+            } catch {
+                noteReachability(error)
+                throw .backend(error)
+            }
+        } catch {
+            noteReachability(error)
+            throw .backend(error)
+        }
+    }
+
+    /// A request with `failedToken` was refused as expired. Refresh unless someone already did.
+    public func refreshAfterUnauthorized(_ failedToken: String) async {
+        guard let current = session, current.accessToken == failedToken else { return }
+        _ = await refresh()
+    }
+
+    /// Refreshes the session, joining the refresh already in flight if there is one.
+    @discardableResult
+    public func refresh() async -> RefreshOutcome {
+        if let running = refreshTask { return await running.value }
+        let task = Task { await self.performRefresh() }
+        refreshTask = task
+        return await task.value
+    }
+
+    private func performRefresh() async -> RefreshOutcome {
+        defer { refreshTask = nil }
+        guard let auth else { return .failed(.notConfigured) }
+        guard let presented = session else { return .signedOut }
+        let startedGeneration = generation
+        refreshesSent += 1
+        do {
+            let fresh = try await auth.refresh(refreshToken: presented.refreshToken)
+            guard startedGeneration == generation, session != nil else { return .signedOut }
+            // Disk first: a crash after this line still has a token the server accepts.
+            persist(fresh)
+            session = fresh
+            let wasOnline = confirmed && reachable
+            confirmed = true
+            reachable = true
+            failures = 0
+            retryAt = nil
+            logger.debug("session refreshed", metadata: ["splashd_op": "session_refresh", "splashd_expires": "\(fresh.expiresAt)"])
+            publishStatus()
+            wake()
+            if !wasOnline { onOnline() }
+            return .refreshed
+        } catch {
+            guard startedGeneration == generation, session != nil else { return .signedOut }
+            if let server = error.serverError, server.endsSession {
+                let kept = (try? accounts.outboxCounts(accountId: presented.user.id)).map { $0.pending + $0.inFlight + $0.rejected } ?? 0
+                let reason = "the server ended the session (\(server.code ?? "?")); sign in again — \(kept) queued change(s) are kept for this account"
+                logger.warning("signed out by the server", metadata: [
+                    "splashd_op": "session_refresh", "splashd_account": "\(presented.user.id)",
+                    "splashd_code": "\(server.code ?? "")", "splashd_outbox_kept": "\(kept)",
+                ])
+                clearSession(reason: reason)
+                return .signedOut
+            }
+            failures += 1
+            let delay = Backoff.delay(attempt: failures, retryAfter: error.serverError?.retryAfter)
+            retryAt = Date().addingTimeInterval(delay)
+            if error.isNetwork { reachable = false }
+            let level: Logger.Level = failures == 1 ? .notice : .debug
+            logger.log(level: level, "session refresh failed; keeping the session", metadata: [
+                "splashd_op": "session_refresh", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
+            ])
+            publishStatus()
+            return .failed(error)
+        }
+    }
+
+    /// After a start offline: one `GET /user` to learn whether the restored session still stands.
+    private func confirm() async {
+        guard let auth, let current = session, !confirmed else { return }
+        let startedGeneration = generation
+        do {
+            let user = try await auth.user(accessToken: current.accessToken)
+            guard startedGeneration == generation else { return }
+            confirmed = true
+            reachable = true
+            failures = 0
+            retryAt = nil
+            try? accounts.recordSignIn(user, username: nil)
+            logger.info("session confirmed by the server", metadata: ["splashd_op": "session_confirm"])
+            publishStatus()
+            onOnline()
+        } catch {
+            guard startedGeneration == generation else { return }
+            if error.isTransient {
+                failures += 1
+                let delay = Backoff.delay(attempt: failures, retryAfter: error.serverError?.retryAfter)
+                retryAt = Date().addingTimeInterval(delay)
+                logger.log(level: failures == 1 ? .notice : .debug, "cannot confirm the session with the server; working offline", metadata: [
+                    "splashd_op": "session_confirm", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
+                ])
+                if error.isNetwork { reachable = false }
+                publishStatus()
+            } else {
+                // Expired token, revoked session, deleted user: the refresh decides (and applies the
+                // rule that only the session-ending codes sign out).
+                await refresh()
+            }
+        }
+    }
+
+    // MARK: - The refresh service's side
+
+    /// When the refresh service should next act: nil while signed out.
+    public func nextDue() -> Date? {
+        guard auth != nil, let current = session else { return nil }
+        if let retryAt { return retryAt }
+        if !confirmed { return Date() }
+        // At most one refresh a second, whatever lifetime the server hands out.
+        return max(current.refreshDueAt, current.obtainedAt.addingTimeInterval(1))
+    }
+
+    /// Does whatever is due: confirm a restored session, or refresh.
+    public func runDue() async {
+        guard let current = session, let due = nextDue(), due <= Date() else { return }
+        if !confirmed && !current.isRefreshDue() {
+            await confirm()
+        } else {
+            await refresh()
+        }
+    }
+
+    /// Sleeps until `nextDue()`, or until the session changes (sign-in, sign-out, refresh), or the
+    /// calling task is cancelled. Long sleeps are capped at an hour so a wall-clock jump is noticed.
+    public func sleepUntilDue() async {
+        let delay = nextDue().map { $0.timeIntervalSinceNow } ?? 86_400
+        guard delay > 0 else { return }
+        let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(min(delay, 3600)), clock: .continuous) }
+        self.sleeper = sleeper
+        await withTaskCancellationHandler {
+            await sleeper.value
+        } onCancel: {
+            sleeper.cancel()
+        }
+    }
+
+    private func wake() {
+        sleeper?.cancel()
+        sleeper = nil
+    }
+
+    // MARK: - Helpers
+
+    private var notSignedInMessage: String {
+        signedOutReason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>"
+    }
+
+    private func noteReachable() {
+        guard session != nil, !reachable else { return }
+        reachable = true
+        publishStatus()
+        onOnline()
+    }
+
+    private func noteReachability(_ error: BackendError) {
+        if error.isNetwork {
+            guard reachable else { return }
+            reachable = false
+            publishStatus()
+        } else if case .server = error {
+            noteReachable()
+        }
+    }
+
+    private func publishStatus() {
+        publish(status)
+    }
+}
+
+/// Exponential backoff with jitter: 1 s doubling to 5 min; a server's `Retry-After` wins when longer.
+public enum Backoff {
+    public static func delay(attempt: Int, retryAfter: Double? = nil, jitter: Double = Double.random(in: 0.8...1.2)) -> Double {
+        let base = min(300, pow(2, Double(max(0, min(attempt - 1, 16)))))
+        let jittered = min(300, base * jitter)
+        if let retryAfter, retryAfter > jittered { return min(retryAfter, 3600) }
+        return jittered
+    }
+}
