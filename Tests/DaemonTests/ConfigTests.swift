@@ -1,0 +1,148 @@
+@testable import Daemon
+import Foundation
+import Logging
+import Testing
+import TestSupport
+
+@Suite struct ConfigFileTests {
+    @Test func parsesTablesStringsNumbersBooleansAndComments() throws {
+        let file = try ConfigFile(path: "c.toml", text: """
+            # splashd
+            [backend]
+            url = "https://abc.supabase.co"   # trailing comment
+            anon_key = 'literal # not a comment'
+            [control]
+            max_connections = 1_000
+            ratio = 0.5
+            verbose = true
+            escaped = "a\\"b\\n"
+            """)
+        #expect(file.values["backend.url"]?.value == .string("https://abc.supabase.co"))
+        #expect(file.values["backend.anon_key"]?.value == .string("literal # not a comment"))
+        #expect(file.values["control.max_connections"]?.value == .integer(1000))
+        #expect(file.values["control.ratio"]?.value == .double(0.5))
+        #expect(file.values["control.verbose"]?.value == .bool(true))
+        #expect(file.values["control.escaped"]?.value == .string("a\"b\n"))
+        #expect(file.values["control.max_connections"]?.line == 6)
+    }
+
+    @Test(arguments: [
+        ("key value", 1, "expected 'key = value'"),
+        ("[backend\nurl = 1", 1, "table header"),
+        ("a = ", 1, "a value is missing"),
+        ("a = \"open", 1, "unterminated string"),
+        ("a = bare", 1, "strings need quotes"),
+        ("a = 1\na = 2", 2, "set twice"),
+        ("[[array]]", 1, "table header"),
+        ("a b = 1", 1, "may hold only"),
+        ("a = \"x\" y", 1, "after the closing quote"),
+        ("a = \"\\q\"", 1, "unsupported escape"),
+    ])
+    func everyErrorNamesFileAndLine(text: String, line: Int, fragment: String) {
+        do {
+            _ = try ConfigFile(path: "/etc/splashd/config.toml", text: text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.line == line)
+            #expect(error.description.hasPrefix("/etc/splashd/config.toml:\(line): "), "\(error)")
+            #expect(error.description.contains(fragment), "\(error)")
+        }
+    }
+}
+
+@Suite struct DaemonConfigTests {
+    @Test func fileThenEnvironmentWin() throws {
+        let dir = TemporaryDirectory()
+        try "sekrit-from-file\n".write(toFile: dir.file("anon"), atomically: true, encoding: .utf8)
+        try """
+            [backend]
+            url = "https://file.example"
+            anon_key_file = "\(dir.file("anon"))"
+            [log]
+            level = "debug"
+            """.write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
+        let fromFile = try DaemonConfig.load(file: dir.file("c.toml"), environment: [:])
+        #expect(fromFile.backendURL == "https://file.example")
+        #expect(fromFile.anonKey == "sekrit-from-file")
+        #expect(fromFile.logLevel == .debug)
+        let overridden = try DaemonConfig.load(
+            file: dir.file("c.toml"), environment: ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", "SPLASHD_NASA_API_URL": "http://127.0.0.1:8/nasa"])
+        #expect(overridden.backendURL == "http://127.0.0.1:9")
+        #expect(overridden.nasaAPIURL == "http://127.0.0.1:8/nasa")
+        #expect(overridden.anonKey == "sekrit-from-file")
+    }
+
+    @Test func unknownKeysWrongTypesAndRangesAreErrorsWithLines() throws {
+        let cases = [
+            ("[backend]\nuri = \"x\"\n", "c.toml:2: unknown key 'backend.uri'"),
+            ("[control]\nmax_connections = \"many\"\n", "c.toml:2: control.max_connections must be an integer"),
+            ("[control]\nmax_line_bytes = 10\n", "c.toml:2: control.max_line_bytes must be an integer from 1024"),
+            ("[log]\nlevel = \"loud\"\n", "c.toml:2: log level 'loud'"),
+            ("[backend]\nanon_key_file = \"/nonexistent/key\"\n", "c.toml:2: backend.anon_key_file: cannot read /nonexistent/key"),
+        ]
+        for (text, expected) in cases {
+            var config = DaemonConfig()
+            do {
+                try config.apply(try ConfigFile(path: "c.toml", text: text))
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.description.hasPrefix(expected), "\(error)")
+            }
+        }
+    }
+
+    @Test func liveChangesSayWhatAppliesNowAndWhatWaits() {
+        var old = DaemonConfig()
+        old.logLevel = .info
+        var new = old
+        new.logLevel = .debug
+        #expect(old.liveChanges(to: new) == "log.level info → debug")
+        new.backendURL = "https://other"
+        #expect(old.liveChanges(to: new).contains("other settings apply at the next start"))
+        #expect(old.liveChanges(to: old) == "nothing changed")
+    }
+}
+
+@Suite struct DirectoriesTests {
+    @Test func flagsThenSystemdThenXDGThenHome() throws {
+        let home = ["HOME": "/home/ana"]
+        let defaults = try DaemonDirectories.resolve(flags: .init(), environment: home, uid: 1000)
+        #expect(defaults.state == "/home/ana/.local/state/splashd")
+        #expect(defaults.data == "/home/ana/.local/share/splashd")
+        #expect(defaults.cache == "/home/ana/.cache/splashd")
+        #expect(defaults.socket == "/tmp/splashd-1000/control.sock")
+
+        let xdg = try DaemonDirectories.resolve(flags: .init(), environment: home.merging([
+            "XDG_STATE_HOME": "/x/state", "XDG_DATA_HOME": "/x/data", "XDG_CACHE_HOME": "/x/cache", "XDG_RUNTIME_DIR": "/run/user/1000",
+        ]) { $1 }, uid: 1000)
+        #expect([xdg.state, xdg.data, xdg.cache, xdg.socket] == ["/x/state/splashd", "/x/data/splashd", "/x/cache/splashd", "/run/user/1000/splashd/control.sock"])
+
+        let systemd = try DaemonDirectories.resolve(flags: .init(), environment: home.merging([
+            "STATE_DIRECTORY": "/var/lib/splashd", "CACHE_DIRECTORY": "/var/cache/splashd", "RUNTIME_DIRECTORY": "/run/splashd",
+            "XDG_STATE_HOME": "/x/state",
+        ]) { $1 }, uid: 0)
+        #expect([systemd.state, systemd.cache, systemd.socket] == ["/var/lib/splashd", "/var/cache/splashd", "/run/splashd/control.sock"])
+        #expect(systemd.data == "/home/ana/.local/share/splashd", "the library follows XDG in every mode")
+
+        let flags = try DaemonDirectories.resolve(
+            flags: .init(stateDir: "/f/s", dataDir: "/f/d", cacheDir: "/f/c", socket: "/f/r/sock"),
+            environment: ["STATE_DIRECTORY": "/var/lib/splashd"], uid: 0)
+        #expect([flags.state, flags.data, flags.cache, flags.socket, flags.runtime] == ["/f/s", "/f/d", "/f/c", "/f/r/sock", "/f/r"])
+    }
+
+    @Test func noHomeAndNothingElseIsAClearError() {
+        #expect(throws: DirectoryError.noHome) { try DaemonDirectories.resolve(flags: .init(), environment: [:], uid: 1) }
+    }
+
+    @Test func createsPrivateDirectories() throws {
+        let dir = TemporaryDirectory()
+        let directories = try DaemonDirectories.resolve(
+            flags: .init(stateDir: dir.file("s/a"), dataDir: dir.file("d"), cacheDir: dir.file("c"), socket: dir.file("r/x.sock")),
+            environment: [:], uid: 0)
+        try directories.create()
+        for path in [dir.file("s/a"), dir.file("d"), dir.file("c")] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o700, "\(path)")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+@testable import Daemon
+import Journal
+import Logging
+import Shared
+import Testing
+
+@Suite struct LogFieldsTests {
+    @Test(arguments: [
+        ("splashd_op", "SPLASHD_OP"), ("http_status", "SPLASHD_HTTP_STATUS"), ("photo-id", "SPLASHD_PHOTO_ID"),
+        ("weird.key é", "SPLASHD_WEIRD_KEY__"),
+    ])
+    func journalFieldNamesAreUppercaseAlphanumericAndPrefixed(key: String, field: String) {
+        #expect(LogFields.journalFieldName(key) == field)
+    }
+
+    @Test(arguments: ["password", "refresh_token", "splashd_access_token", "Authorization", "anon_key", "unsplash_access_key", "client_secret"])
+    func secretsAreRedactedWhateverTheCaller(key: String) {
+        #expect(LogFields.redacted(key: key, value: "eyJhbGciOi.secret") == "[redacted]")
+    }
+
+    @Test func ordinaryValuesPass() {
+        #expect(LogFields.redacted(key: "splashd_photo", value: "unsplash:abc") == "unsplash:abc")
+    }
+
+    @Test func prioritiesFollowSyslog() {
+        #expect(LogFields.priority(.critical) == 2)
+        #expect(LogFields.priority(.error) == 3)
+        #expect(LogFields.priority(.warning) == 4)
+        #expect(LogFields.priority(.notice) == 5)
+        #expect(LogFields.priority(.info) == 6)
+        #expect(LogFields.priority(.debug) == 7)
+    }
+
+    @Test func autoPicksTheJournalOnlyWhenStderrIsTheJournalStream() {
+        #expect(LogTarget.auto.resolved(environment: [:]) == .stderr)
+        #expect(LogTarget.auto.resolved(environment: ["JOURNAL_STREAM": "1:2"]) == .stderr)
+        #expect(LogTarget.journal.resolved(environment: [:]) == .journal)
+    }
+}
+
+@Suite struct StatusLineTests {
+    @Test func oneLineSummary() {
+        var values = DaemonState.Values()
+        #expect(StatusLine.make(values) == "connectivity unknown · signed out · 0 queued")
+        values.connectivity = ConnectivityStatus(state: .online, reason: "backend answers")
+        values.account = AccountStatus(state: .signedIn, userId: "u", email: "ana@example.com", username: "ana")
+        values.outbox = OutboxCounts(pending: 2, inFlight: 1, rejected: 1)
+        values.lastSync = Date(timeIntervalSince1970: 12 * 3600 + 4 * 60)
+        #expect(StatusLine.make(values, timeZone: TimeZone(identifier: "UTC")!) == "online · signed in as ana · 3 queued · 1 rejected · synced 12:04")
+        values.account.state = .signedInOffline
+        values.connectivity = ConnectivityStatus(state: .offline, reason: "no route")
+        #expect(StatusLine.make(values, timeZone: TimeZone(identifier: "UTC")!).hasPrefix("offline · signed in as ana (offline)"))
+    }
+}
+
+import Foundation
