@@ -10,7 +10,10 @@ struct SplashCtl: AsyncParsableCommand {
         discussion: "Exit codes follow sysexits.h: 0 ok, 64 usage, 65 invalid input, 66 not found, 69 daemon not running, "
             + "70 internal error, 75 try again later (offline, busy, rate limited), 76 protocol error, 77 not permitted. "
             + "See docs/protocol.md.",
-        subcommands: [StatusCommand.self, PhotosCommand.self, WatchCommand.self])
+        subcommands: [
+            StatusCommand.self, PhotosCommand.self, WatchCommand.self,
+            SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, ProfileCommand.self, UsersCommand.self,
+        ])
 
     /// Global options may come before the command (`splashctl --json status`); ArgumentParser reads
     /// them only after it, so they are moved there before parsing.

@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+// splashctl's account commands: signup, login, logout, whoami, profile, users.
+
+struct SignupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signup", abstract: "Create an account and sign in to it (asks for the password without echo).")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "E-mail address.") var email: String
+    @Option(help: "Username: 3 to 32 of a-z, 0-9 and '_'.") var username: String
+    @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+
+    func run() async throws {
+        // Checked before asking for a password, so a typo costs nothing.
+        if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
+        if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
+        let password = try PasswordPrompt.read(fromStdin: passwordStdin)
+        try await global.run(SignupRequest(email: email, password: password, username: username), render: WhoamiCommand.render)
+    }
+}
+
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Sign in (asks for the password without echo).")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "E-mail address.") var email: String
+    @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+
+    func run() async throws {
+        if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
+        let password = try PasswordPrompt.read(fromStdin: passwordStdin)
+        try await global.run(LoginRequest(email: email, password: password), render: WhoamiCommand.render)
+    }
+}
+
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "Sign out; changes not yet sent stay queued for the account.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(LogoutRequest()) { result, style in
+            var text = style.yellow("signed out")
+            if result.keptOutbox > 0 { text += " — \(result.keptOutbox) queued change(s) kept; they go out when you sign in again" }
+            if !result.serverNotified { text += style.dim(" (the server could not be told; the session ends when it expires)") }
+            return text
+        }
+    }
+}
+
+struct WhoamiCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Who is signed in.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(WhoamiRequest(), render: Self.render)
+    }
+
+    static func render(_ result: WhoamiResult, _ style: TerminalStyle) -> String {
+        let account = result.account
+        let name = account.username ?? account.email ?? "?"
+        switch account.state {
+        case .signedOut:
+            return style.yellow("signed out") + (result.signedOutReason.map { " — \($0)" } ?? "")
+        case .signedIn, .signedInOffline:
+            var lines = [
+                (account.state == .signedIn ? style.green("signed in") : style.yellow("signed in (offline)")) + " as \(style.bold(name))",
+                "  e-mail    \(account.email ?? "?")",
+                "  user id   \(account.userId ?? "?")",
+            ]
+            if let profile = result.profile { lines.append("  profile   " + ProfileCommand.syncText(profile, style)) }
+            if let expires = result.sessionExpiresAt { lines.append("  session   refreshed before \(Formatting.absolute(expires))") }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+struct ProfileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile", abstract: "Show or change your profile.",
+        subcommands: [ShowProfile.self, SetUsername.self], defaultSubcommand: ShowProfile.self)
+
+    static func syncText(_ profile: Profile, _ style: TerminalStyle) -> String {
+        switch profile.sync {
+        case .synced: style.green("in sync")
+        case .pending: style.yellow("waiting to be sent")
+        case .rejected: style.red("refused by the server") + (profile.rejectedReason.map { ": \($0)" } ?? "")
+        }
+    }
+
+    static func render(_ profile: Profile, stale: Bool, fetchedAt: Date?, _ style: TerminalStyle) -> String {
+        var lines = [
+            style.bold(profile.username ?? "(no username)") + "  " + syncText(profile, style),
+            "  e-mail        \(profile.email)",
+        ]
+        if let created = profile.createdAt { lines.append("  member since  \(Formatting.absolute(created))") }
+        if let lastSignIn = profile.lastSignInAt { lines.append("  last sign-in  \(Formatting.absolute(lastSignIn))") }
+        if let fetchedAt {
+            lines.append("  fetched       \(Formatting.relative(fetchedAt))" + (stale ? style.yellow(" (offline: may be out of date)") : ""))
+        } else if stale {
+            lines.append(style.yellow("  offline: may be out of date"))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct ShowProfile: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show your profile.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Fetch it from the server first.") var refresh = false
+
+    func run() async throws {
+        try await global.run(ProfileGetRequest(refresh: refresh ? true : nil)) { result, style in
+            ProfileCommand.render(result.profile, stale: result.stale, fetchedAt: result.fetchedAt, style)
+        }
+    }
+}
+
+struct SetUsername: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-username", abstract: "Change your username (applied here at once, sent when online).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "3 to 32 of a-z, 0-9 and '_'.") var username: String
+
+    func run() async throws {
+        if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
+        try await global.run(SetUsernameRequest(username: username)) { result, style in
+            guard result.opId != nil else { return "username is already \(style.bold(username))" }
+            return "username set to \(style.bold(username)) — " + ProfileCommand.syncText(result.profile, style)
+        }
+    }
+}
+
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users", abstract: "What the server says about everyone.", subcommands: [CountUsers.self, RecentUsers.self])
+
+    static func staleNote(stale: Bool, age: Double, _ style: TerminalStyle) -> String {
+        stale ? style.yellow(" (offline: as of \(Formatting.duration(age)) ago)") : ""
+    }
+}
+
+struct CountUsers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "count", abstract: "How many accounts exist.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(UsersCountRequest()) { result, style in
+            "\(result.count) accounts" + UsersCommand.staleNote(stale: result.stale, age: result.ageSeconds, style)
+        }
+    }
+}
+
+struct RecentUsers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "recent", abstract: "The newest accounts.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "At most this many (1–\(UsersRecentRequest.maxLimit), default \(UsersRecentRequest.defaultLimit)).") var limit: Int?
+
+    func run() async throws {
+        let request = UsersRecentRequest(limit: limit)
+        do {
+            try request.validate()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        try await global.run(request) { result, style in
+            var table = Table(headers: ["USERNAME", "JOINED"])
+            table.rows = result.users.map { [$0.username, Formatting.relative($0.createdAt)] }
+            return table.render() + UsersCommand.staleNote(stale: result.stale, age: result.ageSeconds, style)
+        }
+    }
+}
