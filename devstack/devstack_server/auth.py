@@ -202,7 +202,7 @@ async def signup(request):
                     user = await conn.fetchrow(
                         "insert into auth.users (aud, role, email, encrypted_password, email_confirmed_at,"
                         " last_sign_in_at, raw_app_meta_data, raw_user_meta_data)"
-                        " values ('authenticated', 'authenticated', $1, crypt($2, gen_salt('bf', 6)), now(),"
+                        " values ('authenticated', 'authenticated', $1, extensions.crypt($2, extensions.gen_salt('bf', 6)), now(),"
                         " now(), $3::jsonb, $4::jsonb) returning *",
                         email, body["password"],
                         json.dumps({"provider": "email", "providers": ["email"]}), json.dumps(data))
@@ -235,7 +235,7 @@ async def password_grant(request):
         async with conn.transaction():
             user = await conn.fetchrow(
                 "select * from auth.users where lower(email) = lower($1) and deleted_at is null"
-                " and encrypted_password = crypt($2, encrypted_password)", email, password)
+                " and encrypted_password = extensions.crypt($2, encrypted_password)", email, password)
             if user is None:
                 raise AuthError(400, "invalid_credentials", "Invalid login credentials")
             if user["email_confirmed_at"] is None:
@@ -352,12 +352,12 @@ async def put_user(request):
                                        email, user["id"])
             if "password" in body and body["password"] is not None:
                 check_password(body["password"])
-                same = await conn.fetchval("select encrypted_password = crypt($1, encrypted_password)"
+                same = await conn.fetchval("select encrypted_password = extensions.crypt($1, encrypted_password)"
                                            " from auth.users where id = $2", body["password"], user["id"])
                 if same:
                     raise AuthError(422, "same_password",
                                     "New password should be different from the old password.")
-                await conn.execute("update auth.users set encrypted_password = crypt($1, gen_salt('bf', 6)),"
+                await conn.execute("update auth.users set encrypted_password = extensions.crypt($1, extensions.gen_salt('bf', 6)),"
                                    " updated_at = now() where id = $2", body["password"], user["id"])
             if "data" in body and body["data"] is not None:
                 if not isinstance(body["data"], dict):

@@ -210,13 +210,6 @@ async def random_photo(request):
     return json_response([photo_json(st, p, detail=True) for p in picks])
 
 
-def find_photo(st, pid):
-    p = st.unsplash.by_id.get(pid)
-    if p is None:
-        raise LookupError
-    return p
-
-
 @unsplash_endpoint
 async def get_photo(request):
     st = state(request)

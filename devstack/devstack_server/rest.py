@@ -655,11 +655,13 @@ async def rpc(request):
         args, filters = payload, dict(request.query)
     fn = find_function(st, name, set(args))
     b = Builder(name, None)
-    pj = b.param(json.dumps(args))
+    pj = None
     call_args = []
     for an, at in fn.args:
         if an not in args:
             continue
+        if pj is None:
+            pj = b.param(json.dumps(args))
         k = b.param(an)
         if at in ("json", "jsonb"):
             expr = f"CAST({pj}::json->{k}::text AS {at})"
@@ -702,9 +704,9 @@ async def rpc(request):
 
 def add_routes(app):
     r = app.router
-    r.add_route("GET", "/rest/v1/rpc/{fn}", rpc)
+    r.add_get("/rest/v1/rpc/{fn}", rpc)
     r.add_route("POST", "/rest/v1/rpc/{fn}", rpc)
-    r.add_route("GET", "/rest/v1/{name}", read)  # aiohttp adds HEAD for GET routes
+    r.add_get("/rest/v1/{name}", read)  # add_get also answers HEAD
     r.add_route("POST", "/rest/v1/{name}", insert)
     r.add_route("PATCH", "/rest/v1/{name}", update)
     r.add_route("DELETE", "/rest/v1/{name}", delete)

@@ -3,7 +3,8 @@
 -- with the same names, so that supabase/migrations/*.sql apply unchanged.
 -- Applied as the cluster superuser on a fresh, throwaway database.
 
-create extension if not exists pgcrypto;
+create schema if not exists extensions;
+create extension if not exists pgcrypto with schema extensions;
 
 -- Roles, as in Supabase: PostgREST connects as `authenticator` and switches to the JWT's role.
 create role anon nologin noinherit;
@@ -14,6 +15,7 @@ grant anon, authenticated, service_role to authenticator;
 create role supabase_storage_admin nologin noinherit bypassrls;
 
 grant usage on schema public to anon, authenticated, service_role;
+grant usage on schema extensions to anon, authenticated, service_role;
 alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
 alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
 alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
