@@ -41,6 +41,7 @@ class Unsplash:
         self.users = [self._user(k) for k in range(max(10, min(200, size // 10)))]
         self.photos = [self._photo(i) for i in range(size)]
         self.by_id = {p["id"]: p for p in self.photos}
+        self.ordered_cache = {}  # order_by -> all photos in that order (for GET /photos)
         self.index = {}
         for i, p in enumerate(self.photos):
             for w in p["_words"]:

@@ -174,7 +174,10 @@ async def list_photos(request):
     st = state(request)
     page, per_page = page_args(request)
     order = check_choice(request, "order_by", ("latest", "oldest", "popular")) or "latest"
-    chunk, headers, _, _ = paged(request, ordered(st.unsplash.photos, order), page, per_page)
+    cache = st.unsplash.ordered_cache
+    if order not in cache:
+        cache[order] = ordered(st.unsplash.photos, order)
+    chunk, headers, _, _ = paged(request, cache[order], page, per_page)
     return json_response([photo_json(st, p) for p in chunk], headers=headers)
 
 
