@@ -1,0 +1,58 @@
+"""devstack/devstack itself: stdout is only KEY=VALUE lines, up is idempotent, env reprints, down
+removes the instance and its cluster; instances run side by side."""
+import os
+import re
+import subprocess
+import uuid
+
+import requests
+
+from conftest import DEVSTACK
+
+KEYS = {"SPLASHD_BACKEND_URL", "SPLASHD_ANON_KEY", "SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY",
+        "SPLASHD_NASA_API_URL", "DEVSTACK_URL", "DEVSTACK_STATE_DIR", "DEVSTACK_SERVICE_ROLE_KEY",
+        "DEVSTACK_JWT_SECRET", "DEVSTACK_DATABASE_URL"}
+
+
+def run(cmd, state_dir, **env):
+    e = dict(os.environ, DEVSTACK_STATE_DIR=state_dir, **env)
+    for k in ("DEVSTACK_URL", "DEVSTACK_PORT", "DEVSTACK_HOST"):
+        if k not in env:
+            e.pop(k, None)
+    return subprocess.run([DEVSTACK, cmd], env=e, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_up_env_down_side_by_side(env):
+    state_dir = f"/tmp/splashd-devstack-cmdtest-{uuid.uuid4().hex[:8]}"
+    try:
+        up = run("up", state_dir, DEVSTACK_PHOTOS="50")
+        assert up.returncode == 0, up.stderr
+        lines = up.stdout.splitlines()
+        assert lines and all(re.match(r"^[A-Z_]+=\S+$", l) for l in lines), up.stdout
+        vals = dict(l.split("=", 1) for l in lines)
+        assert KEYS <= set(vals)
+        assert vals["DEVSTACK_STATE_DIR"] == state_dir
+        assert vals["SPLASHD_BACKEND_URL"].startswith("http://127.0.0.1:")
+        assert vals["SPLASHD_UNSPLASH_API_URL"] == vals["DEVSTACK_URL"] + "/unsplash"
+        assert vals["SPLASHD_NASA_API_URL"] == vals["DEVSTACK_URL"] + "/nasa"
+        # a second instance beside the session's own: different port, secret and database
+        assert vals["DEVSTACK_URL"] != env["DEVSTACK_URL"]
+        assert vals["DEVSTACK_JWT_SECRET"] != env["DEVSTACK_JWT_SECRET"]
+        r = requests.get(vals["SPLASHD_UNSPLASH_API_URL"] + "/search/photos", params={"query": "sky"},
+                         headers={"Authorization": f"Client-ID {vals['SPLASHD_UNSPLASH_ACCESS_KEY']}"})
+        assert r.status_code == 200 and r.json()["total"] < 50
+        again = run("up", state_dir)
+        assert again.returncode == 0 and again.stdout == up.stdout  # idempotent: same instance
+        assert run("env", state_dir).stdout == up.stdout
+        pgdata = open(os.path.join(state_dir, "pgdata.path")).read().strip()
+        assert os.path.isdir(pgdata)
+    finally:
+        down = run("down", state_dir)
+    assert down.returncode == 0 and down.stdout == ""
+    assert not os.path.exists(state_dir) and not os.path.exists(pgdata)
+    assert run("env", state_dir).returncode != 0
+    try:
+        requests.get(vals["DEVSTACK_URL"] + "/_devstack/health", timeout=2)
+        assert False, "server still answering after down"
+    except requests.ConnectionError:
+        pass

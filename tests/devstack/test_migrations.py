@@ -1,0 +1,49 @@
+"""The project's migrations as Postgres runs them: triggers, constraints, policies, grants."""
+import uuid
+
+
+def test_profile_created_by_trigger_with_fallback_username(sql):
+    uid = uuid.uuid4()
+    sql("insert into auth.users (id, email, raw_user_meta_data) values ($1, $2, '{}')", uid, "Jo@Example.com")
+    p = sql("select username, email from public.profiles where id = $1", uid)[0]
+    assert p["username"] == "jo_" and p["email"] == "Jo@Example.com"  # padded to 3 characters
+    uid2 = uuid.uuid4()
+    sql("insert into auth.users (id, email, raw_user_meta_data) values ($1, $2, $3::jsonb)", uid2,
+        "x@example.com", '{"username": "A very long user name that exceeds thirty-two characters"}')
+    name = sql("select username from public.profiles where id = $1", uid2)[0]["username"]
+    assert len(name) <= 32 and all(c.isalnum() or c == "_" for c in name) and name == name.lower()
+
+
+def test_sign_in_and_email_change_reach_profile(sql, make_user, anon):
+    u = make_user()
+    before = sql("select last_sign_in_at from public.profiles where id = $1", uuid.UUID(u.id))[0][0]
+    assert anon.post("/auth/v1/token?grant_type=password",
+                     json={"email": u.email, "password": u.password}).status_code == 200
+    after = sql("select last_sign_in_at from public.profiles where id = $1", uuid.UUID(u.id))[0][0]
+    assert after > before
+
+
+def test_updated_at_is_server_time(make_user):
+    u = make_user()
+    r = u.api.post("/rest/v1/likes", json={"photo_id": "unsplash:t", "updated_at": "2001-01-01T00:00:00Z"},
+                   headers={"Prefer": "return=representation"})
+    assert r.status_code == 201 and not r.json()[0]["updated_at"].startswith("2001")
+
+
+def test_deleting_a_user_cascades(sql, make_user):
+    u = make_user()
+    u.api.post("/rest/v1/likes", json={"photo_id": "unsplash:t"})
+    sql("delete from auth.users where id = $1", uuid.UUID(u.id))
+    assert sql("select count(*) from public.likes where user_id = $1", uuid.UUID(u.id))[0][0] == 0
+    assert sql("select count(*) from public.profiles where id = $1", uuid.UUID(u.id))[0][0] == 0
+
+
+def test_policies_are_to_authenticated_only(sql):
+    rows = sql("select tablename, policyname, roles::text[] as roles from pg_policies"
+               " where schemaname in ('public', 'storage')")
+    assert len(rows) >= 14
+    assert all(r["roles"] == ["authenticated"] for r in rows), rows
+    fns = sql("select p.proname, p.prosecdef, p.proconfig from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+              " where n.nspname = 'public' and p.prosecdef")
+    assert {f["proname"] for f in fns} == {"handle_new_user", "handle_user_updated", "user_count"}
+    assert all(f["proconfig"] == ["search_path=\"\""] for f in fns), fns
