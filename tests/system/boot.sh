@@ -25,32 +25,58 @@ mount -t tmpfs -o mode=0755 tmpfs /usr/local/bin
 cp -L "$BIN_DIR/splashd" "$BIN_DIR/splashctl" /usr/local/bin/
 chmod 0755 /usr/local/bin/splashd /usr/local/bin/splashctl
 
-# 3. Throwaway users, visible in this namespace only: copies of passwd/group bound over the
-#    host's files.
+# 3. Throwaway users (uids in the regular range, so journald keeps a journal per user), visible
+#    in this namespace only: copies of passwd/group bound over the host's files.
 for f in passwd group; do cp /etc/$f "$STAGE/$f"; done
 cat >>"$STAGE/passwd" <<USERS
-splashtest:x:61234:61234:splashd system test:/nonexistent:/usr/sbin/nologin
-splashother:x:61235:61235:splashd system test, another user:/nonexistent:/usr/sbin/nologin
+splashtest:x:59234:59234:splashd system test:/home/splashtest:/usr/sbin/nologin
+splashother:x:59235:59235:splashd system test, another user:/nonexistent:/usr/sbin/nologin
 USERS
 cat >>"$STAGE/group" <<GROUPS
-splashtest:x:61234:
-splashother:x:61235:
+splashtest:x:59234:
+splashother:x:59235:
 GROUPS
 mount --bind "$STAGE/passwd" /etc/passwd
 mount --bind "$STAGE/group" /etc/group
 
-# 4. Everything systemd or journald might write: fresh tmpfs.
-for d in /tmp /var/tmp /var/log /var/lib /var/cache; do
+# 4. Everything systemd or journald might write, and /home: fresh tmpfs.
+for d in /tmp /var/tmp /var/log /var/lib /var/cache /home; do
   mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$d"
 done
 chmod 1777 /tmp /var/tmp
+# A persistent journal (on that tmpfs), so that journald keeps a journal per user and
+# splashtest can read its own with `journalctl --user`, as docs/operations.md says.
+mkdir -p /var/log/journal
+# splashtest's home, with the credentials file the user unit reads (EnvironmentFile=-%E/splashd/env).
+install -d -o 59234 -g 59234 -m 0700 /home/splashtest /home/splashtest/.config /home/splashtest/.config/splashd
+install -o 59234 -g 59234 -m 0600 "$STAGE/secrets.env" /home/splashtest/.config/splashd/env
 
 # 5. The target systemd boots into: journald only (it comes with default dependencies); the
 #    test starts splashd's units itself with systemctl.
 cat >/run/systemd/system/splashd-test.target <<'UNIT'
 [Unit]
 Description=splashd system test
-Wants=systemd-journald.service systemd-journald.socket
+Wants=systemd-journald.service systemd-journald.socket systemd-journal-flush.service
+UNIT
+# The user units, for a user manager run as splashtest. The stock user@.service needs D-Bus and
+# logind (through user-runtime-dir@.service), which this namespace does not run, so an instance
+# file of the same name takes its place: the same `systemd --user`, in the same slice and cgroup
+# (which is how journald tells user units apart, for `journalctl --user -u splashd`).
+mkdir -p /run/systemd/user
+cp "$STAGE"/user/splashd.service "$STAGE"/user/splashd.socket /run/systemd/user/
+cat >/run/systemd/system/user@59234.service <<'UNIT'
+[Unit]
+Description=User Manager for UID 59234 (splashd system test)
+[Service]
+Type=notify
+User=59234
+Slice=user-59234.slice
+ExecStart=/lib/systemd/systemd --user
+Environment=XDG_RUNTIME_DIR=/run/user/59234
+RuntimeDirectory=user/59234
+RuntimeDirectoryMode=0700
+Delegate=pids memory cpu
+KillMode=mixed
 UNIT
 # The test's own drop-ins (short watchdog, secrets) live in its fixtures.
 mkdir -p /run/systemd/system/splashd@splashtest.service.d
