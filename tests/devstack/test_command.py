@@ -56,3 +56,30 @@ def test_up_env_down_side_by_side(env):
         assert False, "server still answering after down"
     except requests.ConnectionError:
         pass
+
+
+def test_devstack_host_binds_only_that_address():
+    import socket
+    probe = socket.socket()
+    try:
+        probe.bind(("127.0.0.2", 0))
+    except OSError:
+        import pytest
+        pytest.skip("127.0.0.2 is not usable here")
+    finally:
+        probe.close()
+    state_dir = f"/tmp/splashd-devstack-cmdtest-{uuid.uuid4().hex[:8]}"
+    try:
+        up = run("up", state_dir, DEVSTACK_HOST="127.0.0.2", DEVSTACK_PHOTOS="20")
+        assert up.returncode == 0, up.stderr
+        vals = dict(l.split("=", 1) for l in up.stdout.splitlines())
+        assert vals["SPLASHD_BACKEND_URL"].startswith("http://127.0.0.2:")
+        port = vals["DEVSTACK_URL"].rsplit(":", 1)[1]
+        assert requests.get(vals["DEVSTACK_URL"] + "/_devstack/health", timeout=5).status_code == 200
+        try:
+            requests.get(f"http://127.0.0.1:{port}/_devstack/health", timeout=2)
+            assert False, "also answering on 127.0.0.1"
+        except requests.ConnectionError:
+            pass
+    finally:
+        run("down", state_dir)
