@@ -12,7 +12,6 @@ import Shared
 import Store
 import Synchronization
 import Systemd
-import UnixSignals
 
 /// Builds the daemon's parts and runs them as one service group until SIGTERM or SIGINT.
 /// The executable only parses flags and calls `run`.
@@ -103,12 +102,11 @@ public enum DaemonRunner {
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
         // the service group's own setup must stop or reload the daemon, not kill it.
-        let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
-        let reloadSignals = await UnixSignalsSequence(trapping: .sighup)
+        let signals = SignalWatcher()
 
         let running = Mutex(config)
         let reload = ReloadService(
-            signals: reloadSignals,
+            signals: signals.reloads,
             notifier: notifier,
             reload: {
                 Result {
@@ -142,20 +140,21 @@ public enum DaemonRunner {
 
         do {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
+                // Side tasks: turn SIGTERM/SIGINT into a graceful shutdown, and say READY=1 once the
+                // socket listens. The group's own run() is what this waits for; cancelling it early
+                // would drop connections the server accepted but has not served yet.
                 tasks.addTask {
-                    for await _ in stopSignals {
-                        await group.triggerGracefulShutdown()
-                        break
-                    }
+                    for await _ in signals.terminations { await group.triggerGracefulShutdown() }
                 }
-                try await server.waitUntilListening()
-                notifier.ready(status: state.statusLine())
-                logger.notice("splashd ready", metadata: [
-                    "splashd_op": "start", "splashd_version": "\(SplashVersion.current)",
-                    "splashd_socket": "\(directories.socket)", "splashd_state_dir": "\(directories.state)",
-                ])
-                try await tasks.next()
+                tasks.addTask {
+                    try await server.waitUntilListening()
+                    notifier.ready(status: state.statusLine())
+                    logger.notice("splashd ready", metadata: [
+                        "splashd_op": "start", "splashd_version": "\(SplashVersion.current)",
+                        "splashd_socket": "\(directories.socket)", "splashd_state_dir": "\(directories.state)",
+                    ])
+                }
+                try await group.run()
                 tasks.cancelAll()
             }
         } catch {

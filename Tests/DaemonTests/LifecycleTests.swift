@@ -37,7 +37,8 @@ import TestSupport
         let daemon = try DaemonProcess(directory: dir.path)
         _ = try await daemon.waitUntilListening()
         daemon.signal(SIGINT)
-        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        let status = await daemon.waitForExit(timeout: .seconds(5))
+        #expect(status == 0, "exit \(String(describing: status)); stderr:\n\(daemon.stderr)")
     }
 
     @Test func watchdogPingsAtHalfTheInterval() async throws {

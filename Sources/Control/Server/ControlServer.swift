@@ -125,7 +125,11 @@ public final class ControlServer: Service, Sendable {
                 try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                 try channel.pipeline.syncOperations.addHandler(IdleCloseHandler(watch: idle))
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineBytes)))
-                let async = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                // Deinit-based teardown on purpose: a connection accepted in the instant the listener
+                // closes is dropped by NIO before anyone serves it, and must then just be closed (the
+                // non-deprecated initializer traps instead: "Deinited NIOAsyncWriter without calling
+                // finish()", seen in tests). Every connection that is served is closed explicitly.
+                let async = try Self.wrapClosingOnDeinit(channel)
                 return Accepted(channel: async, peer: peer, idle: idle)
             }
         }
@@ -158,12 +162,12 @@ public final class ControlServer: Service, Sendable {
                         "splashd_peer_uid": "\(accepted.peer.uid)", "splashd_peer_pid": "\(accepted.peer.pid)",
                     ])
                     let error = RPCError(.permissionDenied, "permission denied: only uid \(configuration.daemonUID) and root may use this socket")
-                    try await outbound.write(Self.line(Router.encode(error: error, id: nil)))
+                    try await Self.refuse(accepted.channel.channel, with: error)
                     return
                 }
                 if open > configuration.maximumConnections {
                     let error = RPCError(.busy, "too many control connections (\(configuration.maximumConnections)); try again", retryAfter: 1)
-                    try await outbound.write(Self.line(Router.encode(error: error, id: nil)))
+                    try await Self.refuse(accepted.channel.channel, with: error)
                     return
                 }
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -191,6 +195,17 @@ public final class ControlServer: Service, Sendable {
         } catch {
             logger.debug("control connection ended", metadata: ["splashd_error": "\(error)"])
         }
+    }
+
+    /// Writes one error and waits until the kernel has it, so that the close that follows cannot
+    /// overtake it: a refused client always learns why.
+    static func refuse(_ channel: any Channel, with error: RPCError) async throws {
+        try await channel.writeAndFlush(line(Router.encode(error: error, id: nil))).get()
+    }
+
+    @available(*, deprecated, message: "uses NIO's deinit-based teardown on purpose; see bind()")
+    private static func wrapClosingOnDeinit(_ channel: any Channel) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try NIOAsyncChannel(synchronouslyWrapping: channel)
     }
 
     static func line(_ data: Data) -> ByteBuffer {

@@ -1,13 +1,12 @@
 import Logging
 import ServiceLifecycle
 import Systemd
-import UnixSignals
 
 /// SIGHUP: RELOADING=1, read the config again, apply what can change live, READY=1. A config that no
 /// longer parses is logged and the running one is kept.
 struct ReloadService: Service {
     /// Trapped before the socket listens: an early SIGHUP must not kill the daemon (its default action).
-    let signals: UnixSignalsSequence
+    let signals: AsyncStream<Void>
     let notifier: SystemdNotifier
     let reload: @Sendable () -> Result<String, any Error>
     let statusLine: @Sendable () -> String
