@@ -184,7 +184,8 @@ async def fault_and_count_middleware(request, handler):
     try:
         resp = await handler(request)
     except web.HTTPException as e:
-        resp = e
+        st.counters.status[e.status] += 1
+        raise
     st.counters.status[resp.status] += 1
     body = getattr(resp, "body", None)
     if isinstance(body, (bytes, bytearray)):
