@@ -11,6 +11,8 @@
 //   Journal       swift-log handler writing structured fields to journald or stderr
 //   HTTP          libcurl multi client
 //   Account       Supabase Auth, the session, profiles and user lists
+//   Connectivity  netlink + active probe: online, offline, degraded
+//   Sync          the outbox push engine (and pull)
 //   Daemon        composition root: config, directories, the service graph
 //   splashd, splashctl  executables that only wire things together
 import PackageDescription
@@ -72,6 +74,22 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
+            name: "Connectivity",
+            dependencies: [
+                "Shared", "HTTP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "Sync",
+            dependencies: [
+                "Shared", "Store", "HTTP", "Account", "Connectivity",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .target(
             name: "Control",
             dependencies: [
                 "Shared",
@@ -84,7 +102,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Shared", "Store", "Library", "Control", "Systemd", "Journal", "HTTP", "Account",
+                "Shared", "Store", "Library", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,6 +137,11 @@ let package = Package(
             dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: ["Sync", "Daemon", "Account", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
             dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],

@@ -1,0 +1,1 @@
+// Connectivity: netlink + probe (issue 6).

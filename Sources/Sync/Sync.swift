@@ -1,0 +1,1 @@
+// Sync: the outbox push engine (issue 6).
