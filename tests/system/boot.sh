@@ -18,6 +18,7 @@ cp "$REPO"/systemd/system/splashd@.service "$REPO"/systemd/system/splashd@.socke
 mkdir -p "$STAGE/user"
 cp "$REPO"/systemd/user/splashd.service "$REPO"/systemd/user/splashd.socket "$STAGE/user/"
 cp -r "$REPO"/tests/system/fixtures/. "$STAGE/"
+cp "$REPO"/tests/system/fake_backend.py "$REPO"/tests/system/rpc.py "$STAGE/"
 
 # 2. The binaries, where the committed units expect them: /usr/local/bin, covered by a tmpfs
 #    in this namespace only.
@@ -56,7 +57,15 @@ install -o 59234 -g 59234 -m 0600 "$STAGE/secrets.env" /home/splashtest/.config/
 cat >/run/systemd/system/splashd-test.target <<'UNIT'
 [Unit]
 Description=splashd system test
-Wants=systemd-journald.service systemd-journald.socket systemd-journal-flush.service
+Wants=systemd-journald.service systemd-journald.socket systemd-journal-flush.service fake-backend.service
+UNIT
+# The Supabase stand-in splashd signs in to (SPLASHD_BACKEND_URL in fixtures/secrets.env).
+cat >/run/systemd/system/fake-backend.service <<'UNIT'
+[Unit]
+Description=fake Supabase backend for the splashd system test
+[Service]
+User=nobody
+ExecStart=/usr/bin/python3 /run/splashd-test/fake_backend.py 8765
 UNIT
 # The user units, for a user manager run as splashtest. The stock user@.service needs D-Bus and
 # logind (through user-runtime-dir@.service), which this namespace does not run, so an instance
