@@ -1,0 +1,45 @@
+/// Re-probe delays while the backend is unreachable: `minimum` doubling up to `maximum`, each delay shortened by
+/// a random fraction of at most `jitter` so that many daemons coming back at once do not probe in lockstep.
+/// With the defaults: 1 s, 2 s, 4 s ... 256 s, 300 s, 300 s ... each one between 80 % and 100 % of that.
+/// A delay never exceeds `maximum` and never falls below `minimum * (1 - jitter)`.
+public struct Backoff: Sendable, Equatable {
+    public let minimum: Duration
+    public let maximum: Duration
+    /// Fraction in 0...1 by which a delay may be shortened.
+    public let jitter: Double
+    /// Delays handed out since the last reset.
+    public private(set) var attempt: Int = 0
+
+    public init(minimum: Duration, maximum: Duration, jitter: Double = 0.2) {
+        self.minimum = max(minimum, .milliseconds(1))
+        self.maximum = max(maximum, self.minimum)
+        self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The delay before the next attempt, without jitter.
+    public var nominalDelay: Duration {
+        var delay = minimum
+        var doublings = 0
+        while doublings < attempt && delay < maximum {
+            delay *= 2
+            doublings += 1
+        }
+        return min(delay, maximum)
+    }
+
+    /// The next delay (jittered) and advances the sequence.
+    public mutating func next(using generator: inout some RandomNumberGenerator) -> Duration {
+        let nominal = nominalDelay
+        attempt += 1
+        guard jitter > 0 else { return nominal }
+        let fraction = Double.random(in: 0...jitter, using: &generator)
+        return nominal * (1 - fraction)
+    }
+
+    public mutating func next() -> Duration {
+        var generator = SystemRandomNumberGenerator()
+        return next(using: &generator)
+    }
+
+    public mutating func reset() { attempt = 0 }
+}

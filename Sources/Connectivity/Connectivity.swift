@@ -1,1 +1,0 @@
-// Connectivity: netlink + probe (issue 6).

@@ -1,0 +1,262 @@
+import Foundation
+import HTTP
+import Logging
+import ServiceLifecycle
+import Shared
+import Synchronization
+
+/// Knows whether the backend can be reached: `online`, `offline` or `degraded` (the server errs), with a reason.
+///
+/// How it decides: an active probe, `GET <healthURL>` with a short timeout (see `ProbeVerdict.classify`). What makes
+/// it probe: startup; any rtnetlink change (links, addresses, routes), debounced; a request elsewhere that failed with
+/// a network error (`reportNetworkFailure`); `probeNow()`; a wall-clock jump or a resume from suspend. While
+/// offline or degraded it re-probes with backoff (1 s doubling to 5 min, jittered), reset by any network change.
+///
+/// Idle means asleep: online and with nothing changing, no timer runs at all. The netlink socket and the clock
+/// timerfd are polled by one dedicated thread that blocks in poll(2) without timeout; the probe loop is a task
+/// suspended on an AsyncStream.
+public final class ConnectivityMonitor: Service, Sendable {
+    public struct Configuration: Sendable {
+        /// The backend's health endpoint, e.g. `https://PROJECT.supabase.co/auth/v1/health`. nil: no backend is
+        /// configured; the state is then `offline` with reason "no backend configured" and nothing is probed.
+        public var healthURL: String?
+        /// Sent as the `apikey` header (the Supabase gateway wants it on every request, health included).
+        public var apiKey: String?
+        public var probeTimeout: Duration = .seconds(3)
+        /// Quiet time after the last netlink message before probing (a link going down sends a burst).
+        public var debounce: Duration = .milliseconds(250)
+        public var minBackoff: Duration = .seconds(1)
+        public var maxBackoff: Duration = .seconds(300)
+        /// Subscribe to rtnetlink. Off, connectivity changes are noticed only through failed requests and backoff.
+        public var watchNetlink = true
+        /// Watch for wall-clock jumps (timerfd with TFD_TIMER_CANCEL_ON_SET).
+        public var watchClock = true
+        /// Tests only: open the netlink socket in this network namespace (a path like /run/netns/NAME).
+        var netlinkNamespace: String?
+
+        public init(healthURL: String?, apiKey: String? = nil) {
+            self.healthURL = healthURL
+            self.apiKey = apiKey
+        }
+    }
+
+    enum Trigger: Sendable {
+        case network([String])
+        case clockChanged
+        case requestFailed(String)
+        case probeNow
+        case timer(generation: Int)
+    }
+
+    private struct State {
+        var tracker: StatusTracker
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+        var probes = 0
+    }
+
+    public let configuration: Configuration
+    private let http: HTTPClient
+    private let logger: Logger
+    private let onChange: @Sendable (ConnectivityStatus) -> Void
+    private let state: Mutex<State>
+    private let triggers: AsyncStream<Trigger>
+    private let trigger: AsyncStream<Trigger>.Continuation
+
+    public init(
+        configuration: Configuration, http: HTTPClient, logger: Logger,
+        onChange: @escaping @Sendable (ConnectivityStatus) -> Void
+    ) {
+        self.configuration = configuration
+        self.http = http
+        self.logger = logger
+        self.onChange = onChange
+        let initial =
+            configuration.healthURL == nil
+            ? ConnectivityStatus(state: .offline, reason: "no backend configured", since: Date())
+            : ConnectivityStatus(state: .unknown, reason: "not probed yet")
+        state = Mutex(State(tracker: StatusTracker(initial)))
+        // Bounded: the loop only needs to know that something happened, not every netlink message.
+        (triggers, trigger) = AsyncStream.makeStream(of: Trigger.self, bufferingPolicy: .bufferingNewest(64))
+    }
+
+    deinit { trigger.finish() }
+
+    /// The latest status; never waits.
+    public var current: ConnectivityStatus { state.withLock { $0.tracker.status } }
+
+    /// Probes made so far (for tests and the debug log).
+    var probeCount: Int { state.withLock { $0.probes } }
+
+    /// A request elsewhere failed with a network error (not an HTTP status): probe soon if we believed we were
+    /// online. Cheap and non-blocking; call it from any HTTP user.
+    public func reportNetworkFailure(_ reason: String) { trigger.yield(.requestFailed(reason)) }
+
+    /// Probe now and start the backoff over (e.g. `splashctl sync`, a config reload).
+    public func probeNow() { trigger.yield(.probeNow) }
+
+    /// Tests only: feeds the loop what the event source would (a clock jump cannot be made on a shared machine).
+    func inject(_ event: Trigger) { trigger.yield(event) }
+
+    /// Returns once the state is `online` (at once if it is); returns early if the task is cancelled.
+    public func waitUntilOnline() async {
+        let id = state.withLock { state in defer { state.nextWaiter += 1 }; return state.nextWaiter }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    // Task.isCancelled is set before the cancellation handler runs, and both sides hold the lock,
+                    // so either we see the cancellation here or the handler finds the waiter.
+                    if state.tracker.status.state == .online || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Runs until graceful shutdown (or cancellation).
+    public func run() async throws {
+        guard let healthURL = configuration.healthURL else {
+            logger.notice("connectivity: no backend configured; not probing")
+            try? await gracefulShutdown()
+            return
+        }
+        let source = startEventSource()
+        defer { source?.stop() }
+        await cancelWhenGracefulShutdown { [self] in await loop(healthURL: healthURL) }
+    }
+
+    /// Opens the netlink socket and the clock timer and starts their thread. A failure is logged and the monitor
+    /// carries on without that source: probes on failures and backoff still work.
+    private func startEventSource() -> EventSource? {
+        var netlink: FileDescriptor?
+        if configuration.watchNetlink {
+            do {
+                netlink = try RTNetlink.subscribe(namespace: configuration.netlinkNamespace)
+            } catch {
+                logger.warning("connectivity: no netlink subscription (\(error)); network changes are noticed only when requests fail")
+            }
+        }
+        var clock: ClockChangeTimer?
+        if configuration.watchClock {
+            do {
+                clock = try ClockChangeTimer()
+            } catch {
+                logger.warning("connectivity: no wall-clock watch (\(error))")
+            }
+        }
+        guard netlink != nil || clock != nil else { return nil }
+        let trigger = trigger
+        do {
+            return try EventSource(netlink: netlink, clock: clock, logger: logger) { event in
+                switch event {
+                case .network(let types): trigger.yield(.network(types))
+                case .clockChanged: trigger.yield(.clockChanged)
+                }
+            }
+        } catch {
+            logger.warning("connectivity: event source failed to start (\(error))")
+            return nil
+        }
+    }
+
+    /// The probe loop: one task, so probes never overlap and onChange calls come in order.
+    private func loop(healthURL: String) async {
+        var schedule = ProbeSchedule(
+            debounce: configuration.debounce,
+            backoff: Backoff(minimum: configuration.minBackoff, maximum: configuration.maxBackoff))
+        var random = SystemRandomNumberGenerator()
+        var suspend = SuspendDetector()
+        var timer: Task<Void, Never>?
+        var armed: ContinuousClock.Instant?
+        var generation = 0
+        defer { timer?.cancel() }
+
+        schedule.probeRequested(at: .now)
+        var pending: Trigger? = nil
+        var iterator = triggers.makeAsyncIterator()
+        while !Task.isCancelled {
+            if let event = pending {
+                let now = ContinuousClock.now
+                if let slept = suspend.check() {
+                    logger.info("connectivity: resumed after \(slept) asleep; re-probing")
+                    schedule.networkChanged(at: now)
+                }
+                switch event {
+                case .network(let types):
+                    logger.debug("connectivity: netlink \(types.joined(separator: ","))")
+                    schedule.networkChanged(at: now)
+                case .clockChanged:
+                    logger.info("connectivity: wall clock changed (set, or resumed from suspend); re-probing")
+                    schedule.networkChanged(at: now)
+                case .requestFailed(let reason):
+                    logger.debug("connectivity: a request failed: \(reason)")
+                    schedule.requestFailed(at: now, state: current.state)
+                case .probeNow:
+                    schedule.probeRequested(at: now)
+                case .timer(let fired):
+                    if fired != generation { break }
+                    armed = nil
+                }
+            }
+            if schedule.isDue(at: .now) {
+                schedule.probeStarted()
+                guard let verdict = await probe(healthURL) else { break }  // cancelled: shutting down
+                publish(verdict)
+                schedule.probeFinished(at: .now, state: verdict.state, using: &random)
+            }
+            // At most one timer, and none when nothing is due.
+            if schedule.deadline != armed {
+                timer?.cancel()
+                generation += 1
+                armed = schedule.deadline
+                if let deadline = schedule.deadline {
+                    let fired = generation
+                    let trigger = trigger
+                    timer = Task {
+                        do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+                        trigger.yield(.timer(generation: fired))
+                    }
+                } else {
+                    timer = nil
+                }
+            }
+            guard let next = await iterator.next() else { break }
+            pending = next
+        }
+    }
+
+    /// One GET of the health endpoint.
+    private func probe(_ url: String) async -> ProbeVerdict? {
+        state.withLock { $0.probes += 1 }
+        let request = HTTPRequest(
+            url: url, headers: configuration.apiKey.map { [("apikey", $0)] } ?? [], timeout: configuration.probeTimeout)
+        let outcome: ProbeOutcome
+        let started = ContinuousClock.now
+        do {
+            outcome = .answered(status: try await http.send(request).status)
+        } catch {
+            outcome = .failed(error)
+        }
+        let verdict = ProbeVerdict.classify(outcome, timeout: configuration.probeTimeout)
+        logger.debug("connectivity: probe \(outcome) in \(ContinuousClock.now - started)")
+        return verdict
+    }
+
+    private func publish(_ verdict: ProbeVerdict) {
+        let (changed, waiters) = state.withLock { state -> (ConnectivityStatus?, [CheckedContinuation<Void, Never>]) in
+            guard let changed = state.tracker.apply(verdict, at: Date()) else { return (nil, []) }
+            guard changed.state == .online else { return (changed, []) }
+            defer { state.waiters = [:] }
+            return (changed, Array(state.waiters.values))
+        }
+        guard let changed else { return }
+        let level: Logger.Level = changed.state == .online ? .notice : .warning
+        logger.log(level: level, "connectivity: \(changed.state.rawValue): \(changed.reason)", metadata: ["splashd_op": "connectivity"])
+        for waiter in waiters { waiter.resume() }
+        onChange(changed)
+    }
+}

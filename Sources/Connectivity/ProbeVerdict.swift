@@ -1,0 +1,83 @@
+import HTTP
+import Shared
+
+/// What one probe of the backend's health endpoint found, before it is compared with the previous state.
+public enum ProbeOutcome: Sendable, Equatable {
+    /// The server answered with this HTTP status.
+    case answered(status: Int)
+    /// The request failed before any answer.
+    case failed(HTTPError)
+}
+
+/// The state and the reason a person reads in `splashctl status`.
+public struct ProbeVerdict: Sendable, Equatable {
+    public var state: ConnectivityStatus.State
+    public var reason: String
+
+    public init(_ state: ConnectivityStatus.State, _ reason: String) {
+        self.state = state
+        self.reason = reason
+    }
+
+    /// Classifies a probe. Returns nil when the probe says nothing about the network (cancelled, client shut down).
+    ///
+    /// - 2xx: online.
+    /// - No answer (network error, timeout, TLS failure): offline, with libcurl's message. A TLS failure counts as
+    ///   offline because the usual cause is a captive portal or an intercepting middlebox: we do not reach the backend.
+    /// - 5xx, 429 and any other unexpected status: degraded, "backend answered 503": the server is there but errs.
+    /// - 401/403: degraded too, with a reason naming the API key. Decision: the network is fine, but every request
+    ///   would be refused, so `online` would send the sync engine into a storm of failures that look like rejected
+    ///   changes; `degraded` keeps work queued (nothing is lost), keeps re-probing with backoff, and tells the person
+    ///   what to fix. (Supabase's gateway answers /auth/v1/health with 401 when the apikey is missing or wrong.)
+    /// - A URL the HTTP policy refuses (plain http to a public host, malformed): offline, reason says so; it is a
+    ///   configuration error that no network change will fix, but no request can succeed either.
+    public static func classify(_ outcome: ProbeOutcome, timeout: Duration) -> ProbeVerdict? {
+        switch outcome {
+        case .answered(let status) where (200..<300).contains(status):
+            return ProbeVerdict(.online, "backend answers")
+        case .answered(let status) where status == 401 || status == 403:
+            return ProbeVerdict(.degraded, "backend refuses the API key (HTTP \(status)); check the configured anon key")
+        case .answered(let status) where status == 429:
+            return ProbeVerdict(.degraded, "backend answered 429 (rate limited)")
+        case .answered(let status):
+            return ProbeVerdict(.degraded, "backend answered \(status)")
+        case .failed(let error):
+            switch error {
+            case .network(_, let message):
+                return ProbeVerdict(.offline, "backend unreachable: \(stable(message))")
+            case .timeout:
+                return ProbeVerdict(.offline, "backend did not answer within \(seconds(timeout))")
+            case .tls(_, let message):
+                return ProbeVerdict(.offline, "TLS with the backend failed: \(stable(message))")
+            case .insecureURL(let host):
+                return ProbeVerdict(.offline, "health URL refused: plain http to \(host) is allowed only to loopback")
+            case .invalidURL:
+                return ProbeVerdict(.offline, "health URL is not a valid http(s) URL")
+            case .invalidHeader:
+                return ProbeVerdict(.offline, "API key holds characters not allowed in a header")
+            case .tooManyRedirects:
+                return ProbeVerdict(.degraded, "backend answered with a redirect")
+            case .tooLarge:
+                return ProbeVerdict(.degraded, "backend answered with an oversized body")
+            case .http(let status, _, _):
+                return ProbeVerdict(.degraded, "backend answered \(status)")
+            case .sizeMismatch, .checksumMismatch, .file:
+                return ProbeVerdict(.degraded, "backend answered unexpectedly")
+            case .cancelled, .shutdown:
+                return nil
+            }
+        }
+    }
+
+    /// libcurl's detailed messages carry timings ("Failed to connect to h port 443 after 12 ms: ..."); without
+    /// them, two probes failing the same way give the same reason and raise no change event.
+    static func stable(_ message: String) -> String {
+        message.replacing(#/ after \d+ (ms|milliseconds)/#, with: "")
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let (s, atto) = duration.components
+        if atto == 0 { return "\(s) s" }
+        return "\(Double(s) + Double(atto) / 1e18) s"
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import HTTP
+import Shared
+import Testing
+
+@testable import Connectivity
+
+/// A generator that always returns the same word: 0 gives the smallest random Double, .max the largest.
+struct FixedGenerator: RandomNumberGenerator {
+    let value: UInt64
+    mutating func next() -> UInt64 { value }
+}
+
+@Suite struct BackoffTests {
+    @Test func doublesFromOneSecondAndCapsAtFiveMinutes() {
+        var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0)
+        let delays = (0..<12).map { _ in backoff.next() }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300].map { Duration.seconds($0) })
+    }
+
+    @Test func jitterStaysWithinBounds() {
+        var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300))
+        var generator = SystemRandomNumberGenerator()
+        for attempt in 0..<40 {
+            let nominal = backoff.nominalDelay
+            let delay = backoff.next(using: &generator)
+            #expect(delay <= nominal, "attempt \(attempt)")
+            #expect(delay >= nominal * 0.8, "attempt \(attempt)")
+            #expect(delay <= .seconds(300))
+        }
+    }
+
+    @Test func jitterExtremes() {
+        var low = FixedGenerator(value: 0)
+        var high = FixedGenerator(value: .max)
+        var a = Backoff(minimum: .seconds(10), maximum: .seconds(300), jitter: 0.2)
+        var b = a
+        #expect(a.next(using: &low) == .seconds(10))  // fraction 0: the full delay
+        let shortened = b.next(using: &high)  // fraction ~0.2
+        #expect(shortened >= .seconds(8) && shortened < .milliseconds(8_100))
+    }
+
+    @Test func jitterActuallyVaries() {
+        var generator = SystemRandomNumberGenerator()
+        let delays = Set((0..<20).map { _ in
+            var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300))
+            return backoff.next(using: &generator)
+        })
+        #expect(delays.count > 1)
+    }
+
+    @Test func resetStartsOver() {
+        var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0)
+        for _ in 0..<5 { _ = backoff.next() }
+        #expect(backoff.nominalDelay == .seconds(32))
+        backoff.reset()
+        #expect(backoff.next() == .seconds(1))
+        #expect(backoff.next() == .seconds(2))
+    }
+}
+
+@Suite struct ClassificationTests {
+    func verdict(_ outcome: ProbeOutcome) -> ProbeVerdict? { ProbeVerdict.classify(outcome, timeout: .seconds(3)) }
+
+    @Test func successIsOnline() {
+        #expect(verdict(.answered(status: 200)) == ProbeVerdict(.online, "backend answers"))
+        #expect(verdict(.answered(status: 204))?.state == .online)
+    }
+
+    @Test func serverErrorsAreDegraded() {
+        #expect(verdict(.answered(status: 503)) == ProbeVerdict(.degraded, "backend answered 503"))
+        #expect(verdict(.answered(status: 500))?.state == .degraded)
+        #expect(verdict(.answered(status: 404)) == ProbeVerdict(.degraded, "backend answered 404"))
+        #expect(verdict(.answered(status: 429))?.state == .degraded)
+        #expect(verdict(.answered(status: 302))?.state == .degraded)
+    }
+
+    @Test func refusedKeyIsDegradedAndSaysSo() throws {
+        let v = try #require(verdict(.answered(status: 401)))
+        #expect(v.state == .degraded)
+        #expect(v.reason.contains("API key"))
+        #expect(verdict(.answered(status: 403))?.state == .degraded)
+    }
+
+    @Test func noAnswerIsOffline() {
+        let refused = verdict(.failed(.network(curlCode: 7, message: "Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server")))
+        #expect(refused == ProbeVerdict(.offline, "backend unreachable: Failed to connect to 127.0.0.1 port 9: Couldn't connect to server"))
+        // The same failure with another timing gives the same reason, so no change is reported.
+        let again = verdict(.failed(.network(curlCode: 7, message: "Failed to connect to 127.0.0.1 port 9 after 12 ms: Couldn't connect to server")))
+        #expect(again == refused)
+        #expect(verdict(.failed(.network(curlCode: 6, message: "Could not resolve host: example.invalid")))?.reason == "backend unreachable: Could not resolve host: example.invalid")
+        #expect(verdict(.failed(.timeout)) == ProbeVerdict(.offline, "backend did not answer within 3 s"))
+        #expect(verdict(.failed(.tls(curlCode: 60, message: "SSL certificate problem")))?.state == .offline)
+        #expect(verdict(.failed(.insecureURL(host: "example.com")))?.state == .offline)
+    }
+
+    @Test func cancellationSaysNothing() {
+        #expect(verdict(.failed(.cancelled)) == nil)
+        #expect(verdict(.failed(.shutdown)) == nil)
+    }
+}
+
+@Suite struct StatusTrackerTests {
+    @Test func reportsOnlyChanges() {
+        var tracker = StatusTracker(ConnectivityStatus(state: .unknown, reason: "not probed yet"))
+        let t0 = Date(timeIntervalSince1970: 1000)
+        let online = tracker.apply(ProbeVerdict(.online, "backend answers"), at: t0)
+        #expect(online == ConnectivityStatus(state: .online, reason: "backend answers", since: t0))
+        #expect(tracker.apply(ProbeVerdict(.online, "backend answers"), at: t0 + 5) == nil)
+        let offline = tracker.apply(ProbeVerdict(.offline, "backend unreachable: a"), at: t0 + 10)
+        #expect(offline?.since == t0 + 10)
+        // Same state, another reason: reported, but `since` keeps when the state began.
+        let other = tracker.apply(ProbeVerdict(.offline, "backend unreachable: b"), at: t0 + 20)
+        #expect(other?.reason == "backend unreachable: b")
+        #expect(other?.since == t0 + 10)
+        #expect(tracker.apply(ProbeVerdict(.offline, "backend unreachable: b"), at: t0 + 30) == nil)
+        #expect(tracker.status == other)
+    }
+}
+
+@Suite struct ProbeScheduleTests {
+    let start = ContinuousClock.now
+    func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
+    func schedule() -> ProbeSchedule {
+        ProbeSchedule(debounce: .milliseconds(250), backoff: Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0))
+    }
+
+    @Test func onlineMeansNothingIsDue() {
+        var s = schedule()
+        s.probeRequested(at: at(0))
+        #expect(s.isDue(at: at(0)))
+        s.probeStarted()
+        var g = SystemRandomNumberGenerator()
+        s.probeFinished(at: at(10), state: .online, using: &g)
+        #expect(s.deadline == nil)
+    }
+
+    @Test func offlineReprobesWithGrowingBackoff() {
+        var s = schedule()
+        var g = SystemRandomNumberGenerator()
+        var now = 0
+        var delays: [Duration] = []
+        for _ in 0..<4 {
+            s.probeStarted()
+            s.probeFinished(at: at(now), state: .offline, using: &g)
+            delays.append(s.deadline! - at(now))
+            now += 100_000
+        }
+        #expect(delays == [1, 2, 4, 8].map { Duration.seconds($0) })
+    }
+
+    @Test func networkChangeIsDebouncedAndResetsBackoff() {
+        var s = schedule()
+        var g = SystemRandomNumberGenerator()
+        for _ in 0..<5 { s.probeStarted(); s.probeFinished(at: at(0), state: .offline, using: &g) }
+        #expect(s.deadline == at(16_000))
+        s.networkChanged(at: at(1000))
+        #expect(s.deadline == at(1250))
+        s.networkChanged(at: at(1100))  // trailing edge: the burst goes on
+        #expect(s.deadline == at(1350))
+        #expect(!s.isDue(at: at(1300)))
+        #expect(s.isDue(at: at(1350)))
+        s.probeStarted()
+        s.probeFinished(at: at(1400), state: .offline, using: &g)
+        #expect(s.deadline == at(2400))  // backoff started over at 1 s
+    }
+
+    @Test func changeStormCannotStarveProbing() {
+        var s = schedule()
+        for ms in stride(from: 0, through: 3000, by: 100) { s.networkChanged(at: at(ms)) }
+        #expect(s.deadline == at(1000))  // 4 × debounce after the first change of the burst
+    }
+
+    @Test func failedRequestProbesOnlyWhenBelievedOnline() {
+        var s = schedule()
+        s.requestFailed(at: at(0), state: .online)
+        #expect(s.deadline == at(250))
+        s.requestFailed(at: at(100), state: .online)  // coalesced
+        #expect(s.deadline == at(250))
+
+        var g = SystemRandomNumberGenerator()
+        var offline = schedule()
+        offline.probeStarted()
+        offline.probeFinished(at: at(0), state: .offline, using: &g)
+        offline.requestFailed(at: at(10), state: .offline)
+        #expect(offline.deadline == at(1000))  // the backoff stands
+    }
+
+    @Test func probeNowIsImmediateAndResetsBackoff() {
+        var s = schedule()
+        var g = SystemRandomNumberGenerator()
+        for _ in 0..<3 { s.probeStarted(); s.probeFinished(at: at(0), state: .degraded, using: &g) }
+        s.probeRequested(at: at(50))
+        #expect(s.isDue(at: at(50)))
+        s.probeStarted()
+        s.probeFinished(at: at(60), state: .degraded, using: &g)
+        #expect(s.deadline == at(1060))
+    }
+}
+
+@Suite struct SuspendDetectorTests {
+    @Test func boottimeRunningAheadOfMonotonicMeansSuspend() {
+        var d = SuspendDetector(boottime: .seconds(100), monotonic: .seconds(90))
+        #expect(d.check(boottime: .seconds(110), monotonic: .seconds(100)) == nil)  // awake: both advance alike
+        #expect(d.check(boottime: .seconds(400), monotonic: .seconds(101)) == .seconds(289))  // slept ~289 s
+        #expect(d.check(boottime: .seconds(401), monotonic: .seconds(102)) == nil)
+    }
+
+    @Test func realClocksShowNoSuspend() {
+        var d = SuspendDetector()
+        #expect(d.check() == nil)
+    }
+}
+
+@Suite struct NetlinkParsingTests {
+    @Test func namesMessageTypes() {
+        // Two messages: RTM_NEWLINK (16) of 32 bytes and RTM_DELADDR (21) of 20 bytes (padded to 20).
+        var bytes = [UInt8](repeating: 0, count: 52)
+        func header(_ offset: Int, length: UInt32, type: UInt16) {
+            withUnsafeBytes(of: length.littleEndian) { for (i, b) in $0.enumerated() { bytes[offset + i] = b } }
+            withUnsafeBytes(of: type.littleEndian) { for (i, b) in $0.enumerated() { bytes[offset + 4 + i] = b } }
+        }
+        header(0, length: 32, type: 16)
+        header(32, length: 20, type: 21)
+        let names = bytes.withUnsafeBytes { RTNetlink.messageTypes(in: $0) }
+        #expect(names == ["newlink", "deladdr"])
+    }
+}

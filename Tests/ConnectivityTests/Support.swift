@@ -1,0 +1,164 @@
+import Foundation
+import HTTP
+import Logging
+import Shared
+import Synchronization
+import Testing
+
+@testable import Connectivity
+
+/// Fixtures/health_server.py on 127.0.0.1: the backend's health endpoint, with a status the test sets and a count
+/// of the probes it received. It serves until its stdin closes, so it dies with the test process.
+final class HealthServer: @unchecked Sendable {
+    private(set) var port: Int
+    private var process: Process?
+    private var stdin: Pipe?
+    private let apiKey: String?
+    private let control: HTTPClient
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/health_server.py").path
+
+    init(apiKey: String? = nil) throws {
+        self.apiKey = apiKey
+        port = 0
+        control = try HTTPClient(configuration: .init(version: "test"))
+        try start()
+    }
+
+    deinit { stop() }
+
+    var healthURL: String { "http://127.0.0.1:\(port)/auth/v1/health" }
+
+    /// Starts the server, on the same port as before if it ran already.
+    func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script, "--port", String(port)] + (apiKey.map { ["--apikey", $0] } ?? [])
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw ServerError.noPort
+        }
+        self.port = port
+        self.process = process
+        self.stdin = stdin
+    }
+
+    /// Stops the server and waits until it is gone, so the port refuses connections.
+    func stop() {
+        guard let process else { return }
+        if process.isRunning { process.terminate() }
+        try? stdin?.fileHandleForWriting.close()
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    func setStatus(_ status: Int) async throws {
+        _ = try await control.send(HTTPRequest(url: "http://127.0.0.1:\(port)/_control?status=\(status)")).requireSuccess()
+    }
+
+    /// Health requests received by this server process.
+    func healthRequests() async throws -> Int {
+        let response = try await control.send(HTTPRequest(url: "http://127.0.0.1:\(port)/_stats")).requireSuccess()
+        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        return object?["health"] as? Int ?? -1
+    }
+
+    enum ServerError: Error { case noPort }
+}
+
+/// Records what onChange reported.
+final class ChangeRecorder: Sendable {
+    private let changes = Mutex<[ConnectivityStatus]>([])
+
+    var all: [ConnectivityStatus] { changes.withLock { $0 } }
+    var states: [ConnectivityStatus.State] { all.map(\.state) }
+
+    func record(_ status: ConnectivityStatus) { changes.withLock { $0.append(status) } }
+}
+
+/// A network namespace of the test's own, removed (with every interface in it) by `remove()` or deinit.
+final class NetworkNamespace: @unchecked Sendable {
+    let name: String
+    private var removed = false
+
+    init() throws {
+        name = "splashd-conn-\(UInt32.random(in: 0...UInt32.max))"
+        try Self.run(["netns", "add", name])
+    }
+
+    deinit { remove() }
+
+    var path: String { "/run/netns/\(name)" }
+
+    /// `ip -n NAME args...`: acts only inside the namespace.
+    func ip(_ arguments: String...) throws { try Self.run(["-n", name] + arguments) }
+
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        try? Self.run(["netns", "del", name])
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CommandError.failed("ip " + arguments.joined(separator: " ")) }
+    }
+
+    enum CommandError: Error { case failed(String) }
+}
+
+/// Fast settings for tests: small debounce and backoff, short probe timeout.
+func testConfiguration(_ url: String?, _ adjust: (inout ConnectivityMonitor.Configuration) -> Void = { _ in }) -> ConnectivityMonitor.Configuration {
+    var configuration = ConnectivityMonitor.Configuration(healthURL: url)
+    configuration.probeTimeout = .seconds(2)
+    configuration.debounce = .milliseconds(50)
+    configuration.minBackoff = .milliseconds(100)
+    configuration.maxBackoff = .milliseconds(400)
+    configuration.watchNetlink = false
+    adjust(&configuration)
+    return configuration
+}
+
+/// Runs a monitor for the duration of `body`, then cancels it and waits for `run()` to return.
+func withMonitor<T>(
+    _ configuration: ConnectivityMonitor.Configuration, recorder: ChangeRecorder = ChangeRecorder(),
+    _ body: (ConnectivityMonitor) async throws -> T
+) async throws -> T {
+    let http = try HTTPClient(configuration: .init(version: "test", connectTimeout: .seconds(2)))
+    var logger = Logger(label: "test.connectivity")
+    logger.logLevel = ProcessInfo.processInfo.environment["CONNECTIVITY_TEST_DEBUG"] == nil ? .critical : .debug
+    let monitor = ConnectivityMonitor(configuration: configuration, http: http, logger: logger) { recorder.record($0) }
+    let running = Task { try await monitor.run() }
+    defer { running.cancel() }
+    let result = try await body(monitor)
+    running.cancel()
+    _ = await running.result
+    return result
+}
+
+/// Waits until `condition` holds, checking every 10 ms; false if `timeout` passes first.
+func eventually(within timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
+}
