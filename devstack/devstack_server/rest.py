@@ -28,8 +28,11 @@ class ApiError(Exception):
         self.details, self.hint, self.headers = details, hint, headers or {}
 
     def response(self):
+        headers = dict(self.headers)
+        if self.status == 401:
+            headers.setdefault("WWW-Authenticate", "Bearer")
         return json_response({"code": self.code, "details": self.details, "hint": self.hint,
-                              "message": self.message}, self.status, headers=self.headers)
+                              "message": self.message}, self.status, headers=headers)
 
 
 def qi(name):
