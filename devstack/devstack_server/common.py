@@ -1,6 +1,7 @@
 """Shared helpers: JSON responses, timestamps, JWTs, the gateway's apikey check."""
 import datetime as dt
 import json
+import re
 import time
 
 import jwt
@@ -127,7 +128,6 @@ async def in_role(request, role, claims, work, readonly=False):
 
 def serve_bytes(request, data, content_type, etag, headers=None):
     """200/206/304/416 for in-memory bytes, with ETag, Content-Length and single-range support."""
-    import re
     h = dict(headers or {})
     h["ETag"] = etag
     h["Accept-Ranges"] = "bytes"

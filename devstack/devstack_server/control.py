@@ -87,16 +87,12 @@ class Rule:
         if self.times is not None and self.hits >= int(self.times):
             return False
         path = request.path
-        if not (fnmatch.fnmatchcase(path, self.path) or fnmatch.fnmatchcase(path_qs(request), self.path)):
+        if not (fnmatch.fnmatchcase(path, self.path) or fnmatch.fnmatchcase(request.raw_path, self.path)):
             return False
         return self.probability >= 1.0 or random.random() < self.probability
 
     def describe(self):
         return dict(self.raw, hits=self.hits)
-
-
-def path_qs(request):
-    return request.raw_path
 
 
 def route_name(request):

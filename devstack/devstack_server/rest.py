@@ -211,9 +211,7 @@ class Builder:
             else:
                 cond = f"{sql}::text {OPS[op]} {self.param(pattern)}::text"
         elif op in FTS_FN:
-            lang, query = None, value
-            m = re.match(r"^\((\w+)\)\.(.*)$", value)
-            cond = f"{sql} @@ {FTS_FN[op]}({self.param(query)}::text)"
+            cond = f"{sql} @@ {FTS_FN[op]}({self.param(value)}::text)"
         else:
             if modifier:
                 items = [unquote(x.strip()) for x in split_top(value.strip("{}"))]
@@ -675,7 +673,6 @@ async def rpc(request):
         call_args.append(f"{qi(an)} := {expr}")
     call = f"public.{qi(name)}({', '.join(call_args)})"
     readonly = request.method in ("GET", "HEAD")
-    prefs = parse_prefer(request)
     singular = wants_object(request)
     if fn.retset:
         conds = b.where(filters)

@@ -8,7 +8,6 @@ import re
 import uuid
 
 import asyncpg
-from aiohttp import web
 
 from .common import (JWTError, apikey_of, bearer, decode_jwt, in_role, iso, json_response, now,
                      read_json, serve_bytes, state)

@@ -3,7 +3,6 @@ import time
 import uuid
 
 import jwt
-import pytest
 
 from conftest import Api
 

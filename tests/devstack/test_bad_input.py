@@ -2,7 +2,6 @@
 import time
 import uuid
 
-import jwt
 import requests
 
 from conftest import Api

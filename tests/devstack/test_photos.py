@@ -3,8 +3,6 @@ import re
 
 import requests
 
-from conftest import Api
-
 
 def test_client_id_required(env):
     base = env["SPLASHD_UNSPLASH_API_URL"]

@@ -1,5 +1,4 @@
 """/rest/v1: the PostgREST subset, its status codes, headers and error bodies."""
-import json
 import uuid
 
 from conftest import Api
@@ -122,7 +121,7 @@ def test_patch_delete_and_updated_at(make_user):
 
 
 def test_rpc(make_user, anon):
-    u = make_user()
+    make_user()
     n = anon.post("/rest/v1/rpc/user_count", json={})
     assert n.status_code == 200 and isinstance(n.json(), int) and n.json() >= 1
     assert anon.get("/rest/v1/rpc/user_count").json() == n.json()

@@ -1,6 +1,4 @@
 """/storage/v1: upload, upsert, download (with Range), list, delete; Supabase's error shape."""
-import pytest
-
 from conftest import Api
 
 JPEG = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 40
