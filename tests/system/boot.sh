@@ -4,10 +4,16 @@
 #
 # DANGER: a systemd booted on the machine's own file system empties /tmp. Every tmpfs below is
 # mounted before systemd starts, inside this mount namespace only (unshare makes all mounts
-# private), so nothing of the host's /tmp, /var/tmp, /run, /var/log, /var/lib or /var/cache
-# is seen or changed.
+# private), so nothing of the host's /tmp, /var/tmp, /run, /var/log, /var/lib, /var/cache or
+# /home is seen or changed.
 set -euo pipefail
 REPO=$1 BIN_DIR=$2
+# Only ever as PID 1 of a new PID namespace, i.e. started by ./run through unshare: run by hand on
+# the host, it would mount over the host's directories and boot a second systemd there.
+if [ $$ != 1 ]; then
+  echo "boot.sh: refusing to run outside a new PID namespace (pid $$); use tests/system/run" >&2
+  exit 1
+fi
 STAGE=/run/splashd-test
 
 # 1. /run first: everything the test needs is copied onto it before /tmp is covered, because
