@@ -152,6 +152,10 @@ async def issue_session(request, conn, user, session_id, refresh_token, method="
     }
 
 
+def banned(user):
+    return user["banned_until"] is not None and user["banned_until"].timestamp() > time.time()
+
+
 def new_refresh_token():
     return secrets.token_urlsafe(16)
 
@@ -240,7 +244,7 @@ async def password_grant(request):
                 raise AuthError(400, "invalid_credentials", "Invalid login credentials")
             if user["email_confirmed_at"] is None:
                 raise AuthError(400, "email_not_confirmed", "Email not confirmed")
-            if user["banned_until"] is not None and user["banned_until"].timestamp() > time.time():
+            if banned(user):
                 raise AuthError(400, "user_banned", "User is banned")
             user = await conn.fetchrow(
                 "update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1 returning *",
@@ -264,7 +268,7 @@ async def refresh_grant(request):
             user = await fetch_user(conn, uuid.UUID(rt["user_id"]))
             if user is None:
                 raise AuthError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-            if user["banned_until"] is not None and user["banned_until"].timestamp() > time.time():
+            if banned(user):
                 raise AuthError(400, "user_banned", "Invalid Refresh Token: User Banned")
             session = None
             if rt["session_id"] is not None:

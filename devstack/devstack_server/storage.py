@@ -39,7 +39,9 @@ def endpoint(fn):
         except asyncpg.PostgresError as e:
             code = getattr(e, "sqlstate", "")
             if code == "42501":
-                return StorageError(403, "AccessDenied", "Unauthorized", str(e)).response()
+                message = ("new row violates row-level security policy" if "row-level security" in str(e)
+                           else str(e))
+                return StorageError(403, "AccessDenied", "Unauthorized", message).response()
             if code == "23505":
                 return StorageError(409, "KeyAlreadyExists", "Duplicate", "The resource already exists").response()
             if code == "22P02":
@@ -149,10 +151,6 @@ async def upload(request):
 
     try:
         oid = await in_role(request, role, claims, work)
-    except asyncpg.PostgresError as e:
-        if getattr(e, "sqlstate", "") == "42501":
-            raise StorageError(403, "AccessDenied", "Unauthorized", "new row violates row-level security policy")
-        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -76,3 +76,13 @@ def test_photo_apis_bad_params(unsplash, nasa):
     r = nasa.get("/search", params={"q": "moon", "media_type": "hologram"})
     assert r.status_code == 400 and "reason" in r.json()
     assert requests.get(unsplash.base.replace("/unsplash", "/cdn/unsplash/photo-x") + "?w=abc").status_code in (400, 404)
+
+
+def test_banned_user(make_user, sql, anon):
+    u = make_user()
+    sql("update auth.users set banned_until = now() + interval '1 hour' where id = $1", uuid.UUID(u.id))
+    r = anon.post("/auth/v1/token?grant_type=password", json={"email": u.email, "password": u.password}, headers=V)
+    assert r.status_code == 400 and r.json()["code"] == "user_banned"
+    r = anon.post("/auth/v1/token?grant_type=refresh_token", json={"refresh_token": u.session["refresh_token"]},
+                  headers=V)
+    assert r.status_code == 400 and r.json()["code"] == "user_banned"
