@@ -207,3 +207,23 @@ def test_profile_username_rules(make_user):
     assert r.json()[0]["updated_at"] > r.json()[0]["created_at"]
     r = b.api.patch(f"/rest/v1/profiles?id=eq.{b.id}", json={"email": "spoof@example.com"})
     assert r.status_code == 403 and r.json()["code"] == "42501"
+
+
+def test_keyset_pull_cursor(make_user):
+    """The pull cursor (updated_at, id) as a nested logic tree, the way sync pages through a table."""
+    u = make_user()
+    like_rows(u, *[f"unsplash:c{i}" for i in range(6)])
+    seen, cursor = [], None
+    while True:
+        q = {"select": "id,updated_at", "order": "updated_at.asc,id.asc", "limit": "2"}
+        if cursor:
+            ts, rid = cursor
+            q["or"] = f'(updated_at.gt."{ts}",and(updated_at.eq."{ts}",id.gt.{rid}))'
+        page = u.api.get("/rest/v1/likes", params=q)
+        assert page.status_code == 200, page.text
+        rows = page.json()
+        if not rows:
+            break
+        seen += [r["id"] for r in rows]
+        cursor = (rows[-1]["updated_at"], rows[-1]["id"])
+    assert len(seen) == 6 and len(set(seen)) == 6
