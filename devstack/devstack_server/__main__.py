@@ -38,6 +38,7 @@ class State:
         self.counters = control.Counters()
         self.faults = []
         self.unsplash_window = collections.deque()
+        self.token_windows = collections.defaultdict(collections.deque)  # client IP -> request times
         self.state_dir = cfg["state_dir"]
         self.storage_dir = os.path.join(self.state_dir, "storage")
         self.cdn_dir = os.path.join(self.state_dir, "cdn")

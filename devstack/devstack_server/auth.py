@@ -219,8 +219,24 @@ async def signup(request):
             return json_response(await issue_session(request, conn, user, sid, token))
 
 
+def check_token_rate(request):
+    """Auth's rate limit on /token (hosted default 150 per 5 minutes per IP); off unless the knob is set."""
+    st = state(request)
+    limit = int(st.knobs["auth_token_rate_limit"])
+    if limit <= 0:
+        return
+    window = st.token_windows[request.remote or ""]
+    now_s = time.monotonic()
+    while window and window[0] <= now_s - 300:
+        window.popleft()
+    if len(window) >= limit:
+        raise AuthError(429, "over_request_rate_limit", "Request rate limit reached")
+    window.append(now_s)
+
+
 @endpoint
 async def token(request):
+    check_token_rate(request)
     grant = request.query.get("grant_type")
     if grant == "password":
         return await password_grant(request)

@@ -17,6 +17,7 @@ DEFAULT_KNOBS = {
     "refresh_token_reuse_interval": 0,    # seconds a revoked refresh token may still be reused
     "unsplash_hourly_budget": 5000,       # Unsplash requests per rolling hour (X-Ratelimit-Limit)
     "unsplash_over_limit_status": 403,    # 403 text "Rate Limit Exceeded" (or 429)
+    "auth_token_rate_limit": 0,           # /auth/v1/token requests per 5 minutes per client IP; 0 = off
 }
 
 ACTIONS = ("delay", "error", "reset", "truncate", "stall")
@@ -250,6 +251,8 @@ async def set_knobs(request):
         st.knobs[k] = v
     if "unsplash_hourly_budget" in body:
         st.unsplash_window.clear()
+    if "auth_token_rate_limit" in body:
+        st.token_windows.clear()
     return json_response(st.knobs)
 
 
@@ -261,6 +264,7 @@ async def reset(request):
     st.counters.clear()
     st.knobs = dict(DEFAULT_KNOBS)
     st.unsplash_window.clear()
+    st.token_windows.clear()
     if body.get("database"):
         async with st.admin_pool.acquire() as conn:
             await conn.execute("delete from storage.objects; delete from auth.users;")

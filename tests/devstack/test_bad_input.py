@@ -19,6 +19,18 @@ def test_deleted_user_token(make_user, sql):
     assert r.status_code == 400 and r.json()["code"] == "refresh_token_not_found"
 
 
+def test_auth_token_rate_limit_knob(control, make_user, anon):
+    u = make_user()
+    control.post("/_devstack/knobs", json={"auth_token_rate_limit": 2})
+    creds = {"email": u.email, "password": u.password}
+    codes = [anon.post("/auth/v1/token?grant_type=password", json=creds, headers=V).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    r = anon.post("/auth/v1/token?grant_type=password", json=creds, headers=V)
+    assert r.json() == {"code": "over_request_rate_limit", "message": "Request rate limit reached"}
+    control.post("/_devstack/knobs", json={"auth_token_rate_limit": 0})
+    assert anon.post("/auth/v1/token?grant_type=password", json=creds).status_code == 200
+
+
 def test_auth_rate_limit_can_be_injected(control, anon):
     control.post("/_devstack/faults", json=[{"path": "/auth/v1/token", "status": 429, "body": {
         "code": "over_request_rate_limit", "message": "Request rate limit reached"}}])
