@@ -29,6 +29,7 @@ class Counters:
 
     def clear(self):
         self.requests = collections.Counter()
+        self.requests_by_path = collections.Counter()
         self.status = collections.Counter()
         self.bytes = collections.Counter()
         self.download_tracking = collections.Counter()
@@ -40,6 +41,7 @@ class Counters:
             "since": self.started,
             "requests": dict(self.requests),
             "requests_total": sum(self.requests.values()),
+            "requests_by_path": dict(self.requests_by_path),
             "status": {str(k): v for k, v in self.status.items()},
             "bytes_served": dict(self.bytes),
             "bytes_served_total": sum(self.bytes.values()),
@@ -165,6 +167,7 @@ async def fault_and_count_middleware(request, handler):
         return await handler(request)
     name = route_name(request)
     st.counters.requests[name] += 1
+    st.counters.requests_by_path[f"{request.method} {request.path}"] += 1
     rule = next((r for r in st.faults if r.matches(request)), None)
     if rule is not None:
         rule.hits += 1

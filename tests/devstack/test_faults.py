@@ -77,6 +77,7 @@ def test_counters_and_reset(control, unsplash, anon):
     c = control.get("/_devstack/counters").json()
     assert c["requests"]["GET /unsplash/photos"] == 3
     assert c["requests"]["GET /rest/v1/{name}"] == 1
+    assert c["requests_by_path"]["GET /rest/v1/recent_signups"] == 1
     assert c["bytes_served"]["GET /unsplash/photos"] > 0 and c["bytes_served_total"] > 0
     assert c["status"]["200"] >= 4
     assert c["unsplash_rate"]["used"] == 3
