@@ -29,11 +29,15 @@ public struct Backoff: Sendable, Equatable {
 
     /// The next delay (jittered) and advances the sequence.
     public mutating func next(using generator: inout some RandomNumberGenerator) -> Duration {
+        next(sample: Double.random(in: 0...1, using: &generator))
+    }
+
+    /// The next delay for a given uniform sample in 0...1 (0: the full delay, 1: shortened by all of `jitter`).
+    mutating func next(sample: Double) -> Duration {
         let nominal = nominalDelay
         attempt += 1
         guard jitter > 0 else { return nominal }
-        let fraction = Double.random(in: 0...jitter, using: &generator)
-        return nominal * (1 - fraction)
+        return nominal * (1 - jitter * min(max(sample, 0), 1))
     }
 
     public mutating func next() -> Duration {

@@ -196,6 +196,7 @@ public final class ConnectivityMonitor: Service, Sendable {
                     logger.debug("connectivity: a request failed: \(reason)")
                     schedule.requestFailed(at: now, state: current.state)
                 case .probeNow:
+                    logger.debug("connectivity: probe requested")
                     schedule.probeRequested(at: now)
                 case .timer(let fired):
                     if fired != generation { break }

@@ -1,0 +1,224 @@
+import Foundation
+import HTTP
+import Shared
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import Connectivity
+
+/// The monitor against a real HTTP server on 127.0.0.1 (real libcurl, real sockets).
+@Suite struct ProbeTests {
+    @Test func followsTheServerThroughDegradedOfflineAndBack() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        let recorder = ChangeRecorder()
+        try await withMonitor(testConfiguration(server.healthURL), recorder: recorder) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            #expect(monitor.current.reason == "backend answers")
+
+            try await server.setStatus(503)
+            monitor.probeNow()
+            #expect(await eventually { monitor.current.state == .degraded })
+            #expect(monitor.current.reason == "backend answered 503")
+
+            server.stop()
+            // Degraded re-probes on its own (backoff 100..400 ms here) and finds nobody listening.
+            #expect(await eventually { monitor.current.state == .offline })
+            #expect(monitor.current.reason.hasPrefix("backend unreachable: "))
+
+            try server.start()  // same port, answers 200 again
+            #expect(await eventually { monitor.current.state == .online })
+        }
+        #expect(recorder.states == [.online, .degraded, .offline, .online])
+        let sinces = recorder.all.compactMap(\.since)
+        #expect(sinces.count == 4 && sinces == sinces.sorted())
+    }
+
+    @Test func onChangeOnlyOnChange() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        let recorder = ChangeRecorder()
+        try await withMonitor(testConfiguration(server.healthURL), recorder: recorder) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            for _ in 0..<3 {
+                let before = try await server.healthRequests()
+                monitor.probeNow()
+                #expect(await eventually { (try? await server.healthRequests()) ?? 0 > before })
+            }
+            // Several offline probes with the same reason: one change.
+            server.stop()
+            monitor.probeNow()
+            #expect(await eventually { monitor.probeCount >= 8 })
+        }
+        #expect(recorder.states == [.online, .offline])
+    }
+
+    @Test func sendsTheAPIKeyAndCallsARefusedKeyDegraded() async throws {
+        let server = try HealthServer(apiKey: "anon-key")
+        defer { server.stop() }
+        try await withMonitor(testConfiguration(server.healthURL) { $0.apiKey = "anon-key" }) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+        }
+        try await withMonitor(testConfiguration(server.healthURL) { $0.apiKey = "wrong" }) { monitor in
+            #expect(await eventually { monitor.current.state == .degraded })
+            #expect(monitor.current.reason.contains("API key"))
+        }
+    }
+
+    @Test func aFailedRequestTriggersAProbeWhileOnline() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        try await withMonitor(testConfiguration(server.healthURL)) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            server.stop()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(monitor.current.state == .online)  // nothing probes on its own while online
+            monitor.reportNetworkFailure("Couldn't connect to server")
+            #expect(await eventually { monitor.current.state == .offline })
+        }
+    }
+
+    @Test func waitUntilOnlineReturnsWhenTheBackendAnswers() async throws {
+        let server = try HealthServer()
+        let port = server.port
+        server.stop()
+        try await withMonitor(testConfiguration("http://127.0.0.1:\(port)/auth/v1/health")) { monitor in
+            #expect(await eventually { monitor.current.state == .offline })
+            let waiter = Task { await monitor.waitUntilOnline(); return monitor.current.state }
+            try await Task.sleep(for: .milliseconds(150))
+            try server.start()
+            defer { server.stop() }
+            #expect(await waiter.value == .online)
+            await monitor.waitUntilOnline()  // already online: returns at once
+        }
+    }
+
+    @Test func waitUntilOnlineIsCancellable() async throws {
+        try await withMonitor(testConfiguration("http://127.0.0.1:9/auth/v1/health")) { monitor in
+            let waiter = Task { await monitor.waitUntilOnline() }
+            try await Task.sleep(for: .milliseconds(100))
+            waiter.cancel()
+            await waiter.value
+            #expect(monitor.current.state != .online)
+        }
+    }
+
+    @Test func noBackendConfigured() async throws {
+        try await withMonitor(testConfiguration(nil)) { monitor in
+            #expect(monitor.current.state == .offline)
+            #expect(monitor.current.reason == "no backend configured")
+            monitor.probeNow()
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(monitor.probeCount == 0)
+        }
+    }
+
+    @Test func aClockJumpReprobes() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        try await withMonitor(testConfiguration(server.healthURL)) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            let before = try await server.healthRequests()
+            server.stop()
+            monitor.inject(.clockChanged)
+            #expect(await eventually { monitor.current.state == .offline })
+            #expect(before == 1)
+        }
+    }
+}
+
+/// Idle means asleep: online and nothing changing, the monitor sends nothing and arms no timer.
+@Suite struct IdleTests {
+    @Test func noProbingWhileOnlineAndNothingChanges() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        // Netlink watched in a namespace of our own when we can (root), so nothing else on the machine can wake it.
+        let namespace = getuid() == 0 ? try NetworkNamespace() : nil
+        defer { namespace?.remove() }
+        let configuration = testConfiguration(server.healthURL) {
+            $0.watchNetlink = namespace != nil
+            $0.netlinkNamespace = namespace?.path
+        }
+        try await withMonitor(configuration) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            let before = try await server.healthRequests()
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await server.healthRequests() == before)
+            #expect(monitor.probeCount == 1)
+        }
+    }
+}
+
+/// Real rtnetlink: the monitor subscribes inside a network namespace the test creates, and the test changes a veth
+/// pair in there. Backoff is long (60 s), so only a netlink change can explain a prompt re-probe.
+@Suite(.enabled(if: getuid() == 0, "needs root for network namespaces"))
+struct NetlinkTests {
+    @Test func linkChangesTriggerProbes() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        let namespace = try NetworkNamespace()
+        defer { namespace.remove() }
+        try namespace.ip("link", "add", "sdc0", "type", "veth", "peer", "name", "sdc1")
+        let configuration = testConfiguration(server.healthURL) {
+            $0.watchNetlink = true
+            $0.netlinkNamespace = namespace.path
+            $0.debounce = .milliseconds(250)
+            $0.minBackoff = .seconds(60)
+            $0.maxBackoff = .seconds(60)
+        }
+        try await withMonitor(configuration) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(monitor.probeCount == 1)
+
+            server.stop()
+            try namespace.ip("link", "set", "sdc0", "up")
+            let started = ContinuousClock.now
+            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .offline })
+            let elapsed = ContinuousClock.now - started
+            #expect(elapsed >= .milliseconds(200))  // debounced
+            #expect(elapsed < .milliseconds(1500))
+
+            // Back: the backoff would wait 60 s; the link change makes it probe now.
+            try server.start()
+            try namespace.ip("link", "set", "sdc0", "down")
+            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .online })
+
+            // An address and a route count too.
+            server.stop()
+            try namespace.ip("link", "set", "sdc0", "up")
+            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .offline })
+            try server.start()
+            try namespace.ip("addr", "add", "10.213.7.1/24", "dev", "sdc0")
+            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .online })
+        }
+    }
+
+    @Test func aBurstOfChangesIsOneProbe() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        let namespace = try NetworkNamespace()
+        defer { namespace.remove() }
+        let configuration = testConfiguration(server.healthURL) {
+            $0.watchNetlink = true
+            $0.netlinkNamespace = namespace.path
+            $0.debounce = .milliseconds(250)
+        }
+        try await withMonitor(configuration) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(monitor.probeCount == 1)
+            // Five changes in quick succession (each `ip` call takes a few ms).
+            try namespace.ip("link", "add", "sdc2", "type", "veth", "peer", "name", "sdc3")
+            try namespace.ip("link", "set", "sdc2", "up")
+            try namespace.ip("addr", "add", "10.213.8.1/24", "dev", "sdc2")
+            try namespace.ip("link", "set", "sdc2", "down")
+            try namespace.ip("link", "del", "sdc2")
+            try await Task.sleep(for: .milliseconds(900))
+            #expect(monitor.probeCount == 2)
+        }
+    }
+}
