@@ -205,9 +205,14 @@ public final class ConnectivityMonitor: Service, Sendable {
             }
             if schedule.isDue(at: .now) {
                 schedule.probeStarted()
-                guard let verdict = await probe(healthURL) else { break }  // cancelled: shutting down
-                publish(verdict)
-                schedule.probeFinished(at: .now, state: verdict.state, using: &random)
+                if let verdict = await probe(healthURL) {
+                    publish(verdict)
+                    schedule.probeFinished(at: .now, state: verdict.state, using: &random)
+                } else if Task.isCancelled {
+                    break  // shutting down
+                }
+                // Otherwise the HTTP client was shut down under us: say nothing, wait for the next trigger. Returning
+                // here would end the service early, which a ServiceGroup takes for a failure of the whole daemon.
             }
             // At most one timer, and none when nothing is due.
             if schedule.deadline != armed {

@@ -54,6 +54,7 @@ final class EventSource: Sendable {
         if let netlink { fds.append(pollfd(fd: netlink.raw, events: Int16(POLLIN), revents: 0)) }
         if let clock { fds.append(pollfd(fd: clock.fd.raw, events: Int16(POLLIN), revents: 0)) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var filter = NetlinkFilter()
         while true {
             for i in fds.indices { fds[i].revents = 0 }
             let n = poll(&fds, nfds_t(fds.count), -1)
@@ -69,7 +70,7 @@ final class EventSource: Sendable {
                     return
                 }
                 if let netlink, entry.fd == netlink.raw {
-                    let types = drain(netlink, into: &buffer)
+                    let types = drain(netlink, into: &buffer, filter: &filter)
                     if !types.isEmpty { handler(.network(types)) }
                 } else if let clock, entry.fd == clock.fd.raw {
                     if clock.consume() { handler(.clockChanged) }
@@ -78,17 +79,18 @@ final class EventSource: Sendable {
         }
     }
 
-    /// Reads every queued datagram without blocking. Any message is a change; an overrun (ENOBUFS: messages were
-    /// dropped) is one too.
-    private static func drain(_ netlink: FileDescriptor, into buffer: inout [UInt8]) -> [String] {
+    /// Reads every queued datagram without blocking; returns the names of the messages that are changes (see
+    /// `NetlinkFilter`). An overrun (ENOBUFS: messages were dropped) is a change too.
+    private static func drain(_ netlink: FileDescriptor, into buffer: inout [UInt8], filter: inout NetlinkFilter) -> [String] {
         var types: [String] = []
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(netlink.raw, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if n > 0 {
-                types += buffer.withUnsafeBytes { RTNetlink.messageTypes(in: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                types += buffer.withUnsafeBytes { filter.changes(in: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && errno == ENOBUFS {
+                filter.overrun()
                 types.append("overrun")
             } else {
                 return types  // EAGAIN: drained

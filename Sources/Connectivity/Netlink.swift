@@ -22,21 +22,7 @@ enum RTNetlink {
         var groups: UInt32 = 0
     }
 
-    /// Names of the message types in one datagram (struct nlmsghdr: u32 len, u16 type, u16 flags, u32 seq, u32 pid),
-    /// for the debug log.
-    static func messageTypes(in bytes: UnsafeRawBufferPointer) -> [String] {
-        var names: [String] = []
-        var offset = 0
-        while offset + 16 <= bytes.count {
-            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            let type = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)
-            names.append(name(of: type))
-            guard length >= 16 else { break }
-            offset += (length + 3) & ~3
-        }
-        return names
-    }
-
+    /// A message type's name, for the log.
     static func name(of type: UInt16) -> String {
         switch type {
         case 16: "newlink"

@@ -3,6 +3,10 @@ import HTTP
 import Shared
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @testable import Connectivity
 
 @Suite struct BackoffTests {
@@ -204,17 +208,78 @@ import Testing
     }
 }
 
-@Suite struct NetlinkParsingTests {
-    @Test func namesMessageTypes() {
-        // Two messages: RTM_NEWLINK (16) of 32 bytes and RTM_DELADDR (21) of 20 bytes (padded to 20).
-        var bytes = [UInt8](repeating: 0, count: 52)
-        func header(_ offset: Int, length: UInt32, type: UInt16) {
-            withUnsafeBytes(of: length.littleEndian) { for (i, b) in $0.enumerated() { bytes[offset + i] = b } }
-            withUnsafeBytes(of: type.littleEndian) { for (i, b) in $0.enumerated() { bytes[offset + 4 + i] = b } }
-        }
-        header(0, length: 32, type: 16)
-        header(32, length: 20, type: 21)
-        let names = bytes.withUnsafeBytes { RTNetlink.messageTypes(in: $0) }
-        #expect(names == ["newlink", "deladdr"])
+/// Builds rtnetlink datagrams the way the kernel lays them out (native byte order, 4-byte alignment).
+enum NL {
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+    static func padded(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4) }
+    static func attribute(_ type: UInt16, _ value: [UInt8]) -> [UInt8] { padded(le(UInt16(4 + value.count)) + le(type) + value) }
+    static func message(_ type: UInt16, _ payload: [UInt8]) -> [UInt8] {
+        padded(le(UInt32(16 + payload.count)) + le(type) + le(UInt16(0)) + le(UInt32(1)) + le(UInt32(0)) + payload)
+    }
+    static func link(_ type: UInt16 = 16, index: Int32, flags: UInt32) -> [UInt8] {
+        message(type, [0, 0] + le(UInt16(1)) + le(index) + le(flags) + le(UInt32(0xFFFF_FFFF)))
+    }
+    static func address(_ type: UInt16 = 20, index: UInt32, _ ip: [UInt8], prefix: UInt8 = 24, flags: UInt8 = 0, lifetime: UInt32 = 100) -> [UInt8] {
+        // IFA_CACHEINFO (6) carries the lifetimes that a router advertisement refreshes.
+        message(type, [2, prefix, flags, 0] + le(index) + attribute(1, ip) + attribute(2, ip) + attribute(6, le(lifetime) + le(lifetime) + le(UInt64(0))))
+    }
+    static func route(_ type: UInt16 = 24, gateway: [UInt8], oif: UInt32, expires: UInt32 = 0) -> [UInt8] {
+        message(type, [2, 0, 0, 0, 254, 3, 0, 1] + le(UInt32(0)) + attribute(15, le(UInt32(254))) + attribute(5, gateway) + attribute(4, le(oif)) + attribute(12, le(expires)))
+    }
+}
+
+@Suite struct NetlinkFilterTests {
+    func changes(_ filter: inout NetlinkFilter, _ messages: [UInt8]...) -> [String] {
+        let datagram = messages.flatMap { $0 }
+        return datagram.withUnsafeBytes { filter.changes(in: $0) }
+    }
+
+    @Test func newThingsAreChangesRepeatsAreNot() {
+        var f = NetlinkFilter()
+        let up = NetlinkFilter.IFF_UP | NetlinkFilter.IFF_RUNNING | NetlinkFilter.IFF_LOWER_UP
+        #expect(changes(&f, NL.link(index: 3, flags: up), NL.address(index: 3, [10, 0, 0, 5])) == ["newlink", "newaddr"])
+        // A wireless scan event (same flags) and a lifetime refresh (same address, new lifetimes): nothing new.
+        #expect(changes(&f, NL.link(index: 3, flags: up | 0x1000)).isEmpty)
+        #expect(changes(&f, NL.address(index: 3, [10, 0, 0, 5], lifetime: 3600)).isEmpty)
+        // Carrier lost: a change.
+        #expect(changes(&f, NL.link(index: 3, flags: NetlinkFilter.IFF_UP)) == ["newlink"])
+        // Another address, another prefix length, an address that finished DAD: changes.
+        #expect(changes(&f, NL.address(index: 3, [10, 0, 0, 6])) == ["newaddr"])
+        #expect(changes(&f, NL.address(index: 3, [10, 0, 0, 5], prefix: 16)) == ["newaddr"])
+        #expect(changes(&f, NL.address(index: 4, [10, 0, 0, 7], flags: 0x40)) == ["newaddr"])
+        #expect(changes(&f, NL.address(index: 4, [10, 0, 0, 7], flags: 0x80)) == ["newaddr"])
+        // Deletions always count, and a re-add after a deletion is new again.
+        #expect(changes(&f, NL.address(21, index: 3, [10, 0, 0, 5])) == ["deladdr"])
+        #expect(changes(&f, NL.address(index: 3, [10, 0, 0, 5])) == ["newaddr"])
+        #expect(changes(&f, NL.link(17, index: 3, flags: 0)) == ["dellink"])
+    }
+
+    @Test func routeRefreshIsNotAChange() {
+        var f = NetlinkFilter()
+        #expect(changes(&f, NL.route(gateway: [10, 0, 0, 1], oif: 3, expires: 1800)) == ["newroute"])
+        #expect(changes(&f, NL.route(gateway: [10, 0, 0, 1], oif: 3, expires: 1790)).isEmpty)
+        #expect(changes(&f, NL.route(gateway: [10, 0, 0, 254], oif: 3)) == ["newroute"])
+        #expect(changes(&f, NL.route(25, gateway: [10, 0, 0, 1], oif: 3)) == ["delroute"])
+    }
+
+    @Test func overrunAndGarbageCount() {
+        var f = NetlinkFilter()
+        _ = changes(&f, NL.address(index: 3, [10, 0, 0, 5]))
+        f.overrun()
+        #expect(changes(&f, NL.address(index: 3, [10, 0, 0, 5])) == ["newaddr"])
+        var truncated = NL.address(index: 3, [10, 0, 0, 9])
+        truncated.removeLast(8)
+        #expect(changes(&f, truncated) == ["malformed"])
+        #expect(changes(&f, NL.message(99, [1, 2, 3, 4])) == ["type 99"])
+    }
+}
+
+@Suite struct ClockTimerTests {
+    /// The kernel accepts the far-future CANCEL_ON_SET timer, and without a clock change there is nothing to read.
+    @Test func armsAndStaysQuiet() throws {
+        let timer = try ClockChangeTimer()
+        var fds = [pollfd(fd: timer.fd.raw, events: Int16(POLLIN), revents: 0)]
+        #expect(poll(&fds, 1, 50) == 0)
+        #expect(timer.consume() == false)
     }
 }

@@ -194,6 +194,14 @@ struct NetlinkTests {
             try server.start()
             try namespace.ip("addr", "add", "10.213.7.1/24", "dev", "sdc0")
             #expect(await eventually(within: .seconds(2)) { monitor.current.state == .online })
+
+            // The same address with new lifetimes (what a router advertisement or a DHCP renewal does): the kernel
+            // sends RTM_NEWADDR again, but nothing changed, so nothing is probed.
+            let probes = monitor.probeCount
+            try namespace.ip("addr", "change", "10.213.7.1/24", "dev", "sdc0", "valid_lft", "100", "preferred_lft", "100")
+            try namespace.ip("addr", "change", "10.213.7.1/24", "dev", "sdc0", "valid_lft", "200", "preferred_lft", "200")
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(monitor.probeCount == probes)
         }
     }
 
