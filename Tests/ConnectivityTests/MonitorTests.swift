@@ -177,23 +177,23 @@ struct NetlinkTests {
             server.stop()
             try namespace.ip("link", "set", "sdc0", "up")
             let started = ContinuousClock.now
-            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .offline })
+            #expect(await eventually(within: .seconds(3)) { monitor.current.state == .offline })
             let elapsed = ContinuousClock.now - started
             #expect(elapsed >= .milliseconds(200))  // debounced
-            #expect(elapsed < .milliseconds(1500))
+            #expect(elapsed < .seconds(2))  // about 250 ms; generous for a loaded machine
 
             // Back: the backoff would wait 60 s; the link change makes it probe now.
             try server.start()
             try namespace.ip("link", "set", "sdc0", "down")
-            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .online })
+            #expect(await eventually(within: .seconds(3)) { monitor.current.state == .online })
 
             // An address and a route count too.
             server.stop()
             try namespace.ip("link", "set", "sdc0", "up")
-            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .offline })
+            #expect(await eventually(within: .seconds(3)) { monitor.current.state == .offline })
             try server.start()
             try namespace.ip("addr", "add", "10.213.7.1/24", "dev", "sdc0")
-            #expect(await eventually(within: .seconds(2)) { monitor.current.state == .online })
+            #expect(await eventually(within: .seconds(3)) { monitor.current.state == .online })
 
             // The same address with new lifetimes (what a router advertisement or a DHCP renewal does): the kernel
             // sends RTM_NEWADDR again, but nothing changed, so nothing is probed.
@@ -219,13 +219,13 @@ struct NetlinkTests {
             #expect(await eventually { monitor.current.state == .online })
             try await Task.sleep(for: .milliseconds(100))
             #expect(monitor.probeCount == 1)
-            // Five changes in quick succession (each `ip` call takes a few ms).
-            try namespace.ip("link", "add", "sdc2", "type", "veth", "peer", "name", "sdc3")
-            try namespace.ip("link", "set", "sdc2", "up")
-            try namespace.ip("addr", "add", "10.213.8.1/24", "dev", "sdc2")
-            try namespace.ip("link", "set", "sdc2", "down")
-            try namespace.ip("link", "del", "sdc2")
-            try await Task.sleep(for: .milliseconds(900))
+            // Five changes in one burst: one probe, 250 ms after the last.
+            try namespace.ipBatch([
+                "link add sdc2 type veth peer name sdc3", "link set sdc2 up", "addr add 10.213.8.1/24 dev sdc2",
+                "link set sdc2 down", "link del sdc2",
+            ])
+            #expect(await eventually(within: .seconds(3)) { monitor.probeCount >= 2 })
+            try await Task.sleep(for: .milliseconds(500))
             #expect(monitor.probeCount == 2)
         }
     }

@@ -105,6 +105,15 @@ final class NetworkNamespace: @unchecked Sendable {
     /// `ip -n NAME args...`: acts only inside the namespace.
     func ip(_ arguments: String...) throws { try Self.run(["-n", name] + arguments) }
 
+    /// Several `ip` commands in one process (`ip -n NAME -batch FILE`), so they reach the kernel milliseconds apart
+    /// however loaded the machine is.
+    func ipBatch(_ commands: [String]) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-conn-\(UUID().uuidString).ip").path
+        try commands.joined(separator: "\n").appending("\n").write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Self.run(["-n", name, "-batch", file])
+    }
+
     func remove() {
         guard !removed else { return }
         removed = true
