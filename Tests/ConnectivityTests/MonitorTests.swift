@@ -205,6 +205,34 @@ struct NetlinkTests {
         }
     }
 
+    /// The production path: the socket in the test process's own namespace, no setns. A veth pair with one end moved
+    /// into the test's namespace and the other (ours, created here) in the default one. Other activity on the machine
+    /// may add probes, never remove them, so the test asserts only what our own link change must cause.
+    @Test func watchesTheDefaultNamespace() async throws {
+        let server = try HealthServer()
+        defer { server.stop() }
+        let namespace = try NetworkNamespace()
+        defer { namespace.remove() }
+        let host = "sdc\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        try NetworkNamespace.run(["link", "add", host, "type", "veth", "peer", "name", "sdcpeer", "netns", namespace.name])
+        defer { try? NetworkNamespace.run(["link", "del", host]) }  // the peer goes with it
+        let configuration = testConfiguration(server.healthURL) {
+            $0.watchNetlink = true
+            $0.debounce = .milliseconds(250)
+            $0.minBackoff = .seconds(60)
+            $0.maxBackoff = .seconds(60)
+        }
+        try await withMonitor(configuration) { monitor in
+            #expect(await eventually { monitor.current.state == .online })
+            server.stop()
+            try NetworkNamespace.run(["link", "set", host, "up"])
+            #expect(await eventually(within: .seconds(3)) { monitor.current.state == .offline })
+            try server.start()
+            try NetworkNamespace.run(["link", "set", host, "down"])
+            #expect(await eventually(within: .seconds(3)) { monitor.current.state == .online })
+        }
+    }
+
     @Test func aBurstOfChangesIsOneProbe() async throws {
         let server = try HealthServer()
         defer { server.stop() }
