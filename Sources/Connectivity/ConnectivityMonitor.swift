@@ -205,7 +205,15 @@ public final class ConnectivityMonitor: Service, Sendable {
             }
             if schedule.isDue(at: .now) {
                 schedule.probeStarted()
-                if let verdict = await probe(healthURL) {
+                var verdict = await probe(healthURL)
+                if verdict?.state == .offline && current.state == .online && !Task.isCancelled {
+                    // Confirm before going offline: right after a network switch the first request may go out on a
+                    // kept-alive connection that died with the old network. libcurl drops a connection that failed, so
+                    // the second attempt connects afresh. Costs one extra probe per online-to-offline transition.
+                    logger.debug("connectivity: probe failed while online; confirming")
+                    verdict = await probe(healthURL) ?? verdict
+                }
+                if let verdict {
                     publish(verdict)
                     schedule.probeFinished(at: .now, state: verdict.state, using: &random)
                 } else if Task.isCancelled {

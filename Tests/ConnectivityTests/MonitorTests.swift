@@ -71,13 +71,15 @@ import Glibc
     @Test func aFailedRequestTriggersAProbeWhileOnline() async throws {
         let server = try HealthServer()
         defer { server.stop() }
-        try await withMonitor(testConfiguration(server.healthURL)) { monitor in
+        try await withMonitor(testConfiguration(server.healthURL) { $0.minBackoff = .seconds(60) }) { monitor in
             #expect(await eventually { monitor.current.state == .online })
             server.stop()
             try await Task.sleep(for: .milliseconds(200))
             #expect(monitor.current.state == .online)  // nothing probes on its own while online
             monitor.reportNetworkFailure("Couldn't connect to server")
             #expect(await eventually { monitor.current.state == .offline })
+            // Online to offline takes a failed probe and a confirming one.
+            #expect(monitor.probeCount == 3)
         }
     }
 
