@@ -33,6 +33,21 @@ final class AccountDaemon: Sendable {
         try await start(directory: directory, environment: devstack.daemonEnvironment)
     }
 
+    /// Runs `body` with a daemon and stops it afterwards, whether `body` throws or not.
+    static func run(
+        devstack: Devstack? = nil, directory: String? = nil, environment: [String: String]? = nil,
+        _ body: (AccountDaemon) async throws -> Void
+    ) async throws {
+        let daemon = try await start(directory: directory, environment: environment ?? devstack?.daemonEnvironment ?? [:])
+        do {
+            try await body(daemon)
+        } catch {
+            await daemon.finish()
+            throw error
+        }
+        await daemon.finish()
+    }
+
     /// SIGTERM, and wait for a clean exit.
     func stop() async {
         await client.close()

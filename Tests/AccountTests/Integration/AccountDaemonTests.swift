@@ -1,0 +1,262 @@
+import Foundation
+import GRDB
+import Shared
+import SplashClient
+import Store
+import Testing
+import TestSupport
+
+/// The real splashd and splashctl against a devstack of the suite's own.
+@Suite(.devstack, .serialized)
+struct AccountDaemonTests {
+    @Test func signupWhoamiLogoutLoginOverTheSocket() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let email = uniqueEmail("ana")
+            let username = uniqueUsername("ana")
+
+            #expect(try await daemon.send(WhoamiRequest()).account.state == .signedOut)
+            let signedUp = try await daemon.send(SignupRequest(email: email, password: "secret12", username: username))
+            #expect(signedUp.account.state == .signedIn)
+            #expect(signedUp.account.username == username)
+            #expect(signedUp.profile?.sync == .synced)
+            let status = try await daemon.send(StatusRequest())
+            #expect(status.account.email == email)
+
+            // No token or password in any answer.
+            let raw = try await daemon.client.sendRaw(WhoamiRequest())
+            let text = String(decoding: try JSONCoding.encoder().encode(raw), as: UTF8.self)
+            #expect(!text.contains("secret12") && !text.contains("access_token") && !text.contains("refresh_token"))
+
+            let logout = try await daemon.send(LogoutRequest())
+            #expect(logout.serverNotified)
+            #expect(try await daemon.send(WhoamiRequest()).account.state == .signedOut)
+            #expect(await daemon.error(LogoutRequest())?.kind == .notSignedIn)
+            #expect(await daemon.error(ProfileGetRequest())?.kind == .notSignedIn)
+
+            let wrong = await daemon.error(LoginRequest(email: email, password: "not-it-at-all"))
+            #expect(wrong?.kind == .rejected)
+            #expect(wrong?.message == "wrong e-mail or password")
+            let again = try await daemon.send(LoginRequest(email: email, password: "secret12"))
+            #expect(again.account.state == .signedIn)
+            #expect(again.account.username == username)
+
+            let exists = await daemon.error(SignupRequest(email: email, password: "secret12", username: uniqueUsername()))
+            #expect(exists?.kind == .conflict)
+            let weak = await daemon.error(SignupRequest(email: uniqueEmail("weak"), password: "abc", username: uniqueUsername()))
+            #expect(weak?.kind == .invalidInput)
+            #expect(weak?.message.contains("shorter than 6") == true)
+
+            let count = try await daemon.send(UsersCountRequest())
+            #expect(count.count >= 1 && !count.stale)
+            let recent = try await daemon.send(UsersRecentRequest(limit: 100))
+            #expect(recent.users.contains { $0.username == username })
+            #expect(!daemon.process.stderr.contains("secret12"), "a password reached the log")
+        }
+    }
+
+    @Test func splashctlCommands() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let email = uniqueEmail("ctl")
+            let username = uniqueUsername("ctl")
+
+            let signup = try daemon.ctl(["signup", "--email", email, "--username", username, "--password-stdin"], stdin: "secret12\n")
+            #expect(signup.status == 0, "\(signup.stderr)")
+            #expect(signup.stdout.contains("signed in as \(username)"))
+            let whoami = try daemon.ctl(["whoami"])
+            #expect(whoami.status == 0 && whoami.stdout.contains(email))
+            let renamed = username + "_x"
+            let set = try daemon.ctl(["profile", "set-username", renamed])
+            #expect(set.status == 0 && set.stdout.contains(renamed))
+            try await daemon.wait(for: "the new username to reach the server") {
+                try await daemon.send(ProfileGetRequest()).profile.sync == .synced
+            }
+            let profile = try daemon.ctl(["profile", "show", "--refresh"])
+            #expect(profile.status == 0 && profile.stdout.contains(renamed) && profile.stdout.contains("in sync"))
+            let bad = try daemon.ctl(["profile", "set-username", "No Spaces"])
+            #expect(bad.status == 64)
+            let count = try daemon.ctl(["users", "count"])
+            #expect(count.status == 0 && count.stdout.contains("accounts"))
+            let recent = try daemon.ctl(["users", "recent", "--limit", "5"])
+            #expect(recent.status == 0 && recent.stdout.contains("USERNAME"))
+            let json = try daemon.ctl(["--json", "whoami"])
+            #expect(json.stdout.contains(#""state":"signed_in""#))
+            let logout = try daemon.ctl(["logout"])
+            #expect(logout.status == 0 && logout.stdout.contains("signed out"))
+            let wrong = try daemon.ctl(["login", "--email", email, "--password-stdin"], stdin: "wrong-password\n")
+            #expect(wrong.status == 65 && wrong.stderr.contains("wrong e-mail or password"))
+            let login = try daemon.ctl(["login", "--email", email, "--password-stdin"], stdin: "secret12\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            let exists = try daemon.ctl(["signup", "--email", email, "--username", "someone_else", "--password-stdin"], stdin: "secret12\n")
+            #expect(exists.status == 65 && exists.stderr.contains("already exists"))
+            let weak = try daemon.ctl(["signup", "--email", uniqueEmail(), "--username", "weakling", "--password-stdin"], stdin: "abc\n")
+            #expect(weak.status == 65 && weak.stderr.contains("too weak"))
+            let badEmail = try daemon.ctl(["login", "--email", "", "--password-stdin"], stdin: "secret12\n")
+            #expect(badEmail.status == 64)
+        }
+    }
+
+    @Test func shortLivedTokensUnder32ConcurrentRequestsMakeOneRefresh() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            try await devstack.knobs(["access_token_lifetime": 3])
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("burst"), password: "secret12", username: uniqueUsername()))
+            try await devstack.knobs(["access_token_lifetime": 3600])
+            let before = try await devstack.requests("POST /auth/v1/token")
+            try await Task.sleep(for: .milliseconds(1600))  // past half the lifetime: the refresh is due
+            let socket = daemon.process.socketPath
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<32 {
+                    group.addTask {
+                        let client = try SplashClient.connect(socketPath: socket)
+                        let result = try await client.send(ProfileGetRequest(refresh: true))
+                        await client.close()
+                        return !result.stale
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await Task.sleep(for: .milliseconds(2000))  // past expiry: any second refresh would show
+            let refreshes = try await devstack.requests("POST /auth/v1/token") - before
+            #expect(results.count == 32 && results.allSatisfy { $0 })
+            #expect(refreshes == 1, "\(refreshes) refreshes for 32 concurrent requests")
+        }
+    }
+
+    @Test func revokedRefreshTokenSignsOutAndKeepsTheOutbox() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let email = uniqueEmail("revoked")
+            try await devstack.knobs(["access_token_lifetime": 4])
+            let signedUp = try await daemon.send(SignupRequest(email: email, password: "secret12", username: uniqueUsername()))
+            try await devstack.knobs(["access_token_lifetime": 3600])
+            let userId = try #require(signedUp.account.userId)
+            // The push fails with 503 so the change stays queued.
+            try await devstack.faults(#"[{"path": "/rest/v1/profiles*", "method": "PATCH", "status": 503}]"#)
+            _ = try await daemon.send(SetUsernameRequest(username: uniqueUsername("queued")))
+            try await devstack.revokeSessions(email: email)
+
+            try await daemon.wait(for: "the refresh to find the session revoked") {
+                try await daemon.send(StatusRequest()).account.state == .signedOut
+            }
+            try await devstack.clearFaults()
+            let whoami = try await daemon.send(WhoamiRequest())
+            #expect(whoami.signedOutReason?.contains("the server ended the session") == true)
+            #expect(whoami.signedOutReason?.contains("1 queued change") == true)
+            let status = try await daemon.send(StatusRequest())
+            #expect(status.outbox.pending + status.outbox.inFlight == 1)
+            #expect(daemon.process.stderr.contains("<4>signed out by the server"), "a warning in the log")
+
+            // The queued change is still there, for this account only.
+            let store = try Store(path: daemon.stateDir + "/splashd.sqlite")
+            let owners = try store.read { db in try String.fetchAll(db, sql: "SELECT account_id FROM outbox WHERE entity = 'profile'") }
+            #expect(owners == [userId])
+
+            // Another account signing in does not push it.
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("other"), password: "secret12", username: uniqueUsername()))
+            try await Task.sleep(for: .milliseconds(500))
+            let stillQueued = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE account_id = ?", arguments: [userId]) }
+            #expect(stillQueued == 1)
+        }
+    }
+
+    @Test func startedWithTheBackendUnreachableIsSignedInOffline() async throws {
+        let devstack = try Devstack.require()
+        let first = try await AccountDaemon.start(devstack: devstack)
+        let username = uniqueUsername("away")
+        _ = try await first.send(SignupRequest(email: uniqueEmail("away"), password: "secret12", username: username))
+        let counted = try await first.send(UsersCountRequest())
+        _ = try await first.send(UsersRecentRequest())
+        await first.stop()
+
+        // Same directories, a backend that refuses connections.
+        try await AccountDaemon.run(
+            directory: first.directory,
+            environment: ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", "SPLASHD_ANON_KEY": devstack.anonKey]
+        ) { second in
+            let whoami = try await second.send(WhoamiRequest())
+            #expect(whoami.account.state == .signedInOffline)
+            #expect(whoami.account.username == username)
+            let profile = try await second.send(ProfileGetRequest(refresh: true))
+            #expect(profile.stale)
+            #expect(profile.profile.username == username)
+            let count = try await second.send(UsersCountRequest())
+            #expect(count.stale && count.count == counted.count)
+            let recent = try await second.send(UsersRecentRequest())
+            #expect(recent.stale && recent.users.contains { $0.username == username })
+            // A change made offline is applied at once and queued.
+            let set = try await second.send(SetUsernameRequest(username: username + "_2"))
+            #expect(set.profile.sync == .pending && set.profile.username == username + "_2")
+            // Still signed in after the confirmation attempt failed.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await second.send(StatusRequest()).account.state == .signedInOffline)
+            let login = await second.error(LoginRequest(email: uniqueEmail(), password: "secret12"))
+            #expect(login?.kind == .offline)
+        }
+    }
+
+    @Test func corruptSessionFileIsMovedAsideWithAClearStatus() async throws {
+        let devstack = try Devstack.require()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-acct-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+        try Data(#"{"access_token": 42, "oops"#.utf8).write(to: URL(fileURLWithPath: directory + "/state/session.json"))
+        try await AccountDaemon.run(devstack: devstack, directory: directory) { daemon in
+            let whoami = try await daemon.send(WhoamiRequest())
+            #expect(whoami.account.state == .signedOut)
+            #expect(whoami.signedOutReason?.contains("moved to") == true)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/state")
+            #expect(!files.contains("session.json"))
+            #expect(files.contains { $0.hasPrefix("session.json.corrupt-") })
+            #expect(daemon.process.stderr.contains("session file unreadable"))
+            let error = await daemon.error(ProfileGetRequest())
+            #expect(error?.message.contains("moved to") == true)
+        }
+    }
+
+    @Test func badInputAndAHostileServer() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            #expect(await daemon.error(LoginRequest(email: "", password: "secret12"))?.data?.field == "email")
+            #expect(await daemon.error(LoginRequest(email: String(repeating: "a", count: 300) + "@x.io", password: "secret12"))?.kind == .invalidInput)
+            #expect(await daemon.error(SignupRequest(email: uniqueEmail(), password: "secret12", username: ""))?.data?.field == "username")
+            #expect(await daemon.error(SignupRequest(email: uniqueEmail(), password: "secret12", username: String(repeating: "z", count: 33)))?.kind == .invalidInput)
+            #expect(await daemon.error(SetUsernameRequest(username: "Robert'); DROP TABLE--"))?.kind == .invalidInput)
+            #expect(await daemon.error(UsersRecentRequest(limit: 0))?.kind == .invalidInput)
+
+            // Garbage with a 200, and an HTML error page.
+            try await devstack.faults(#"[{"path": "/auth/v1/token", "status": 200, "body": "{\"access_token\": [1,2", "content_type": "application/json"}]"#)
+            let garbage = await daemon.error(LoginRequest(email: uniqueEmail(), password: "secret12"))
+            #expect(garbage?.kind == .offline)
+            #expect(garbage?.message.contains("cannot read") == true)
+            try await devstack.faults(#"[{"path": "/auth/v1/signup", "status": 502, "body": "<html>bad gateway</html>", "content_type": "text/html"}]"#)
+            let html = await daemon.error(SignupRequest(email: uniqueEmail(), password: "secret12", username: uniqueUsername()))
+            #expect(html?.kind == .offline)
+            try await devstack.faults(#"[{"path": "/auth/v1/token", "status": 429, "retry_after": 30, "body": {"code": "over_request_rate_limit", "message": "Request rate limit reached"}}]"#)
+            let limited = await daemon.error(LoginRequest(email: uniqueEmail(), password: "secret12"))
+            #expect(limited?.kind == .rateLimited)
+            #expect(limited?.data?.retryAfter == 30)
+            try await devstack.clearFaults()
+            #expect(try await daemon.send(PingRequest()).pong)
+        }
+    }
+
+    @Test func usernameTakenOnTheServerIsRejectedAndKept() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let taken = uniqueUsername("taken")
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("first"), password: "secret12", username: taken))
+            let mine = uniqueUsername("mine")
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("second"), password: "secret12", username: mine))
+            let set = try await daemon.send(SetUsernameRequest(username: taken))
+            #expect(set.profile.username == taken)  // applied here at once
+            try await daemon.wait(for: "the server to refuse the name") {
+                try await daemon.send(ProfileGetRequest()).profile.sync == .rejected
+            }
+            let profile = try await daemon.send(ProfileGetRequest()).profile
+            #expect(profile.rejectedReason?.contains("already taken") == true)
+            #expect(profile.username == mine, "the server's name is shown again")
+            #expect(try await daemon.send(StatusRequest()).outbox.rejected == 1)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTP
+import Testing
+
+/// A devstack instance of this test run's own (`DEVSTACK_STATE_DIR` unique), brought up once for the
+/// integration suite by `DevstackTrait` and taken down after it. Missing devstack is a failure, not a
+/// skip: these tests are the Account capability's proof.
+public struct Devstack: Sendable {
+    public let stateDir: String
+    public let env: [String: String]
+
+    public var backendURL: String { env["SPLASHD_BACKEND_URL"] ?? "" }
+    public var anonKey: String { env["SPLASHD_ANON_KEY"] ?? "" }
+    public var controlURL: String { env["DEVSTACK_URL"] ?? "" }
+
+    /// What a daemon needs to reach this instance.
+    public var daemonEnvironment: [String: String] {
+        ["SPLASHD_BACKEND_URL": backendURL, "SPLASHD_ANON_KEY": anonKey]
+    }
+
+    @TaskLocal public static var current: Devstack?
+
+    public static func require() throws -> Devstack {
+        try #require(current, "the suite needs the .devstack trait")
+    }
+
+    public static var script: String {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("devstack/devstack").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return "devstack/devstack"
+    }
+
+    public static func up() async throws -> Devstack {
+        let script = Self.script
+        guard FileManager.default.isExecutableFile(atPath: script) else {
+            throw DevstackError.missing("devstack/devstack not found above \(#filePath); the integration tests need it")
+        }
+        let stateDir = "/tmp/splashd-devstack-test-\(UUID().uuidString.prefix(8))"
+        let output = try await run(script, "up", stateDir: stateDir)
+        var env: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        }
+        guard env["SPLASHD_BACKEND_URL"] != nil, env["DEVSTACK_URL"] != nil else {
+            throw DevstackError.failed("devstack up printed no environment:\n\(output)")
+        }
+        return Devstack(stateDir: stateDir, env: env)
+    }
+
+    public func down() async {
+        _ = try? await Self.run(Self.script, "down", stateDir: stateDir)
+    }
+
+    /// Runs the devstack command without blocking a cooperative thread (the daemon-side code under
+    /// test needs them), with its output in files: the server it starts must not hold a pipe open.
+    @discardableResult
+    public static func run(_ script: String, _ command: String, stateDir: String) throws -> String {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DEVSTACK_STATE_DIR"] = stateDir
+        environment["DEVSTACK_PHOTOS"] = environment["DEVSTACK_PHOTOS"] ?? "20"
+        // Files, not pipes, and posix_spawn + waitpid rather than Foundation's Process: under the test
+        // runner Process.waitUntilExit never saw the script exit (it stayed a zombie) and the suite hung.
+        let outPath = NSTemporaryDirectory() + "devstack-\(UUID().uuidString).out"
+        let errPath = outPath + ".err"
+        defer {
+            unlink(outPath)
+            unlink(errPath)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv: [UnsafeMutablePointer<CChar>?] = [script, command].map { (text: String) in strdup(text) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (key, value) in strdup("\(key)=\(value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, script, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw DevstackError.failed("cannot run \(script): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let out = FileManager.default.contents(atPath: outPath) ?? Data()
+        let err = FileManager.default.contents(atPath: errPath) ?? Data()
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw DevstackError.failed("devstack \(command) exited \(code) (status \(status)):\n\(String(decoding: err, as: UTF8.self))")
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: - /_devstack
+
+    public func knobs(_ values: [String: Double]) async throws {
+        _ = try await call("POST", "/_devstack/knobs", json: values)
+    }
+
+    /// Fault rules as devstack's JSON list (see devstack_server/control.py `Rule`).
+    public func faults(_ rulesJSON: String) async throws {
+        _ = try await send("POST", "/_devstack/faults", body: Data(rulesJSON.utf8))
+    }
+
+    public func clearFaults() async throws {
+        _ = try await call("DELETE", "/_devstack/faults", json: nil as [String: String]?)
+    }
+
+    public func revokeSessions(email: String) async throws {
+        _ = try await call("POST", "/_devstack/revoke_sessions", json: ["email": email])
+    }
+
+    /// Requests served for one route, e.g. "POST /auth/v1/token" (password and refresh grants alike).
+    public func requests(_ route: String) async throws -> Int {
+        let data = try await call("GET", "/_devstack/counters", json: nil as [String: String]?)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return ((object?["requests"] as? [String: Any])?[route] as? Int) ?? 0
+    }
+
+    /// Reads `/rest/v1/<path>` as the service role (bypassing RLS): what the server really holds.
+    public func serviceRead(_ pathAndQuery: String) async throws -> [[String: Any]] {
+        let key = env["DEVSTACK_SERVICE_ROLE_KEY"] ?? ""
+        let response = try await Self.http.send(HTTPRequest(
+            method: "GET", url: backendURL + "/rest/v1/" + pathAndQuery,
+            headers: [("apikey", key), ("Authorization", "Bearer \(key)")], timeout: .seconds(10)))
+        guard response.isSuccess else {
+            throw DevstackError.failed("GET \(pathAndQuery): HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]) ?? []
+    }
+
+    private func call<T: Encodable>(_ method: String, _ path: String, json: T?) async throws -> Data {
+        try await send(method, path, body: try json.map { try JSONEncoder().encode($0) })
+    }
+
+    private static let http = try! HTTPClient(configuration: .init(version: "test"))
+
+    private func send(_ method: String, _ path: String, body: Data?) async throws -> Data {
+        let response = try await Self.http.send(HTTPRequest(
+            method: method, url: controlURL + path, headers: [("Content-Type", "application/json")], body: body.map(Array.init),
+            timeout: .seconds(10)))
+        guard response.isSuccess else {
+            throw DevstackError.failed("\(method) \(path): HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return Data(response.body)
+    }
+}
+
+public enum DevstackError: Error, CustomStringConvertible {
+    case missing(String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .missing(let text), .failed(let text): text
+        }
+    }
+}
+
+/// Brings devstack up around a suite (once, not per test) and down after it.
+public struct DevstackTrait: SuiteTrait, TestScoping {
+    public init() {}
+    public var isRecursive: Bool { false }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let devstack = try await Devstack.up()
+        do {
+            try await Devstack.$current.withValue(devstack) {
+                try await function()
+            }
+        } catch {
+            await devstack.down()
+            throw error
+        }
+        await devstack.down()
+    }
+}
+
+extension Trait where Self == DevstackTrait {
+    public static var devstack: Self { DevstackTrait() }
+}
