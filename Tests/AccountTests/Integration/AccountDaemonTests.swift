@@ -259,4 +259,41 @@ struct AccountDaemonTests {
             #expect(try await daemon.send(StatusRequest()).outbox.rejected == 1)
         }
     }
+
+    @Test func profileAndAccountChangesArriveAsEvents() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let watcher = try SplashClient.connect(socketPath: daemon.process.socketPath)
+            let subscribed = try await watcher.send(SubscribeRequest(types: ["account.changed", "profile.updated"]))
+            #expect(subscribed.snapshot.account.state == .signedOut)
+            let username = uniqueUsername("ev")
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("ev"), password: "secret12", username: username))
+            let renamed = username + "_2"
+            _ = try await daemon.send(SetUsernameRequest(username: renamed))
+            let seen = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var sawSignedIn = false
+                    var sawRename = false
+                    while !(sawSignedIn && sawRename), let notification = try await watcher.nextEvent() {
+                        switch notification.event {
+                        case .accountChanged(let account) where account.state == .signedIn: sawSignedIn = true
+                        case .profileUpdated(let profile) where profile.username == renamed: sawRename = true
+                        default: break
+                        }
+                    }
+                    return sawSignedIn && sawRename
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    await watcher.close()  // ends the other task's read
+                    return false
+                }
+                let first = try await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            #expect(seen, "account.changed (signed in) and profile.updated (renamed) within 10 s")
+            await watcher.close()
+        }
+    }
 }
