@@ -212,8 +212,7 @@ public actor SessionManager {
         guard let current = session else { throw .notSignedIn(notSignedInMessage) }
         if current.isRefreshDue() {
             let outcome = await refresh()
-            if case .failed(let error) = outcome, let still = session, still.isExpired() {
-                _ = still
+            if case .failed(let error) = outcome, session?.isExpired() == true {
                 throw .backend(error)
             }
         }

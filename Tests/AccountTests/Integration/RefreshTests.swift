@@ -129,4 +129,29 @@ struct RefreshTests {
         #expect(await manager.lastSignedOutReason?.contains("the server ended the session") == true)
         #expect(SessionFile(directory: directory.path).load() == .none)
     }
+
+    @Test func crashBetweenRotationAndSaveStillRefreshes() async throws {
+        // The server rotated the refresh token but the daemon died before saving the new one: the
+        // file still holds the parent, which Auth answers with the active child.
+        let devstack = try Devstack.require()
+        let (manager, _, _) = try makeManager(devstack)
+        try await manager.signUp(email: uniqueEmail("crash"), password: "secret12", username: uniqueUsername())
+        let file = SessionFile(directory: directory.path)
+        guard case .session(let beforeRotation) = file.load() else {
+            Issue.record("no session saved")
+            return
+        }
+        #expect(await manager.refresh() == .refreshed)
+        try file.save(beforeRotation)  // as if the new file never reached the disk
+
+        let (restarted, _, _) = try makeManager(devstack)
+        await restarted.restore()
+        #expect(await restarted.refresh() == .refreshed)
+        #expect(await restarted.currentUser?.id == beforeRotation.user.id)
+        guard case .session(let after) = file.load() else {
+            Issue.record("the refreshed session was not saved")
+            return
+        }
+        #expect(after.refreshToken != beforeRotation.refreshToken)
+    }
 }

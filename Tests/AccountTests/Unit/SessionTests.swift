@@ -89,6 +89,18 @@ struct SessionFileTests {
         #expect(file.load() == .none)
     }
 
+    @Test func aTempFileLeftByACrashChangesNothing() throws {
+        let file = SessionFile(directory: directory.path)
+        try file.save(sample)
+        try Data("half a sess".utf8).write(to: URL(fileURLWithPath: file.path + ".tmp"))
+        #expect(file.load() == .session(sample))
+        var rotated = sample
+        rotated.accessToken = "access-2"
+        try file.save(rotated)
+        #expect(file.load() == .session(rotated))
+        #expect(!FileManager.default.fileExists(atPath: file.path + ".tmp"))
+    }
+
     @Test func emptyTokensAreCorrupt() throws {
         let file = SessionFile(directory: directory.path)
         var empty = sample
