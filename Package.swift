@@ -124,7 +124,7 @@ let package = Package(
 
         // Helpers shared by the test targets: temporary directories, the real daemon as a child process,
         // a notify socket that plays systemd's part.
-        .target(name: "TestSupport", dependencies: ["Shared", "SplashClient"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP"], path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),
