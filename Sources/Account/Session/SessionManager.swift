@@ -365,11 +365,12 @@ public actor SessionManager {
     }
 
     /// Sleeps until `nextDue()`, or until the session changes (sign-in, sign-out, refresh), or the
-    /// calling task is cancelled. Long sleeps are capped at an hour so a wall-clock jump is noticed.
+    /// calling task is cancelled. Signed out, nothing is due: it sleeps until woken. Signed in, sleeps
+    /// are capped at an hour so that a wall-clock jump (suspend, NTP) is noticed.
     public func sleepUntilDue() async {
-        let delay = nextDue().map { $0.timeIntervalSinceNow } ?? 86_400
+        let delay = nextDue().map { min($0.timeIntervalSinceNow, 3600) } ?? 365 * 86_400
         guard delay > 0 else { return }
-        let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(min(delay, 3600)), clock: .continuous) }
+        let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(delay), clock: .continuous) }
         self.sleeper = sleeper
         await withTaskCancellationHandler {
             await sleeper.value
