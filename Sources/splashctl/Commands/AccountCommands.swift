@@ -17,7 +17,16 @@ struct SignupCommand: AsyncParsableCommand {
         if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
         if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
         let password = try PasswordPrompt.read(fromStdin: passwordStdin)
-        try await global.run(SignupRequest(email: email, password: password, username: username), render: WhoamiCommand.render)
+        let wanted = username
+        try await global.run(SignupRequest(email: email, password: password, username: username)) { result, style in
+            var text = WhoamiCommand.render(result, style)
+            // The server makes a taken name unique with a suffix rather than refuse the sign-up.
+            if let given = result.account.username, given != wanted {
+                text += "\n" + style.yellow("the username '\(wanted)' was taken; the server chose '\(given)'")
+                    + " (change it with: splashctl profile set-username NAME)"
+            }
+            return text
+        }
     }
 }
 

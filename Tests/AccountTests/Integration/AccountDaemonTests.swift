@@ -94,6 +94,9 @@ struct AccountDaemonTests {
             #expect(weak.status == 65 && weak.stderr.contains("too weak"))
             let badEmail = try daemon.ctl(["login", "--email", "", "--password-stdin"], stdin: "secret12\n")
             #expect(badEmail.status == 64)
+            // A name taken at sign-up is made unique by the server, and splashctl says so.
+            let twin = try daemon.ctl(["signup", "--email", uniqueEmail("twin"), "--username", renamed, "--password-stdin"], stdin: "secret12\n")
+            #expect(twin.status == 0 && twin.stdout.contains("was taken; the server chose"), "\(twin.stdout)")
         }
     }
 
