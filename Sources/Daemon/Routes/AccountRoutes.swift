@@ -6,6 +6,7 @@ import Library
 import Logging
 import Shared
 import Store
+import Systemd
 
 /// The Account capability's methods: auth.*, profile.*, users.*. Without a capability (tests that
 /// build a bare router) every method is still routed and answers that accounts are unavailable.
@@ -86,10 +87,14 @@ enum AccountRoutes {
         if config.backendURL == nil || config.anonKey == nil {
             logger.notice("no backend configured (backend.url, backend.anon_key); accounts work offline only", metadata: ["splashd_op": "start"])
         }
+        let notifier = SystemdNotifier()
         let callbacks = AccountCapability.Callbacks(
             accountChanged: { status in
+                let before = state.current.account
                 state.setAccount(status)
                 if let counts = try? library.counts(accountId: status.userId ?? "") { state.setOutbox(counts.outbox) }
+                // `systemctl status` shows the account as it is now (signed out by the server, offline, ...).
+                if before != status { notifier.status(state.statusLine()) }
             },
             profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) },
             outboxChanged: {

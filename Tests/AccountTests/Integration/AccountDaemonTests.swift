@@ -150,6 +150,8 @@ struct AccountDaemonTests {
             let status = try await daemon.send(StatusRequest())
             #expect(status.outbox.pending + status.outbox.inFlight == 1)
             #expect(daemon.process.stderr.contains("<4>signed out by the server"), "a warning in the log")
+            let statusLine = await daemon.process.notify?.wait(for: .seconds(5)) { $0.contains("STATUS=") && $0.contains("signed out") }
+            #expect(statusLine != nil, "systemd's STATUS line says signed out")
 
             // The queued change is still there, for this account only.
             let store = try Store(path: daemon.stateDir + "/splashd.sqlite")
@@ -176,7 +178,8 @@ struct AccountDaemonTests {
         // Same directories, a backend that refuses connections.
         try await AccountDaemon.run(
             directory: first.directory,
-            environment: ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", "SPLASHD_ANON_KEY": devstack.anonKey]
+            environment: ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", "SPLASHD_ANON_KEY": devstack.anonKey],
+            notify: false  // the first daemon's notify socket is still bound in this directory
         ) { second in
             let whoami = try await second.send(WhoamiRequest())
             #expect(whoami.account.state == .signedInOffline)

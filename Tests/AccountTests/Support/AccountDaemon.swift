@@ -22,9 +22,9 @@ final class AccountDaemon: Sendable {
 
     /// Starts splashd in `directory` (a new one when nil) with the backend of `devstack`, or with
     /// `environment` when given.
-    static func start(directory: String? = nil, environment: [String: String]) async throws -> AccountDaemon {
+    static func start(directory: String? = nil, environment: [String: String], notify: Bool = true) async throws -> AccountDaemon {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("splashd-acct-\(UUID().uuidString.prefix(8))").path
-        let process = try DaemonProcess(directory: dir, arguments: ["--log-level", "debug"], environment: environment, withNotifySocket: false)
+        let process = try DaemonProcess(directory: dir, arguments: ["--log-level", "debug"], environment: environment, withNotifySocket: notify)
         let client = try await process.waitUntilListening()
         return AccountDaemon(process: process, client: client)
     }
@@ -35,10 +35,10 @@ final class AccountDaemon: Sendable {
 
     /// Runs `body` with a daemon and stops it afterwards, whether `body` throws or not.
     static func run(
-        devstack: Devstack? = nil, directory: String? = nil, environment: [String: String]? = nil,
+        devstack: Devstack? = nil, directory: String? = nil, environment: [String: String]? = nil, notify: Bool = true,
         _ body: (AccountDaemon) async throws -> Void
     ) async throws {
-        let daemon = try await start(directory: directory, environment: environment ?? devstack?.daemonEnvironment ?? [:])
+        let daemon = try await start(directory: directory, environment: environment ?? devstack?.daemonEnvironment ?? [:], notify: notify)
         do {
             try await body(daemon)
         } catch {
