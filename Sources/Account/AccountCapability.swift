@@ -11,6 +11,9 @@ public struct AccountCapability: Sendable {
     public let profiles: ProfileService
     public let users: UsersService
     public let refreshService: SessionRefreshService
+    /// The configured backend (one HTTP client for the process), for other capabilities to share; nil
+    /// when no server is configured.
+    public let backend: SupabaseBackend?
 
     public struct Callbacks: Sendable {
         public var accountChanged: @Sendable (AccountStatus) -> Void
@@ -42,6 +45,7 @@ public struct AccountCapability: Sendable {
             manager: manager, backend: backend, store: store, logger: logger, profileChanged: callbacks.profileChanged,
             outboxChanged: callbacks.outboxChanged)
         users = UsersService(backend: backend, store: store)
+        self.backend = backend
         refreshService = SessionRefreshService(manager: manager)
     }
 
