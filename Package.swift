@@ -130,17 +130,22 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
-            dependencies: ["Control", "Daemon", "Shared", "SplashClient", "Library", "Store"],
+            dependencies: ["Control", "Daemon", "Shared", "SplashClient", "Library", "Store", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["Sync", "Daemon", "Account", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport"],
+            dependencies: [
+                "Sync", "Daemon", "Account", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AccountTests",

@@ -1,8 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Account
 import Control
 import Foundation
+import HTTP
 import Journal
 import Library
 import Logging
@@ -10,6 +12,7 @@ import NIOPosix
 import ServiceLifecycle
 import Shared
 import Store
+import Sync
 import Synchronization
 import Systemd
 
@@ -89,6 +92,12 @@ public enum DaemonRunner {
             config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
         await account.start()
 
+        // Sync (issue 6): likes and unlikes go out through the push engine, which wakes on new ops,
+        // sign-ins and connectivity changes, and otherwise sleeps.
+        let pushEngine = Self.makePushEngine(config: config, store: store, state: state, library: library, account: account, logger: logger)
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in pushEngine?.ring() }
+        let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine)
+
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
             socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
@@ -97,7 +106,7 @@ public enum DaemonRunner {
         serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(
-            configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger, account: account),
+            configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger, account: account, sync: sync),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -132,6 +141,7 @@ public enum DaemonRunner {
         services.append(.init(service: server))
         services.append(.init(service: reload))
         services.append(.init(service: account.refreshService))
+        if let pushEngine { services.append(.init(service: pushEngine)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
@@ -164,6 +174,20 @@ public enum DaemonRunner {
         }
         try? await eventLoops.shutdownGracefully()
         return Exit.ok
+    }
+}
+
+extension DaemonRunner {
+    static func makePushEngine(
+        config: DaemonConfig, store: Store, state: DaemonState, library: PhotoLibrary, account: AccountCapability, logger: Logger
+    ) -> PushEngine? {
+        guard let url = config.backendURL, let key = config.anonKey,
+              let http = try? HTTPClient(configuration: .init(version: SplashVersion.current), logger: Logger(label: "splashd.http"))
+        else { return nil }
+        return PushEngine(
+            store: store, session: account.manager, backend: SupabaseBackend(http: http, baseURL: url, anonKey: key),
+            network: .alwaysOnline, logger: logger,
+            outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
     }
 }
 

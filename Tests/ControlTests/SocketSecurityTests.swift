@@ -6,6 +6,7 @@ import Foundation
 import Shared
 import SplashClient
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct SocketSecurityTests {
     @Test func socketIs0600InA0700Directory() async throws {
@@ -99,17 +100,10 @@ import Testing
                 data += chunk
             print(data.decode().strip()); print("EOF")
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do { try process.run() } catch { continuation.resume() }
-        }
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let result = try await ChildProcess.run(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket],
+            environment: ["PATH": "/usr/bin:/bin"])
+        return result.stdout + result.stderr
     }
 
     static func bindUnixSocket(_ path: String) throws -> Int32 {

@@ -175,27 +175,6 @@ struct ProcessResult {
 
 /// Runs a program to completion without blocking a cooperative thread.
 func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil) async throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    if let stdin {
-        let input = Pipe()
-        process.standardInput = input
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try? input.fileHandleForWriting.close()
-    } else {
-        process.standardInput = FileHandle.nullDevice
-    }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do { try process.run() } catch { continuation.resume() }
-    }
-    return ProcessResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-        stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    let result = try await ChildProcess.run(executable, arguments, environment: environment, stdin: stdin)
+    return ProcessResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
 }

@@ -13,7 +13,7 @@ public final class DaemonProcess: Sendable {
     public let socketPath: String
     public let stderrPath: String
     public let notify: NotifySocket?
-    private let process: Process
+    private let process: ChildProcess
 
     public static var binDirectory: String {
         if let bin = ProcessInfo.processInfo.environment["SPLASHD_BIN"] { return (bin as NSString).deletingLastPathComponent }
@@ -39,41 +39,32 @@ public final class DaemonProcess: Sendable {
         stderrPath = directory + "/stderr.log"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         notify = withNotifySocket ? try NotifySocket(directory: directory) : nil
-        process = Process()
         let flags = ["--state-dir", directory + "/state", "--data-dir", directory + "/data",
                      "--cache-dir", directory + "/cache", "--socket", socketPath, "--log-target", "stderr"]
-        if launcher.isEmpty {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = flags + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: launcher[0])
-            process.arguments = Array(launcher.dropFirst()) + [executable] + flags + arguments
-        }
         var env = ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8"]
         if let notify { env["NOTIFY_SOCKET"] = notify.path }
         env.merge(environment) { _, new in new }
-        process.environment = env
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        if launcher.isEmpty {
+            process = try ChildProcess(executable: executable, arguments: flags + arguments, environment: env, stderrPath: stderrPath)
+        } else {
+            process = try ChildProcess(
+                executable: launcher[0], arguments: Array(launcher.dropFirst()) + [executable] + flags + arguments,
+                environment: env, stderrPath: stderrPath)
+        }
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
     public var isRunning: Bool { process.isRunning }
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     public func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
     /// Waits for the process to exit, without blocking a cooperative thread; nil at the deadline.
     public func waitForExit(timeout: Duration = .seconds(20)) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return process.isRunning ? nil : process.terminationStatus
+        await process.wait(timeout: timeout)
     }
 
     /// Waits until the control socket answers a connection.
@@ -90,7 +81,7 @@ public final class DaemonProcess: Sendable {
 
     /// SIGKILL and reap, for cleanup.
     public func kill9() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         _ = await waitForExit(timeout: .seconds(10))
     }
 }

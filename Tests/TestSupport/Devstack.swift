@@ -59,46 +59,18 @@ public struct Devstack: Sendable {
         _ = try? await Self.run(Self.script, "down", stateDir: stateDir)
     }
 
-    /// Runs the devstack command without blocking a cooperative thread (the daemon-side code under
-    /// test needs them), with its output in files: the server it starts must not hold a pipe open.
+    /// Runs the devstack command with its output in files, not pipes (the server that `up` starts must
+    /// not hold a pipe open), without blocking a cooperative thread.
     @discardableResult
-    public static func run(_ script: String, _ command: String, stateDir: String) throws -> String {
+    public static func run(_ script: String, _ command: String, stateDir: String) async throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["DEVSTACK_STATE_DIR"] = stateDir
         environment["DEVSTACK_PHOTOS"] = environment["DEVSTACK_PHOTOS"] ?? "20"
-        // Files, not pipes, and posix_spawn + waitpid rather than Foundation's Process: under the test
-        // runner Process.waitUntilExit never saw the script exit (it stayed a zombie) and the suite hung.
-        let outPath = NSTemporaryDirectory() + "devstack-\(UUID().uuidString).out"
-        let errPath = outPath + ".err"
-        defer {
-            unlink(outPath)
-            unlink(errPath)
+        let result = try await ChildProcess.run(script, [command], environment: environment, timeout: .seconds(300))
+        guard result.status == 0 else {
+            throw DevstackError.failed("devstack \(command) exited \(result.status):\n\(result.stderr)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv: [UnsafeMutablePointer<CChar>?] = [script, command].map { (text: String) in strdup(text) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (key, value) in strdup("\(key)=\(value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, script, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw DevstackError.failed("cannot run \(script): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let out = FileManager.default.contents(atPath: outPath) ?? Data()
-        let err = FileManager.default.contents(atPath: errPath) ?? Data()
-        let exited = (status & 0x7f) == 0
-        let code = (status >> 8) & 0xff
-        guard exited && code == 0 else {
-            throw DevstackError.failed("devstack \(command) exited \(code) (status \(status)):\n\(String(decoding: err, as: UTF8.self))")
-        }
-        return String(decoding: out, as: UTF8.self)
+        return result.stdout
     }
 
     // MARK: - /_devstack

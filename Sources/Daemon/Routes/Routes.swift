@@ -7,9 +7,12 @@ import Shared
 /// Every control method's handler, registered in one place. Handlers are thin: they call the domain
 /// and return its answer; JSON-RPC is the router's concern.
 enum Routes {
-    static func make(state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil) -> Router {
+    static func make(
+        state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil
+    ) -> Router {
         var router = Router(logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state)
+        LibraryRoutes.register(into: &router, state: state, library: library, sync: sync, logger: logger)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)

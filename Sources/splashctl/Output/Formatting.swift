@@ -14,6 +14,12 @@ enum Formatting {
         }
     }
 
+    static func relativeFuture(_ date: Date, now: Date = Date()) -> String {
+        let seconds = date.timeIntervalSince(now)
+        if seconds <= 0 { return "now" }
+        return "in " + duration(seconds)
+    }
+
     static func absolute(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm"

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import Shared
+import Store
+
+/// Likes, unlikes and dismissals: applied to the store at once, each like change written with its
+/// outbox op in the same transaction (principle 1), coalesced with ops not yet sent.
+public struct LikeActions: Sendable {
+    public static let entity = "like"
+    public let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// What the outbox carries for a like or an unlike: the desired final state of the server row,
+    /// plus the photo's metadata so other devices can show it (the server's `photos` table).
+    public struct Payload: Codable, Sendable, Equatable {
+        public var photoId: String
+        public var likedAt: Date
+        public var deletedAt: Date?
+        /// The like did not exist before this op: if it is undone before being sent, nothing at all
+        /// needs to reach the server.
+        public var wasNew: Bool
+        public var photo: PhotoMetadata?
+    }
+
+    public struct PhotoMetadata: Codable, Sendable, Equatable {
+        public var title: String?
+        public var description: String?
+        public var authorName: String?
+        public var authorUrl: String?
+        public var color: String?
+        public var width: Int?
+        public var height: Int?
+        public var urls: String?
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// The state changed and an op is queued (or two cancelled each other).
+        case changed(queued: Bool)
+        /// It already was so: nothing to do.
+        case unchanged
+    }
+
+    public func like(photoId: String, accountId: String, now: Date = Date()) throws -> Outcome {
+        try store.write { db in try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
+    }
+
+    public func unlike(photoId: String, accountId: String, now: Date = Date()) throws -> Outcome {
+        try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) }
+    }
+
+    static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, now: Date) throws -> Outcome {
+        guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
+        let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId])
+        let isLiked = existing.map { $0.deletedAt == nil } ?? false
+        guard isLiked != liked else { return .unchanged }
+
+        let pending = try OutboxStore.pending(db, accountId: accountId, entity: entity, entityId: photoId)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let pendingPayload = try pending.last.map { try decoder.decode(Payload.self, from: Data($0.payload.utf8)) }
+
+        // A like and its unlike cancel while neither has left: the server never needs to hear of it.
+        if !liked, let pendingPayload, pendingPayload.wasNew, pendingPayload.deletedAt == nil {
+            for op in pending { try op.delete(db) }
+            try existing?.delete(db)
+            return .changed(queued: false)
+        }
+
+        var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: now, updatedAt: now)
+        if liked {
+            if existing?.deletedAt != nil { record.likedAt = now }
+            record.deletedAt = nil
+        } else {
+            record.deletedAt = now
+        }
+        record.updatedAt = now
+        try record.save(db)
+
+        // Repeats collapse: only the latest intent per photo waits in the outbox.
+        for op in pending { try op.delete(db) }
+        let payload = Payload(
+            photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt,
+            wasNew: pendingPayload?.wasNew ?? (existing == nil),
+            photo: PhotoMetadata(
+                title: photo.title, description: photo.description, authorName: photo.authorName, authorUrl: photo.authorUrl,
+                color: photo.color, width: photo.width, height: photo.height, urls: photo.urls))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .iso8601
+        var op = OutboxEntry(
+            accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
+            payload: String(decoding: try encoder.encode(payload), as: UTF8.self), now: now)
+        try op.insert(db)
+        return .changed(queued: true)
+    }
+
+    /// Dismissal is local only: a dismissed photo never shows again in searches, feeds or random picks.
+    public func setDismissed(_ dismissed: Bool, photoId: String, now: Date = Date()) throws -> Outcome {
+        try store.write { db in
+            guard var photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
+            guard (photo.dismissedAt != nil) != dismissed else { return .unchanged }
+            photo.dismissedAt = dismissed ? now : nil
+            try photo.update(db)
+            return .changed(queued: false)
+        }
+    }
+}
+
+public enum LibraryError: Error, Equatable, CustomStringConvertible {
+    case unknownPhoto(String)
+
+    public var description: String {
+        switch self {
+        case .unknownPhoto(let id): "no photo \(id) in the library; search for it or open it first"
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/// What the push engine needs to know about the network, whatever watches it.
+public struct NetworkGate: Sendable {
+    /// False when the connectivity monitor knows the backend is unreachable.
+    public var isOnline: @Sendable () -> Bool
+    /// A request failed with a network error: the monitor should probe.
+    public var reportFailure: @Sendable (String) -> Void
+
+    public init(isOnline: @escaping @Sendable () -> Bool, reportFailure: @escaping @Sendable (String) -> Void) {
+        self.isOnline = isOnline
+        self.reportFailure = reportFailure
+    }
+
+    /// Always online (tests, or no monitor): failures are only retried.
+    public static let alwaysOnline = NetworkGate(isOnline: { true }, reportFailure: { _ in })
+}

@@ -1,0 +1,213 @@
+import Account
+import Foundation
+import Library
+import Logging
+import ServiceLifecycle
+import Shared
+import Store
+
+/// Drains the outbox to the server: likes and unlikes in batches, in order per photo, with retries.
+///
+/// Idle means asleep: with nothing due the engine waits for a ring (an op was queued, the network came
+/// back, someone signed in); with ops waiting on a backoff it sleeps until the earliest is due.
+/// Failures are classed as DESIGN.md says: network errors, 408, 429 and 5xx retry with backoff
+/// (Retry-After honoured); an expired token is refreshed once (SessionManager.authorized); any other
+/// 4xx rejects the op with the server's reason — after splitting the batch, so one bad op cannot
+/// hold back the good ones.
+public final class PushEngine: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var batchSize = 500
+        public var backoff = Backoff()
+        public init() {}
+    }
+
+    /// What a drain achieved, for `sync.now`.
+    public struct Report: Sendable, Equatable {
+        public var pushed = 0
+        public var rejected = 0
+        public var deferred = 0
+        public init() {}
+    }
+
+    private let store: Store
+    private let session: SessionManager
+    private let pusher: LikesPusher?
+    private let network: NetworkGate
+    private let configuration: Configuration
+    private let logger: Logger
+    private let outboxChanged: @Sendable () -> Void
+    private let wakeup = Wakeup()
+
+    public init(
+        store: Store, session: SessionManager, backend: SupabaseBackend?, network: NetworkGate,
+        configuration: Configuration = .init(), logger: Logger, outboxChanged: @escaping @Sendable () -> Void
+    ) {
+        self.store = store
+        self.session = session
+        self.pusher = backend.map(LikesPusher.init(backend:))
+        self.network = network
+        self.configuration = configuration
+        self.logger = logger
+        self.outboxChanged = outboxChanged
+    }
+
+    /// Something changed that may let work proceed: an op was queued, the network is back, a sign-in.
+    public func ring() {
+        wakeup.ring()
+    }
+
+    public func run() async throws {
+        let reset = try store.write { db in try OutboxStore.resetInFlight(db) }
+        if reset > 0 {
+            logger.notice("resending \(reset) ops that were in flight when splashd stopped", metadata: ["splashd_op": "push"])
+            outboxChanged()
+        }
+        await cancelWhenGracefulShutdown { await self.loop() }
+    }
+
+    private func loop() async {
+        while !Task.isCancelled {
+            var deadline: ContinuousClock.Instant?
+            if let account = await pushableAccount(), network.isOnline() {
+                _ = await drain(accountId: account)
+                deadline = nextDeadline(accountId: account)
+            }
+            await wakeup.wait(until: deadline)
+        }
+    }
+
+    /// The signed-in account whose ops may go out now (a signed-out account's ops wait for it).
+    private func pushableAccount() async -> String? {
+        guard pusher != nil else { return nil }
+        let status = await session.status
+        guard status.state != .signedOut else { return nil }
+        return status.userId
+    }
+
+    private func nextDeadline(accountId: String) -> ContinuousClock.Instant? {
+        let now = Date()
+        let due = (try? store.read { db in try OutboxStore.nextDue(db, accountId: accountId, entity: LikeActions.entity, now: now) }) ?? .nothing
+        switch due {
+        case .nothing: return nil
+        case .now: return .now + .milliseconds(10)
+        case .at(let date): return .now + .seconds(max(0, date.timeIntervalSince(now)))
+        }
+    }
+
+    /// Pushes everything due for `accountId`, batch after batch, until the outbox has nothing due or a
+    /// transient failure says to wait.
+    @discardableResult
+    public func drain(accountId: String) async -> Report {
+        var report = Report()
+        guard let pusher else { return report }
+        while !Task.isCancelled {
+            let now = Date()
+            let batch: [OutboxEntry]
+            do {
+                batch = try store.write { db in
+                    let due = try OutboxStore.due(db, accountId: accountId, entity: LikeActions.entity, now: now, limit: self.configuration.batchSize)
+                    try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
+                    return due
+                }
+            } catch {
+                logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
+                return report
+            }
+            if batch.isEmpty { break }
+            outboxChanged()
+            let keepGoing = await send(batch, pusher: pusher, report: &report)
+            outboxChanged()
+            if !keepGoing { break }
+        }
+        return report
+    }
+
+    /// Sends one batch and records the outcome of every op in it. Returns false when the engine
+    /// should stop for now (a transient failure, or no session).
+    private func send(_ batch: [OutboxEntry], pusher: LikesPusher, report: inout Report) async -> Bool {
+        let started = ContinuousClock.now
+        let payloads: [LikeActions.Payload]
+        do {
+            payloads = try LikesPusher.payloads(batch)
+        } catch {
+            // An op this version cannot read is kept and shown, never dropped in silence.
+            finish(batch, .reject("unreadable op: \(error)"))
+            report.rejected += batch.count
+            return true
+        }
+        do throws(AccountFailure) {
+            try await session.authorized { token throws(BackendError) in try await pusher.push(payloads, token: token) }
+            finish(batch, .done)
+            report.pushed += batch.count
+            logger.info("pushed \(batch.count) likes", metadata: [
+                "splashd_op": "push", "splashd_count": "\(batch.count)",
+                "splashd_duration_ms": "\((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
+            ])
+            return true
+        } catch {
+            return await handle(error, batch: batch, pusher: pusher, report: &report)
+        }
+    }
+
+    private func handle(_ failure: AccountFailure, batch: [OutboxEntry], pusher: LikesPusher, report: inout Report) async -> Bool {
+        switch failure {
+        case .notSignedIn:
+            // Signed out meanwhile: the ops stay, marked as this account's, for its next sign-in.
+            finish(batch, .retry(after: 0, reason: "not signed in"))
+            return false
+        case .backend(let error):
+            if error.isTransient || error.serverError == nil {
+                let attempts = batch.map(\.attempts).max() ?? 1
+                let delay = configuration.backoff.delay(afterAttempts: attempts + 1, retryAfter: error.serverError?.retryAfter)
+                finish(batch, .retry(after: delay, reason: error.description))
+                report.deferred += batch.count
+                if error.isNetwork { network.reportFailure(error.description) }
+                logger.warning("push failed; retrying in \(Int(delay.rounded())) s: \(error)", metadata: [
+                    "splashd_op": "push", "splashd_http_status": "\(error.serverError?.status ?? 0)",
+                ])
+                return false
+            }
+            // The server refused. Split the batch to find the op it refuses; the rest go through.
+            if batch.count > 1 {
+                finish(batch, .retry(after: 0, reason: "splitting a refused batch"))
+                let half = batch.count / 2
+                let first = Array(batch[..<half]), second = Array(batch[half...])
+                for part in [first, second] {
+                    guard (try? store.write({ db in try OutboxStore.markInFlight(db, part.compactMap(\.seq), now: Date()) })) != nil else { return false }
+                    if !(await send(part, pusher: pusher, report: &report)) { return false }
+                }
+                return true
+            }
+            let reason = error.serverError.map { "\($0.status) \($0.code ?? ""): \($0.message)" } ?? error.description
+            finish(batch, .reject(reason))
+            report.rejected += 1
+            logger.error("the server refused a change; it is kept in the queue: \(reason)", metadata: [
+                "splashd_op": "push", "splashd_photo": "\(batch[0].entityId)", "splashd_http_status": "\(error.serverError?.status ?? 0)",
+            ])
+            return true
+        }
+    }
+
+    private enum Outcome {
+        case done
+        case retry(after: Double, reason: String)
+        case reject(String)
+    }
+
+    private func finish(_ batch: [OutboxEntry], _ outcome: Outcome) {
+        let seqs = batch.compactMap(\.seq)
+        let now = Date()
+        do {
+            try store.write { db in
+                switch outcome {
+                case .done: try OutboxStore.complete(db, seqs)
+                case .retry(let after, let reason): try OutboxStore.retryLater(db, seqs, at: now.addingTimeInterval(after), error: reason, now: now)
+                case .reject(let reason): try OutboxStore.reject(db, seqs, reason: reason, now: now)
+                }
+            }
+        } catch {
+            // The ops stay in_flight and become pending again at the next start: resent, harmlessly.
+            logger.error("cannot record a push outcome: \(error)", metadata: ["splashd_op": "push"])
+        }
+    }
+}

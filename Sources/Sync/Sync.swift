@@ -1,1 +1,0 @@
-// Sync: the outbox push engine (issue 6).

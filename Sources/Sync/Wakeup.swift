@@ -1,0 +1,58 @@
+import Synchronization
+
+/// A doorbell for a sleeping loop: `ring()` from anywhere; `wait(until:)` returns at the first ring
+/// or at the deadline. Rings while nobody waits are remembered (one is enough).
+final class Wakeup: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Suspends until a ring, the deadline (nil: none) or cancellation.
+    func wait(until deadline: ContinuousClock.Instant?) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForRing() }
+            if let deadline {
+                group.addTask {
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    self.ring()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        state.withLock { $0.rung = false }
+    }
+
+    private func waitForRing() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ringNow = state.withLock { state -> Bool in
+                    if state.rung || Task.isCancelled {
+                        state.rung = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if ringNow { continuation.resume() }
+            }
+        } onCancel: {
+            ring()
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+// splashctl's library actions: like, unlike, dismiss.
+
+struct LikeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "like", abstract: "Add a photo to My Collection (works offline; sent when online).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The photo id, e.g. unsplash:Dwu85P9SOIk.") var id: String
+
+    func run() async throws {
+        try await global.run(PhotosLikeRequest(id: id), render: PhotoActionText.render)
+    }
+}
+
+struct UnlikeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unlike", abstract: "Remove a photo from My Collection.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The photo id.") var id: String
+
+    func run() async throws {
+        try await global.run(PhotosUnlikeRequest(id: id), render: PhotoActionText.render)
+    }
+}
+
+struct DismissCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dismiss", abstract: "Never show a photo again in searches, feeds or random picks (stays on this machine).")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Bring a dismissed photo back.") var undo = false
+    @Argument(help: "The photo id.") var id: String
+
+    func run() async throws {
+        try await global.run(PhotosDismissRequest(id: id, undo: undo ? true : nil), render: PhotoActionText.render)
+    }
+}
+
+enum PhotoActionText {
+    static func render(_ result: PhotoActionResult, _ style: TerminalStyle) -> String {
+        var text = "\(result.id): " + (result.liked ? style.green("liked") : "not liked") + (result.dismissed ? ", dismissed" : "")
+        if !result.changed { text += style.dim(" (no change)") }
+        if result.queued { text += style.dim(" — queued for the server") }
+        return text
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import Library
+import Store
+import Sync
+import Testing
+import TestSupport
+
+@Suite struct BackoffTests {
+    @Test func doublesFromOneSecondToFiveMinutesWithJitter() {
+        let backoff = Backoff()
+        #expect(backoff.delay(afterAttempts: 1, random: 1) == 1)
+        #expect(backoff.delay(afterAttempts: 2, random: 1) == 2)
+        #expect(backoff.delay(afterAttempts: 5, random: 1) == 16)
+        #expect(backoff.delay(afterAttempts: 30, random: 1) == 300)
+        #expect(backoff.delay(afterAttempts: 5, random: 0) == 8, "jitter never goes below half")
+    }
+
+    @Test func retryAfterWinsWhenLonger() {
+        #expect(Backoff().delay(afterAttempts: 1, retryAfter: 30, random: 1) == 30)
+        #expect(Backoff().delay(afterAttempts: 9, retryAfter: 1, random: 1) == 256)
+    }
+}
+
+@Suite struct CoalescingTests {
+    let dir = TemporaryDirectory()
+    let store: Store
+    let likes: LikeActions
+
+    init() throws {
+        store = try Store(path: dir.file("s.sqlite"))
+        likes = LikeActions(store: store)
+        try store.write { db in
+            for n in 0..<3 { try PhotoRecord(source: "unsplash", remoteId: "c\(n)", fetchedAt: Date()).insert(db) }
+        }
+    }
+
+    func ops() throws -> [OutboxEntry] { try store.read { db in try OutboxStore.list(db, rejectedOnly: false) } }
+
+    @Test func theLikeAndItsWriteCommitTogetherAndRepeatsCollapse() throws {
+        #expect(try likes.like(photoId: "unsplash:c0", accountId: "a") == .changed(queued: true))
+        #expect(try likes.like(photoId: "unsplash:c0", accountId: "a") == .unchanged)
+        #expect(try ops().map(\.op) == ["like"])
+    }
+
+    @Test func aLikeAndItsUnlikeCancelBeforeSending() throws {
+        _ = try likes.like(photoId: "unsplash:c1", accountId: "a")
+        #expect(try likes.unlike(photoId: "unsplash:c1", accountId: "a") == .changed(queued: false))
+        #expect(try ops().isEmpty)
+        #expect(try store.read { db in try LikeRecord.fetchCount(db) } == 0)
+    }
+
+    @Test func anUnlikeOfASentLikeIsATombstone() throws {
+        _ = try likes.like(photoId: "unsplash:c2", accountId: "a")
+        try store.write { db in try OutboxStore.complete(db, try OutboxStore.list(db, rejectedOnly: false).compactMap(\.seq)) }
+        _ = try likes.unlike(photoId: "unsplash:c2", accountId: "a")
+        _ = try likes.like(photoId: "unsplash:c2", accountId: "a")
+        let queued = try ops()
+        #expect(queued.map(\.op) == ["like"], "the unlike and the like again collapse into the final intent")
+    }
+
+    @Test func anotherAccountsOpsAreItsOwn() throws {
+        _ = try likes.like(photoId: "unsplash:c0", accountId: "a")
+        _ = try likes.like(photoId: "unsplash:c0", accountId: "b")
+        let due = try store.read { db in try OutboxStore.due(db, accountId: "b", entity: LikeActions.entity, now: Date(), limit: 10) }
+        #expect(due.map(\.accountId) == ["b"])
+    }
+
+    @Test func inFlightOpsBecomePendingAgainAfterACrash() throws {
+        _ = try likes.like(photoId: "unsplash:c0", accountId: "a")
+        try store.write { db in try OutboxStore.markInFlight(db, try OutboxStore.list(db, rejectedOnly: false).compactMap(\.seq), now: Date()) }
+        #expect(try store.write { db in try OutboxStore.resetInFlight(db) } == 1)
+        #expect(try ops().map(\.state) == [.pending])
+    }
+}
