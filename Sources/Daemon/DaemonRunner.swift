@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Account
+import Connectivity
 import Control
 import Foundation
 import HTTP
@@ -92,11 +93,30 @@ public enum DaemonRunner {
             config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
         await account.start()
 
+        // Connectivity (issue 6): netlink changes and failed requests trigger a probe of the backend;
+        // the state shows in status, events and the STATUS line, and gates the push engine.
+        let connectivity = Self.makeConnectivityMonitor(config: config, state: state, logger: logger)
+        let network = NetworkGate(
+            isOnline: { connectivity.map { ![.offline, .degraded].contains($0.current.state) } ?? true },
+            reportFailure: { connectivity?.reportNetworkFailure($0) },
+            probeNow: { connectivity?.probeNow() })
+
         // Sync (issue 6): likes and unlikes go out through the push engine, which wakes on new ops,
         // sign-ins and connectivity changes, and otherwise sleeps.
-        let pushEngine = Self.makePushEngine(config: config, store: store, state: state, library: library, account: account, logger: logger)
+        let pushEngine = account.backend.map { backend in
+            PushEngine(
+                store: store, session: account.manager, backend: backend, network: network, logger: logger,
+                outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
+        }
         _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in pushEngine?.ring() }
-        let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine)
+        // systemd's STATUS= line follows connectivity, the account and the queue as they change.
+        let statusLine = Mutex("")
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
+            let line = state.statusLine()
+            let changed = statusLine.withLock { last in defer { last = line }; return last != line }
+            if changed { notifier.status(line) }
+        }
+        let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine, network: network)
 
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
@@ -141,6 +161,7 @@ public enum DaemonRunner {
         services.append(.init(service: server))
         services.append(.init(service: reload))
         services.append(.init(service: account.refreshService))
+        if let connectivity { services.append(.init(service: connectivity)) }
         if let pushEngine { services.append(.init(service: pushEngine)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
@@ -178,16 +199,24 @@ public enum DaemonRunner {
 }
 
 extension DaemonRunner {
-    static func makePushEngine(
-        config: DaemonConfig, store: Store, state: DaemonState, library: PhotoLibrary, account: AccountCapability, logger: Logger
-    ) -> PushEngine? {
-        guard let url = config.backendURL, let key = config.anonKey,
-              let http = try? HTTPClient(configuration: .init(version: SplashVersion.current), logger: Logger(label: "splashd.http"))
-        else { return nil }
-        return PushEngine(
-            store: store, session: account.manager, backend: SupabaseBackend(http: http, baseURL: url, anonKey: key),
-            network: .alwaysOnline, logger: logger,
-            outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
+    /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
+    /// connection that died with the old network, nor wait behind sync transfers.
+    static func makeConnectivityMonitor(config: DaemonConfig, state: DaemonState, logger: Logger) -> ConnectivityMonitor? {
+        var http: HTTPClient
+        do {
+            var configuration = HTTPClient.Configuration(version: SplashVersion.current)
+            configuration.connectTimeout = .seconds(3)
+            http = try HTTPClient(configuration: configuration, logger: Logger(label: "splashd.probe"))
+        } catch {
+            logger.error("no connectivity monitor: \(error)", metadata: ["splashd_op": "start"])
+            return nil
+        }
+        let base = config.backendURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        var configuration = ConnectivityMonitor.Configuration(healthURL: base.map { $0 + "/auth/v1/health" }, apiKey: config.anonKey)
+        configuration.watchNetlink = true
+        return ConnectivityMonitor(configuration: configuration, http: http, logger: logger) { status in
+            state.setConnectivity(status)
+        }
     }
 }
 

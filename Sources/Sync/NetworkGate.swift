@@ -4,10 +4,16 @@ public struct NetworkGate: Sendable {
     public var isOnline: @Sendable () -> Bool
     /// A request failed with a network error: the monitor should probe.
     public var reportFailure: @Sendable (String) -> Void
+    /// Look again now (a person asked to sync).
+    public var probeNow: @Sendable () -> Void
 
-    public init(isOnline: @escaping @Sendable () -> Bool, reportFailure: @escaping @Sendable (String) -> Void) {
+    public init(
+        isOnline: @escaping @Sendable () -> Bool, reportFailure: @escaping @Sendable (String) -> Void,
+        probeNow: @escaping @Sendable () -> Void = {}
+    ) {
         self.isOnline = isOnline
         self.reportFailure = reportFailure
+        self.probeNow = probeNow
     }
 
     /// Always online (tests, or no monitor): failures are only retried.

@@ -10,6 +10,7 @@ import Sync
 struct SyncCapability: Sendable {
     let likes: LikeActions
     let engine: PushEngine?
+    var network: NetworkGate = .alwaysOnline
 }
 
 enum LibraryRoutes {
@@ -66,6 +67,7 @@ enum LibraryRoutes {
         router.register(SyncNowRequest.self) { request, _ in
             let account = try signedInAccount()
             guard let engine else { throw RPCError(.offline, "no account server is configured; nothing to sync with") }
+            sync?.network.probeNow()
             var report = PushEngine.Report()
             if request.wait == true {
                 let timeout = Duration.seconds(request.timeoutSeconds ?? 60)
