@@ -302,4 +302,16 @@ struct AccountDaemonTests {
             await watcher.close()
         }
     }
+
+    @Test func withoutABackendTheMethodsSaySo() async throws {
+        try await AccountDaemon.run(environment: [:]) { daemon in
+            let whoami = try await daemon.send(WhoamiRequest())
+            #expect(whoami.account.state == .signedOut)
+            let login = await daemon.error(LoginRequest(email: "ana@example.com", password: "secret12"))
+            #expect(login?.kind == .offline)
+            #expect(login?.message.contains("SPLASHD_BACKEND_URL") == true)
+            #expect(await daemon.error(UsersCountRequest())?.kind == .offline)
+            #expect(await daemon.error(SetUsernameRequest(username: "ana"))?.kind == .notSignedIn)
+        }
+    }
 }
