@@ -92,25 +92,12 @@ final class AccountDaemon: Sendable {
         Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
     }
 
-    /// Runs splashctl against this daemon; returns exit status and output.
-    func ctl(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonProcess.splashctlPath)
-        process.arguments = ["--socket", self.process.socketPath, "--no-color"] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    /// Runs splashctl against this daemon; returns exit status and output. Through `ChildProcess`
+    /// (posix_spawn + waitpid): Foundation's Process lost exit statuses in this busy test process.
+    func ctl(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ChildProcess.run(
+            DaemonProcess.splashctlPath, ["--socket", process.socketPath, "--no-color"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], stdin: stdin ?? "", timeout: .seconds(30))
     }
 }
 
