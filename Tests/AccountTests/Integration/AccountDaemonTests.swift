@@ -52,6 +52,13 @@ struct AccountDaemonTests {
             let recent = try await daemon.send(UsersRecentRequest(limit: 100))
             #expect(recent.users.contains { $0.username == username })
             #expect(!daemon.process.stderr.contains("secret12"), "a password reached the log")
+            // Nor do the tokens, even at debug level.
+            let saved = try #require(FileManager.default.contents(atPath: daemon.stateDir + "/session.json"))
+            let tokens = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+            for key in ["accessToken", "refreshToken"] {
+                let token = try #require(tokens[key] as? String)
+                #expect(!daemon.process.stderr.contains(token), "the \(key) reached the log")
+            }
         }
     }
 
