@@ -34,6 +34,7 @@ public actor SessionManager {
     private var refreshTask: Task<RefreshOutcome, Never>?
     private var failures = 0
     private var retryAt: Date?
+    private var lastFailure: BackendError?
     private var signedOutReason: String?
     private var sleeper: Task<Void, Never>?
     /// Refresh requests sent (for tests and the log).
@@ -161,6 +162,7 @@ public actor SessionManager {
         reachable = true
         failures = 0
         retryAt = nil
+        lastFailure = nil
         signedOutReason = nil
         persist(fresh)
         do {
@@ -184,6 +186,7 @@ public actor SessionManager {
         confirmed = false
         failures = 0
         retryAt = nil
+        lastFailure = nil
         signedOutReason = reason
         do {
             try file.remove()
@@ -253,10 +256,13 @@ public actor SessionManager {
         _ = await refresh()
     }
 
-    /// Refreshes the session, joining the refresh already in flight if there is one.
+    /// Refreshes the session, joining the refresh already in flight if there is one. After a failed
+    /// attempt, callers get that failure until the backoff ends (`force` skips the wait): a storm of
+    /// requests during an outage or a rate limit does not turn into a storm of refreshes.
     @discardableResult
-    public func refresh() async -> RefreshOutcome {
+    public func refresh(force: Bool = false) async -> RefreshOutcome {
         if let running = refreshTask { return await running.value }
+        if !force, let retryAt, retryAt > Date(), let lastFailure { return .failed(lastFailure) }
         let task = Task { await self.performRefresh() }
         refreshTask = task
         return await task.value
@@ -279,6 +285,7 @@ public actor SessionManager {
             reachable = true
             failures = 0
             retryAt = nil
+            lastFailure = nil
             logger.debug("session refreshed", metadata: ["splashd_op": "session_refresh", "splashd_expires": "\(fresh.expiresAt)"])
             publishStatus()
             wake()
@@ -297,6 +304,7 @@ public actor SessionManager {
                 return .signedOut
             }
             failures += 1
+            lastFailure = error
             let delay = Backoff.delay(attempt: failures, retryAfter: error.serverError?.retryAfter)
             retryAt = Date().addingTimeInterval(delay)
             if error.isNetwork { reachable = false }
@@ -320,6 +328,7 @@ public actor SessionManager {
             reachable = true
             failures = 0
             retryAt = nil
+            lastFailure = nil
             try? accounts.recordSignIn(user, username: nil)
             logger.info("session confirmed by the server", metadata: ["splashd_op": "session_confirm"])
             publishStatus()
@@ -360,7 +369,7 @@ public actor SessionManager {
         if !confirmed && !current.isRefreshDue() {
             await confirm()
         } else {
-            await refresh()
+            await refresh(force: true)
         }
     }
 

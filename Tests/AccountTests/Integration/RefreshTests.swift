@@ -100,7 +100,7 @@ struct RefreshTests {
         try await manager.signUp(email: uniqueEmail("keep"), password: "secret12", username: uniqueUsername())
         for status in [429, 500, 503] {
             try await devstack.faults(#"[{"path": "/auth/v1/token", "method": "POST", "status": \#(status), "times": 1}]"#)
-            let outcome = await manager.refresh()
+            let outcome = await manager.refresh(force: true)
             guard case .failed = outcome else {
                 Issue.record("HTTP \(status) on refresh: \(outcome)")
                 continue
@@ -109,13 +109,20 @@ struct RefreshTests {
         }
         // Garbage with a 200.
         try await devstack.faults(#"[{"path": "/auth/v1/token", "method": "POST", "status": 200, "body": "<html>hello</html>", "content_type": "text/html", "times": 1}]"#)
-        guard case .failed(.malformed) = await manager.refresh() else {
+        guard case .failed(.malformed) = await manager.refresh(force: true) else {
             Issue.record("a garbage 200 must be reported as malformed")
             return
         }
         #expect(await manager.currentUser != nil)
+        // Until the backoff ends, callers get the last failure without another request.
+        let before = try await devstack.requests("POST /auth/v1/token")
+        guard case .failed = await manager.refresh() else {
+            Issue.record("a refresh inside the backoff must not be sent")
+            return
+        }
+        #expect(try await devstack.requests("POST /auth/v1/token") == before)
         try await devstack.clearFaults()
-        #expect(await manager.refresh() == .refreshed)
+        #expect(await manager.refresh(force: true) == .refreshed)
     }
 
     @Test func revokedSessionSignsOutOnRefresh() async throws {
