@@ -136,7 +136,7 @@ let package = Package(
             name: "DaemonTests",
             dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),

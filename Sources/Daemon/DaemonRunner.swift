@@ -204,8 +204,9 @@ extension DaemonRunner {
     static func makeConnectivityMonitor(config: DaemonConfig, state: DaemonState, logger: Logger) -> ConnectivityMonitor? {
         var http: HTTPClient
         do {
-            var configuration = HTTPClient.Configuration(version: SplashVersion.current)
+            var configuration = config.httpConfiguration
             configuration.connectTimeout = .seconds(3)
+            configuration.freshConnections = true
             http = try HTTPClient(configuration: configuration, logger: Logger(label: "splashd.probe"))
         } catch {
             logger.error("no connectivity monitor: \(error)", metadata: ["splashd_op": "start"])

@@ -118,6 +118,10 @@ public final class HTTPClient: Sendable {
         easy.set(CURLOPT_SSL_VERIFYHOST, 2)
         if let caFile = config.caFile { easy.set(CURLOPT_CAINFO, caFile) }
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, config.connectTimeout.curlMilliseconds)
+        if config.freshConnections {
+            easy.set(CURLOPT_FRESH_CONNECT, 1)
+            easy.set(CURLOPT_FORBID_REUSE, 1)
+        }
         if let timeout = request.timeout ?? config.requestTimeout { easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds) }
         easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, config.lowSpeedLimit))
         easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (config.lowSpeedTime.curlMilliseconds + 999) / 1000))

@@ -23,6 +23,9 @@ extension HTTPClient {
         public var maxResponseBytes: Int
         /// Hosts (lower-case names or literal addresses) that may be reached over plain http:// besides loopback.
         public var insecureHTTPHosts: Set<String>
+        /// Open a new connection for every request. For probes: a kept-alive connection that died with
+        /// the old network would only fail at the request timeout, where a fresh connect fails at once.
+        public var freshConnections = false
 
         public init(
             version: String,

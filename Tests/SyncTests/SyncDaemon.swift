@@ -39,13 +39,7 @@ final class SyncDaemon: Sendable {
 
     /// Seeds photos `unsplash:<prefix><n>` straight into the store.
     func seedPhotos(_ count: Int, prefix: String = "p", width: Int = 4000) throws -> [String] {
-        let store = try Store(path: databasePath)
-        let records = (0..<count).map { n in
-            PhotoRecord(source: "unsplash", remoteId: "\(prefix)\(n)", title: "Photo \(n)", authorName: "Ana", width: width, height: 3000,
-                        color: "#2C5A8C", colorBucket: "blue", urls: #"{"thumb":"https://images.example/t.jpg"}"#, fetchedAt: Date())
-        }
-        try store.write { db in for record in records { try record.save(db) } }
-        return records.map(\.id)
+        try PhotoSeeder.seed(databasePath: databasePath, count: count, prefix: prefix, width: width)
     }
 
     /// Asks for a push and waits until nothing is left to send (or the deadline).
@@ -81,3 +75,16 @@ final class SyncDaemon: Sendable {
 }
 
 import Glibc
+
+/// Photos written straight into a daemon's store (photo sources are another capability).
+enum PhotoSeeder {
+    static func seed(databasePath: String, count: Int, prefix: String, width: Int = 4000) throws -> [String] {
+        let store = try Store(path: databasePath)
+        let records = (0..<count).map { n in
+            PhotoRecord(source: "unsplash", remoteId: "\(prefix)\(n)", title: "Photo \(n)", authorName: "Ana", width: width, height: 3000,
+                        color: "#2C5A8C", colorBucket: "blue", urls: #"{"thumb":"https://images.example/t.jpg"}"#, fetchedAt: Date())
+        }
+        try store.write { db in for record in records { try record.save(db) } }
+        return records.map(\.id)
+    }
+}

@@ -78,6 +78,22 @@ public final class ChildProcess: @unchecked Sendable {
         return exitStatus
     }
 
+    /// Waits for a Foundation `Process` without trusting its exit notification: polls `waitpid`
+    /// (Foundation may have reaped it already, which also means it ended). Bounded, so a test can fail
+    /// but never hang.
+    @discardableResult
+    public static func reap(_ process: Process, timeout: Duration = .seconds(30)) -> Bool {
+        let pid = process.processIdentifier
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result == -1 && errno == ECHILD) || !process.isRunning { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
     /// Runs a program to completion and returns its status and output.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,

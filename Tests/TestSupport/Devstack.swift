@@ -37,13 +37,16 @@ public struct Devstack: Sendable {
         return "devstack/devstack"
     }
 
-    public static func up() async throws -> Devstack {
+    /// The network namespace this instance runs in (nil: the test's own).
+    public var namespace: String?
+
+    public static func up(namespace: String? = nil, host: String? = nil) async throws -> Devstack {
         let script = Self.script
         guard FileManager.default.isExecutableFile(atPath: script) else {
             throw DevstackError.missing("devstack/devstack not found above \(#filePath); the integration tests need it")
         }
         let stateDir = "/tmp/splashd-devstack-test-\(UUID().uuidString.prefix(8))"
-        let output = try await run(script, "up", stateDir: stateDir)
+        let output = try await run(script, "up", stateDir: stateDir, namespace: namespace, host: host)
         var env: [String: String] = [:]
         for line in output.split(separator: "\n") {
             guard let eq = line.firstIndex(of: "=") else { continue }
@@ -52,21 +55,28 @@ public struct Devstack: Sendable {
         guard env["SPLASHD_BACKEND_URL"] != nil, env["DEVSTACK_URL"] != nil else {
             throw DevstackError.failed("devstack up printed no environment:\n\(output)")
         }
-        return Devstack(stateDir: stateDir, env: env)
+        return Devstack(stateDir: stateDir, env: env, namespace: namespace)
     }
 
     public func down() async {
-        _ = try? await Self.run(Self.script, "down", stateDir: stateDir)
+        _ = try? await Self.run(Self.script, "down", stateDir: stateDir, namespace: namespace)
     }
 
     /// Runs the devstack command with its output in files, not pipes (the server that `up` starts must
     /// not hold a pipe open), without blocking a cooperative thread.
     @discardableResult
-    public static func run(_ script: String, _ command: String, stateDir: String) async throws -> String {
+    public static func run(
+        _ script: String, _ command: String, stateDir: String, namespace: String? = nil, host: String? = nil
+    ) async throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["DEVSTACK_STATE_DIR"] = stateDir
         environment["DEVSTACK_PHOTOS"] = environment["DEVSTACK_PHOTOS"] ?? "20"
-        let result = try await ChildProcess.run(script, [command], environment: environment, timeout: .seconds(300))
+        if let host { environment["DEVSTACK_HOST"] = host }
+        let result = if let namespace {
+            try await ChildProcess.run("/usr/sbin/ip", ["netns", "exec", namespace, script, command], environment: environment, timeout: .seconds(300))
+        } else {
+            try await ChildProcess.run(script, [command], environment: environment, timeout: .seconds(300))
+        }
         guard result.status == 0 else {
             throw DevstackError.failed("devstack \(command) exited \(result.status):\n\(result.stderr)")
         }
@@ -102,7 +112,7 @@ public struct Devstack: Sendable {
     /// Reads `/rest/v1/<path>` as the service role (bypassing RLS): what the server really holds.
     public func serviceRead(_ pathAndQuery: String) async throws -> [[String: Any]] {
         let key = env["DEVSTACK_SERVICE_ROLE_KEY"] ?? ""
-        let response = try await Self.http.send(HTTPRequest(
+        let response = try await http.send(HTTPRequest(
             method: "GET", url: backendURL + "/rest/v1/" + pathAndQuery,
             headers: [("apikey", key), ("Authorization", "Bearer \(key)")], timeout: .seconds(10)))
         guard response.isSuccess else {
@@ -117,8 +127,17 @@ public struct Devstack: Sendable {
 
     private static let http = try! HTTPClient(configuration: .init(version: "test"))
 
+    /// A client that may speak plain http to this instance's host, which is not loopback when the
+    /// instance runs in a test network namespace.
+    private var http: HTTPClient {
+        guard namespace != nil, let host = URL(string: backendURL)?.host else { return Self.http }
+        var configuration = HTTPClient.Configuration(version: "test")
+        configuration.insecureHTTPHosts = [host]
+        return (try? HTTPClient(configuration: configuration)) ?? Self.http
+    }
+
     private func send(_ method: String, _ path: String, body: Data?) async throws -> Data {
-        let response = try await Self.http.send(HTTPRequest(
+        let response = try await http.send(HTTPRequest(
             method: method, url: controlURL + path, headers: [("Content-Type", "application/json")], body: body.map(Array.init),
             timeout: .seconds(10)))
         guard response.isSuccess else {

@@ -1,5 +1,7 @@
 import Foundation
+import HTTP
 import Logging
+import Shared
 
 /// Everything splashd can be told. Defaults, then the config file, then `SPLASHD_*` environment
 /// variables, then command-line flags; each later one wins.
@@ -14,6 +16,11 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maximumConnections = 256
     public var eventQueueCapacity = 1024
     public var idleTimeoutSeconds = 300
+    /// Hosts reachable over plain http besides loopback (a test network, a LAN stand-in). TLS is the
+    /// rule everywhere else.
+    public var plainHTTPHosts: [String] = []
+    /// A CA bundle to verify servers with, instead of the system's.
+    public var caFile: String?
 
     public init() {}
 
@@ -41,6 +48,10 @@ public struct DaemonConfig: Sendable, Equatable {
         "control.event_queue": { config, value, path throws(ConfigError) in
             config.eventQueueCapacity = try value.integer("control.event_queue", in: 1...1_000_000, path)
         },
+        "network.plain_http_hosts": { config, value, path throws(ConfigError) in
+            config.plainHTTPHosts = DaemonConfig.hostList(try value.string("network.plain_http_hosts", path))
+        },
+        "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
         "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in
             config.idleTimeoutSeconds = try value.integer("control.idle_timeout_seconds", in: 1...86_400, path)
         },
@@ -70,6 +81,8 @@ public struct DaemonConfig: Sendable, Equatable {
         if let v = value("SPLASHD_UNSPLASH_ACCESS_KEY") { unsplashAccessKey = v }
         if let v = value("SPLASHD_NASA_API_URL") { nasaAPIURL = v }
         if let v = value("SPLASHD_LOG_LEVEL") { logLevel = try Self.parseLevel(v, "SPLASHD_LOG_LEVEL") }
+        if let v = value("SPLASHD_PLAIN_HTTP_HOSTS") { plainHTTPHosts = Self.hostList(v) }
+        if let v = value("SPLASHD_CA_FILE") { caFile = v }
     }
 
     /// Loads defaults ← file (if any) ← environment.
@@ -96,6 +109,18 @@ public struct DaemonConfig: Sendable, Equatable {
         guard let base else { return nil }
         let path = base + "/splashd/config.toml"
         return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    static func hostList(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// The HTTP client settings every part of the daemon uses.
+    public var httpConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(version: SplashVersion.current)
+        configuration.insecureHTTPHosts = Set(plainHTTPHosts)
+        configuration.caFile = caFile
+        return configuration
     }
 
     static func parseLevel(_ text: String, _ path: String) throws(ConfigError) -> Logger.Level {

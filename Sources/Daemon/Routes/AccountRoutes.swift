@@ -80,7 +80,7 @@ enum AccountRoutes {
     ) -> AccountCapability {
         var http: HTTPClient?
         do {
-            http = try HTTPClient(configuration: .init(version: SplashVersion.current), logger: Logger(label: "splashd.http"))
+            http = try HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.http"))
         } catch {
             logger.error("no HTTP client; accounts work offline only", metadata: ["splashd_op": "start", "splashd_error": "\(error)"])
         }
