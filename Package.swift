@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "Sync", "Daemon", "Account", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
+                "Sync", "Daemon", "Account", "Connectivity", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

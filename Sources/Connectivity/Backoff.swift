@@ -46,4 +46,14 @@ public struct Backoff: Sendable, Equatable {
     }
 
     public mutating func reset() { attempt = 0 }
+
+    /// The delay after `failures` consecutive failures (≥ 1), for callers that keep the count
+    /// themselves (the outbox keeps it per op); a server's Retry-After wins when longer (capped at an hour).
+    public func delay(afterFailures failures: Int, retryAfter: Duration? = nil, sample: Double = Double.random(in: 0...1)) -> Duration {
+        var sequence = self
+        sequence.attempt = max(failures - 1, 0)
+        let delay = sequence.next(sample: sample)
+        guard let retryAfter else { return delay }
+        return max(delay, min(retryAfter, .seconds(3600)))
+    }
 }

@@ -1,4 +1,5 @@
 import Account
+import Connectivity
 import Foundation
 import Library
 import Logging
@@ -17,7 +18,8 @@ import Store
 public final class PushEngine: Service, Sendable {
     public struct Configuration: Sendable {
         public var batchSize = 500
-        public var backoff = Backoff()
+        /// 1 s doubling to 5 min, with jitter (each delay between half and all of it).
+        public var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0.5)
         public init() {}
     }
 
@@ -158,11 +160,13 @@ public final class PushEngine: Service, Sendable {
         case .backend(let error):
             if error.isTransient || error.serverError == nil {
                 let attempts = batch.map(\.attempts).max() ?? 1
-                let delay = configuration.backoff.delay(afterAttempts: attempts + 1, retryAfter: error.serverError?.retryAfter)
-                finish(batch, .retry(after: delay, reason: error.description))
+                let delay = configuration.backoff.delay(
+                    afterFailures: attempts, retryAfter: error.serverError?.retryAfter.map { .milliseconds(Int64($0 * 1000)) })
+                let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+                finish(batch, .retry(after: seconds, reason: error.description))
                 report.deferred += batch.count
                 if error.isNetwork { network.reportFailure(error.description) }
-                logger.warning("push failed; retrying in \(Int(delay.rounded())) s: \(error)", metadata: [
+                logger.warning("push failed; retrying in \(Int(seconds.rounded())) s: \(error)", metadata: [
                     "splashd_op": "push", "splashd_http_status": "\(error.serverError?.status ?? 0)",
                 ])
                 return false

@@ -3,22 +3,24 @@ import GRDB
 import Library
 import Store
 import Sync
+import Connectivity
 import Testing
 import TestSupport
 
-@Suite struct BackoffTests {
+@Suite struct PushBackoffTests {
+    let backoff = PushEngine.Configuration().backoff
+
     @Test func doublesFromOneSecondToFiveMinutesWithJitter() {
-        let backoff = Backoff()
-        #expect(backoff.delay(afterAttempts: 1, random: 1) == 1)
-        #expect(backoff.delay(afterAttempts: 2, random: 1) == 2)
-        #expect(backoff.delay(afterAttempts: 5, random: 1) == 16)
-        #expect(backoff.delay(afterAttempts: 30, random: 1) == 300)
-        #expect(backoff.delay(afterAttempts: 5, random: 0) == 8, "jitter never goes below half")
+        #expect(backoff.delay(afterFailures: 1, sample: 0) == .seconds(1))
+        #expect(backoff.delay(afterFailures: 2, sample: 0) == .seconds(2))
+        #expect(backoff.delay(afterFailures: 5, sample: 0) == .seconds(16))
+        #expect(backoff.delay(afterFailures: 30, sample: 0) == .seconds(300))
+        #expect(backoff.delay(afterFailures: 5, sample: 1) == .seconds(8), "jitter never goes below half")
     }
 
     @Test func retryAfterWinsWhenLonger() {
-        #expect(Backoff().delay(afterAttempts: 1, retryAfter: 30, random: 1) == 30)
-        #expect(Backoff().delay(afterAttempts: 9, retryAfter: 1, random: 1) == 256)
+        #expect(backoff.delay(afterFailures: 1, retryAfter: .seconds(30), sample: 0) == .seconds(30))
+        #expect(backoff.delay(afterFailures: 9, retryAfter: .seconds(1), sample: 0) == .seconds(256))
     }
 }
 
