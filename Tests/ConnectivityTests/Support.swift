@@ -12,8 +12,7 @@ import Testing
 /// of the probes it received. It serves until its stdin closes, so it dies with the test process.
 final class HealthServer: @unchecked Sendable {
     private(set) var port: Int
-    private var process: Process?
-    private var stdin: Pipe?
+    private var server: FixtureServer?
     private let apiKey: String?
     private let control: HTTPClient
 
@@ -33,36 +32,20 @@ final class HealthServer: @unchecked Sendable {
 
     /// Starts the server, on the same port as before if it ran already.
     func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, "--port", String(port)] + (apiKey.map { ["--apikey", $0] } ?? [])
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+        let server: FixtureServer
+        do {
+            server = try FixtureServer(script: Self.script, arguments: ["--port", String(port)] + (apiKey.map { ["--apikey", $0] } ?? []))
+        } catch {
             throw ServerError.noPort
         }
-        self.port = port
-        self.process = process
-        self.stdin = stdin
+        port = server.port
+        self.server = server
     }
 
     /// Stops the server and waits until it is gone, so the port refuses connections.
     func stop() {
-        guard let process else { return }
-        if process.isRunning { process.terminate() }
-        try? stdin?.fileHandleForWriting.close()
-        ChildProcess.reap(process)
-        self.process = nil
+        server?.stop(wait: true)
+        server = nil
     }
 
     func setStatus(_ status: Int) async throws {

@@ -1,47 +1,31 @@
 import Foundation
 import HTTP
+import TestSupport
 
 /// Runs Fixtures/server.py on 127.0.0.1 for one test. The script serves until its stdin closes, so it dies
 /// with the test process even if `stop` is never reached.
 final class TestServer: @unchecked Sendable {
     let port: Int
     let scheme: String
-    private let process: Process
-    private let stdin: Pipe
+    private let server: FixtureServer
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/server.py").path
 
     init(tls: (cert: String, key: String)? = nil) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script] + (tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+        do {
+            server = try FixtureServer(script: Self.script, arguments: tls.map { ["--cert", $0.cert, "--key", $0.key] } ?? [])
+        } catch {
             throw TestServerError.noPort
         }
-        self.port = port
-        self.scheme = tls == nil ? "http" : "https"
+        port = server.port
+        scheme = tls == nil ? "http" : "https"
     }
-
-    deinit { stop() }
 
     func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     func stop() {
-        if process.isRunning { process.terminate() }
-        try? stdin.fileHandleForWriting.close()
+        server.stop()
     }
 
     /// The server's counters (connections accepted, peak concurrency, Range headers seen).
