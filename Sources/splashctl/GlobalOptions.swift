@@ -43,13 +43,31 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Sends `request` and prints the result: raw JSON with `--json`, else through `render`.
-    func run<R: RPCRequest>(_ request: R, render: (R.Result, TerminalStyle) -> String) async throws {
+    /// `whileWaiting` runs beside a slow request (a progress display) and is cancelled when it answers.
+    func run<R: RPCRequest>(
+        _ request: R, whileWaiting: (@Sendable (String) async -> Void)? = nil, render: (R.Result, TerminalStyle) -> String
+    ) async throws {
         try await withClient { client in
             if json {
                 Output.json(try await client.sendRaw(request))
-            } else {
-                Output.line(render(try await client.send(request), style))
+                return
             }
+            guard let whileWaiting else {
+                Output.line(render(try await client.send(request), style))
+                return
+            }
+            let socketPath = self.socketPath
+            let result = try await withThrowingTaskGroup(of: R.Result?.self) { group in
+                group.addTask {
+                    await whileWaiting(socketPath)
+                    return nil
+                }
+                let result = try await client.send(request)
+                group.cancelAll()
+                try await group.waitForAll()
+                return result
+            }
+            Output.line(render(result, style))
         }
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import Foundation
 import Shared
+import SplashClient
 
 // splashctl's sync and queue commands.
 
@@ -15,7 +16,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "With --wait: give up after this many seconds (default 60).") var timeout: Int?
 
     func run() async throws {
-        try await global.run(SyncNowRequest(wait: wait ? true : nil, timeoutSeconds: timeout)) { result, style in
+        let request = SyncNowRequest(wait: wait ? true : nil, timeoutSeconds: timeout)
+        let showProgress = wait && !global.json && isatty(STDERR_FILENO) == 1
+        try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil) { result, style in
             var lines: [String] = []
             if wait { lines.append("sent \(result.pushed) change\(result.pushed == 1 ? "" : "s")") }
             lines.append(result.drained ? style.green("nothing left to send") : "\(result.pending + result.inFlight) still queued")
@@ -23,6 +26,26 @@ struct SyncCommand: AsyncParsableCommand {
             if !result.online { lines.append(style.yellow("offline: changes go out when the network is back")) }
             return lines.joined(separator: "\n")
         }
+    }
+
+    /// A progress bar on stderr, fed by `outbox.changed` events on a second connection, until cancelled.
+    static func showProgress(_ socketPath: String) async {
+        guard let watcher = try? SplashClient.connect(socketPath: socketPath),
+              let subscription = try? await watcher.send(SubscribeRequest(types: [EventType.outboxChanged.rawValue]))
+        else { return }
+        let total = max(subscription.snapshot.outbox.pending + subscription.snapshot.outbox.inFlight, 1)
+        let bar = ProgressBar(total: total)
+        bar.draw(done: 0)
+        await withTaskCancellationHandler {
+            while !Task.isCancelled, let event = try? await watcher.nextEvent() {
+                if case .outboxChanged(let counts) = event.event {
+                    bar.draw(done: total - min(total, counts.pending + counts.inFlight))
+                }
+            }
+        } onCancel: {
+            Task { await watcher.close() }
+        }
+        bar.clear()
     }
 }
 

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A one-line progress bar on stderr (only ever drawn on a terminal): `▕██████░░░░▏ 60/100`.
+struct ProgressBar {
+    let total: Int
+    let width = 30
+
+    func draw(done: Int) {
+        let fraction = total == 0 ? 1 : Double(done) / Double(total)
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        FileHandle.standardError.write(Data("\r▕\(bar)▏ \(done)/\(total)".utf8))
+    }
+
+    func clear() {
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}
