@@ -162,12 +162,12 @@ public final class ControlServer: Service, Sendable {
                         "splashd_peer_uid": "\(accepted.peer.uid)", "splashd_peer_pid": "\(accepted.peer.pid)",
                     ])
                     let error = RPCError(.permissionDenied, "permission denied: only uid \(configuration.daemonUID) and root may use this socket")
-                    try await Self.refuse(accepted.channel.channel, with: error)
+                    try await Self.refuse(accepted.channel.channel, with: error, draining: inbound)
                     return
                 }
                 if open > configuration.maximumConnections {
                     let error = RPCError(.busy, "too many control connections (\(configuration.maximumConnections)); try again", retryAfter: 1)
-                    try await Self.refuse(accepted.channel.channel, with: error)
+                    try await Self.refuse(accepted.channel.channel, with: error, draining: inbound)
                     return
                 }
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -199,8 +199,24 @@ public final class ControlServer: Service, Sendable {
 
     /// Writes one error and waits until the kernel has it, so that the close that follows cannot
     /// overtake it: a refused client always learns why.
-    static func refuse(_ channel: any Channel, with error: RPCError) async throws {
+    static func refuse(
+        _ channel: any Channel, with error: RPCError, draining inbound: NIOAsyncChannelInboundStream<ByteBuffer>
+    ) async throws {
         try await channel.writeAndFlush(line(Router.encode(error: error, id: nil))).get()
+        try? await channel.close(mode: .output).get()
+        // Linux resets a Unix socket that is closed with unread data, and the reset can destroy the
+        // answer before the client reads it (seen in tests): read and drop what the client sent, for at
+        // most a second, then close.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await _ in inbound {}
+                } catch {}
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(1)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     @available(*, deprecated, message: "uses NIO's deinit-based teardown on purpose; see bind()")
