@@ -108,7 +108,20 @@ public enum DaemonRunner {
                 store: store, session: account.manager, backend: backend, network: network, logger: logger,
                 outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
         }
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in pushEngine?.ring() }
+        // Pull (issue 7): the server's likes come down on sign-in, reconnect, sync.now and a schedule.
+        let pullEngine = account.backend.map { backend in
+            PullEngine(
+                store: store, session: account.manager, backend: backend, network: network,
+                interval: .seconds(config.pullIntervalSeconds), logger: logger
+            ) { changes in
+                LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
+                for change in changes { state.bus.publish(.photoChanged(change)) }
+            }
+        }
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in
+            pushEngine?.ring()
+            pullEngine?.ring()
+        }
         // systemd's STATUS= line follows connectivity, the account and the queue as they change.
         let statusLine = Mutex("")
         _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
@@ -116,7 +129,7 @@ public enum DaemonRunner {
             let changed = statusLine.withLock { last in defer { last = line }; return last != line }
             if changed { notifier.status(line) }
         }
-        let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine, network: network)
+        let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network)
 
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
@@ -163,6 +176,7 @@ public enum DaemonRunner {
         services.append(.init(service: account.refreshService))
         if let connectivity { services.append(.init(service: connectivity)) }
         if let pushEngine { services.append(.init(service: pushEngine)) }
+        if let pullEngine { services.append(.init(service: pullEngine)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),

@@ -21,6 +21,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var plainHTTPHosts: [String] = []
     /// A CA bundle to verify servers with, instead of the system's.
     public var caFile: String?
+    /// How often the server's changes are pulled while signed in and online (besides on reconnect and
+    /// when asked), with ±20 % jitter.
+    public var pullIntervalSeconds = 300
 
     public init() {}
 
@@ -50,6 +53,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "network.plain_http_hosts": { config, value, path throws(ConfigError) in
             config.plainHTTPHosts = DaemonConfig.hostList(try value.string("network.plain_http_hosts", path))
+        },
+        "sync.pull_interval_seconds": { config, value, path throws(ConfigError) in
+            config.pullIntervalSeconds = try value.integer("sync.pull_interval_seconds", in: 10...86_400, path)
         },
         "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
         "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in

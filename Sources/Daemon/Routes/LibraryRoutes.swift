@@ -10,6 +10,7 @@ import Sync
 struct SyncCapability: Sendable {
     let likes: LikeActions
     let engine: PushEngine?
+    var pull: PullEngine?
     var network: NetworkGate = .alwaysOnline
 }
 
@@ -70,9 +71,15 @@ enum LibraryRoutes {
             sync?.network.probeNow()
             var report = PushEngine.Report()
             if request.wait == true {
+                // Push first, so the pull cannot bring back a state the person has already changed.
                 let timeout = Duration.seconds(request.timeoutSeconds ?? 60)
+                let pull = sync?.pull
                 report = try await withThrowingTaskGroup(of: PushEngine.Report?.self) { group in
-                    group.addTask { await engine.drain(accountId: account) }
+                    group.addTask {
+                        let report = await engine.drain(accountId: account)
+                        await pull?.pull(accountId: account)
+                        return report
+                    }
                     group.addTask {
                         try await Task.sleep(for: timeout)
                         return nil
@@ -83,6 +90,7 @@ enum LibraryRoutes {
                 }
             } else {
                 engine.ring()
+                sync?.pull?.ring()
             }
             refreshCounts(state: state, library: library, logger: logger)
             let outbox = state.current.outbox

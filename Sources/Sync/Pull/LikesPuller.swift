@@ -1,0 +1,119 @@
+import Account
+import Foundation
+import GRDB
+import Library
+import Shared
+import Store
+
+/// Pulls the account's likes from the server since the last cursor and applies them: the server's row
+/// wins unless a local op on the same photo is still waiting to be sent (the person's newer intent).
+/// Photos this device has never seen come with their metadata from the server's `photos` table.
+struct LikesPuller: Sendable {
+    let backend: SupabaseBackend
+    let store: Store
+    let pageSize = 500
+
+    struct ServerLike: Decodable {
+        var id: String
+        var photo_id: String
+        var liked_at: String
+        var updated_at: String
+        var deleted_at: String?
+    }
+
+    struct ServerPhoto: Decodable {
+        var photo_id: String
+        var title: String?
+        var description: String?
+        var author_name: String?
+        var author_url: String?
+        var color: String?
+        var width: Int?
+        var height: Int?
+        var urls: [String: String]?
+    }
+
+    struct Applied: Sendable {
+        var changes: [PhotoChange] = []
+        var rows = 0
+    }
+
+    /// Pulls every page since the cursor. `token` is the user's access token.
+    func pull(accountId: String, token: String) async throws(BackendError) -> Applied {
+        var applied = Applied()
+        while true {
+            let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: "likes") }) ?? .start
+            let response = try await backend.send(
+                "GET", "/rest/v1/likes",
+                query: [("select", "id,photo_id,liked_at,updated_at,deleted_at"), ("or", cursor.afterFilter),
+                        ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
+                bearer: token)
+            let rows = try SupabaseBackend.decode([ServerLike].self, from: response)
+            if rows.isEmpty { break }
+            let unknown = try unknownPhotos(rows.map(\.photo_id))
+            let photos = unknown.isEmpty ? [] : try await fetchPhotos(unknown, token: token)
+            do {
+                let page = try store.write { db in try Self.apply(rows, photos: photos, accountId: accountId, db: db) }
+                applied.changes += page
+                applied.rows += rows.count
+            } catch {
+                throw .malformed(status: response.status, detail: "cannot apply pulled likes: \(error)")
+            }
+            if rows.count < pageSize { break }
+        }
+        return applied
+    }
+
+    private func unknownPhotos(_ ids: [String]) throws(BackendError) -> [String] {
+        do {
+            return try store.read { db in try ids.filter { try PhotoRecord.fetchOne(db, key: $0) == nil } }
+        } catch {
+            throw .malformed(status: 0, detail: "cannot read the store: \(error)")
+        }
+    }
+
+    private func fetchPhotos(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhoto] {
+        let list = ids.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+        let response = try await backend.send(
+            "GET", "/rest/v1/photos",
+            query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
+            bearer: token)
+        return try SupabaseBackend.decode([ServerPhoto].self, from: response)
+    }
+
+    /// Applies one page in one transaction and moves the cursor past it.
+    static func apply(_ rows: [ServerLike], photos: [ServerPhoto], accountId: String, db: Database) throws -> [PhotoChange] {
+        let now = Date()
+        for photo in photos {
+            let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, try PhotoRecord.fetchOne(db, key: photo.photo_id) == nil else { continue }
+            let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+            try PhotoRecord(
+                source: parts[0], remoteId: parts[1], title: photo.title, description: photo.description,
+                authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
+                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, fetchedAt: now
+            ).insert(db)
+        }
+        var changes: [PhotoChange] = []
+        for row in rows {
+            defer { try? SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: "likes") }
+            let waiting = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'in_flight')
+                """, arguments: [accountId, LikeActions.entity, row.photo_id]) ?? 0
+            if waiting > 0 { continue }  // the person's newer change wins until it is sent
+            if try PhotoRecord.fetchOne(db, key: row.photo_id) == nil {
+                let parts = row.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2, PhotoSource(rawValue: parts[0]) != nil else { continue }
+                try PhotoRecord(source: parts[0], remoteId: parts[1], fetchedAt: now).insert(db)
+            }
+            let likedAt = SupabaseTime.parse(row.liked_at) ?? now
+            let deletedAt = row.deleted_at.flatMap(SupabaseTime.parse)
+            let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": row.photo_id])
+            let wasLiked = existing.map { $0.deletedAt == nil } ?? false
+            try LikeRecord(accountId: accountId, photoId: row.photo_id, likedAt: likedAt, updatedAt: now, deletedAt: deletedAt).save(db)
+            let isLiked = deletedAt == nil
+            if wasLiked != isLiked { changes.append(PhotoChange(id: row.photo_id, change: isLiked ? .liked : .unliked)) }
+        }
+        return changes
+    }
+}
