@@ -13,6 +13,7 @@
 //   Account       Supabase Auth, the session, profiles and user lists
 //   Connectivity  netlink + active probe: online, offline, degraded
 //   Sync          the outbox push engine (and pull)
+//   PhotoSources  Unsplash and NASA: search, kept in the store
 //   Daemon        composition root: config, directories, the service graph
 //   splashd, splashctl  executables that only wire things together
 import PackageDescription
@@ -90,6 +91,14 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
+            name: "PhotoSources",
+            dependencies: [
+                "Shared", "Store", "HTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(
             name: "Control",
             dependencies: [
                 "Shared",
@@ -102,7 +111,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Shared", "Store", "Library", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync",
+                "Shared", "Store", "Library", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,6 +155,10 @@ let package = Package(
                 "Sync", "Daemon", "Account", "Connectivity", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SourceTests",
+            dependencies: ["PhotoSources", "Daemon", "Shared", "SplashClient", "Store", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "AccountTests",

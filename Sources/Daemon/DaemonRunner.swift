@@ -10,6 +10,7 @@ import Journal
 import Library
 import Logging
 import NIOPosix
+import PhotoSources
 import ServiceLifecycle
 import Shared
 import Store
@@ -139,7 +140,9 @@ public enum DaemonRunner {
         serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(
-            configuration: serverConfiguration, router: Routes.make(state: state, library: library, logger: logger, account: account, sync: sync),
+            configuration: serverConfiguration, router: Routes.make(
+                state: state, library: library, logger: logger, account: account, sync: sync,
+                search: Self.makeSearchService(config: config, store: store, logger: logger)),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -213,6 +216,14 @@ public enum DaemonRunner {
 }
 
 extension DaemonRunner {
+    static func makeSearchService(config: DaemonConfig, store: Store, logger: Logger) -> SearchService? {
+        guard let http = try? HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.sources")) else { return nil }
+        return SearchService(
+            store: store, http: http,
+            configuration: .init(unsplashAPIURL: config.unsplashAPIURL, unsplashAccessKey: config.unsplashAccessKey, nasaAPIURL: config.nasaAPIURL),
+            logger: logger)
+    }
+
     /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
     /// connection that died with the old network, nor wait behind sync transfers.
     static func makeConnectivityMonitor(config: DaemonConfig, state: DaemonState, logger: Logger) -> ConnectivityMonitor? {

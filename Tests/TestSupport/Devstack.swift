@@ -40,13 +40,13 @@ public struct Devstack: Sendable {
     /// The network namespace this instance runs in (nil: the test's own).
     public var namespace: String?
 
-    public static func up(namespace: String? = nil, host: String? = nil) async throws -> Devstack {
+    public static func up(namespace: String? = nil, host: String? = nil, photos: Int = 20) async throws -> Devstack {
         let script = Self.script
         guard FileManager.default.isExecutableFile(atPath: script) else {
             throw DevstackError.missing("devstack/devstack not found above \(#filePath); the integration tests need it")
         }
         let stateDir = "/tmp/splashd-devstack-test-\(UUID().uuidString.prefix(8))"
-        let output = try await run(script, "up", stateDir: stateDir, namespace: namespace, host: host)
+        let output = try await run(script, "up", stateDir: stateDir, namespace: namespace, host: host, photos: photos)
         var env: [String: String] = [:]
         for line in output.split(separator: "\n") {
             guard let eq = line.firstIndex(of: "=") else { continue }
@@ -66,11 +66,11 @@ public struct Devstack: Sendable {
     /// not hold a pipe open), without blocking a cooperative thread.
     @discardableResult
     public static func run(
-        _ script: String, _ command: String, stateDir: String, namespace: String? = nil, host: String? = nil
+        _ script: String, _ command: String, stateDir: String, namespace: String? = nil, host: String? = nil, photos: Int = 20
     ) async throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["DEVSTACK_STATE_DIR"] = stateDir
-        environment["DEVSTACK_PHOTOS"] = environment["DEVSTACK_PHOTOS"] ?? "20"
+        environment["DEVSTACK_PHOTOS"] = String(photos)
         if let host { environment["DEVSTACK_HOST"] = host }
         let result = if let namespace {
             try await ChildProcess.run("/usr/sbin/ip", ["netns", "exec", namespace, script, command], environment: environment, timeout: .seconds(300))
@@ -160,11 +160,13 @@ public enum DevstackError: Error, CustomStringConvertible {
 
 /// Brings devstack up around a suite (once, not per test) and down after it.
 public struct DevstackTrait: SuiteTrait, TestScoping {
-    public init() {}
+    /// The size of the seeded photo catalogue.
+    public var photos = 20
+    public init(photos: Int = 20) { self.photos = photos }
     public var isRecursive: Bool { false }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let devstack = try await Devstack.up()
+        let devstack = try await Devstack.up(photos: photos)
         do {
             try await Devstack.$current.withValue(devstack) {
                 try await function()
@@ -179,4 +181,5 @@ public struct DevstackTrait: SuiteTrait, TestScoping {
 
 extension Trait where Self == DevstackTrait {
     public static var devstack: Self { DevstackTrait() }
+    public static func devstack(photos: Int) -> Self { DevstackTrait(photos: photos) }
 }

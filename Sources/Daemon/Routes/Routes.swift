@@ -2,17 +2,20 @@ import Account
 import Control
 import Library
 import Logging
+import PhotoSources
 import Shared
 
 /// Every control method's handler, registered in one place. Handlers are thin: they call the domain
 /// and return its answer; JSON-RPC is the router's concern.
 enum Routes {
     static func make(
-        state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil
+        state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
+        search: SearchService? = nil
     ) -> Router {
         var router = Router(logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state)
         LibraryRoutes.register(into: &router, state: state, library: library, sync: sync, logger: logger)
+        SourceRoutes.register(into: &router, state: state, search: search)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)

@@ -9,6 +9,8 @@ public enum MethodRegistry {
         PhotosLikeRequest.self,
         PhotosUnlikeRequest.self,
         PhotosDismissRequest.self,
+        PhotosSearchRequest.self,
+        SearchHistoryRequest.self,
         SyncNowRequest.self,
         QueueListRequest.self,
         QueueRetryRequest.self,

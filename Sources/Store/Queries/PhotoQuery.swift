@@ -35,6 +35,22 @@ public struct PhotoQuery: Sendable {
         return PhotosListResult(photos: rows.map(Self.summary), total: total, limit: limit, offset: offset)
     }
 
+    /// The summaries of these photos, in the given order, leaving out unknown and dismissed ones
+    /// (search results, feeds and random picks never show a dismissed photo).
+    public static func summaries(_ db: Database, ids: [String], accountId: String) throws -> [PhotoSummary] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT p.id, p.source, p.title, p.author_name, p.width, p.height, p.color, p.color_bucket,
+                   p.created_at, p.fetched_at, p.dismissed_at, l.liked_at,
+                   (SELECT count(*) FROM edits e WHERE e.photo_id = p.id AND e.deleted_at IS NULL) AS edit_count
+            FROM photos p
+            LEFT JOIN likes l ON l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL
+            WHERE p.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ","))) AND p.dismissed_at IS NULL
+            """, arguments: StatementArguments([accountId] + ids))
+        let byID = Dictionary(rows.map { (($0["id"] as String), summary($0)) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0] }
+    }
+
     private func filter() -> (String, StatementArguments) {
         var clauses: [String] = []
         var arguments = StatementArguments()

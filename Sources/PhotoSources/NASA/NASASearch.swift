@@ -1,0 +1,62 @@
+import Foundation
+import Shared
+import Store
+
+/// NASA's Image and Video Library search answer. Only nasa_id, title, media_type, center and
+/// date_created are reliably present; hrefs may be http://; ids may contain spaces.
+struct NASASearch: Decodable {
+    struct Collection: Decodable {
+        var items: [Item]
+        var metadata: Metadata?
+    }
+
+    struct Metadata: Decodable { var total_hits: Int? }
+
+    struct Item: Decodable {
+        var href: String?
+        var data: [DataEntry]?
+        var links: [Link]?
+    }
+
+    struct DataEntry: Decodable {
+        var nasa_id: String?
+        var title: String?
+        var description: String?
+        var keywords: [String]?
+        var date_created: String?
+        var center: String?
+        var photographer: String?
+        var media_type: String?
+    }
+
+    struct Link: Decodable {
+        var href: String?
+        var rel: String?
+    }
+
+    var collection: Collection
+
+    static func record(_ item: Item, fetchedAt: Date) -> PhotoRecord? {
+        guard let data = item.data?.first, let id = data.nasa_id, !id.isEmpty else { return nil }
+        var urls: [String: String] = [:]
+        for link in item.links ?? [] {
+            guard let href = link.href else { continue }
+            switch link.rel {
+            case "preview": urls["thumb"] = href
+            case "alternate": urls["regular"] = urls["regular"] ?? href
+            case "canonical": urls["orig"] = href
+            default: break
+            }
+        }
+        if let collection = item.href { urls["collection"] = collection }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let urlsJSON = (try? encoder.encode(urls)).map { String(decoding: $0, as: UTF8.self) }
+        let metadata = (try? encoder.encode(["center": data.center, "media_type": data.media_type]))
+            .map { String(decoding: $0, as: UTF8.self) }
+        return PhotoRecord(
+            source: PhotoSource.nasa.rawValue, remoteId: id, title: data.title, description: data.description,
+            tags: data.keywords ?? [], authorName: data.photographer ?? data.center.map { "NASA \($0)" },
+            urls: urlsJSON, metadata: metadata, createdAt: data.date_created.flatMap(ISO8601.parse), fetchedAt: fetchedAt)
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import GRDB
+import HTTP
+import Logging
+import Shared
+import Store
+import Synchronization
+
+/// Live searches of Unsplash and NASA, kept in the store with their rank so that the same search
+/// answers offline (marked stale), and remembered as history.
+public final class SearchService: Sendable {
+    public struct Configuration: Sendable {
+        public var unsplashAPIURL: String
+        public var unsplashAccessKey: String?
+        public var nasaAPIURL: String
+        public init(unsplashAPIURL: String, unsplashAccessKey: String?, nasaAPIURL: String) {
+            self.unsplashAPIURL = unsplashAPIURL
+            self.unsplashAccessKey = unsplashAccessKey
+            self.nasaAPIURL = nasaAPIURL
+        }
+    }
+
+    private let store: Store
+    private let http: HTTPClient
+    private let configuration: Configuration
+    private let logger: Logger
+    /// Unsplash's remaining hourly budget, from `X-Ratelimit-Remaining` (nil: not seen yet).
+    private let unsplashRemaining = Mutex<Int?>(nil)
+
+    public init(store: Store, http: HTTPClient, configuration: Configuration, logger: Logger) {
+        self.store = store
+        self.http = http
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public var unsplashBudgetRemaining: Int? { unsplashRemaining.withLock { $0 } }
+
+    /// Searches live; when the source cannot be reached, answers from the store (stale) if this search
+    /// was run before.
+    public func search(_ request: PhotosSearchRequest, accountId: String) async throws(SourceError) -> PhotosSearchResult {
+        let source = request.source ?? .unsplash
+        let page = request.page ?? 1
+        let perPage = request.perPage ?? 10
+        let key = Self.paramsKey(request)
+        do {
+            let fetched = try await fetch(request, source: source, page: page, perPage: perPage)
+            let now = Date()
+            let ids = try? store.write { db -> [String] in
+                for photo in fetched.photos { try Self.upsert(photo, db: db) }
+                try Self.remember(db, source: source, request: request, key: key, page: page, total: fetched.total, ids: fetched.photos.map(\.id), now: now)
+                return fetched.photos.map(\.id)
+            }
+            let photos = (try? store.read { db in try PhotoQuery.summaries(db, ids: ids ?? [], accountId: accountId) }) ?? []
+            return PhotosSearchResult(
+                source: source, query: request.query, page: page, perPage: perPage, total: fetched.total,
+                totalPages: fetched.totalPages, photos: photos, stale: false, fetchedAt: now)
+        } catch {
+            guard case .unreachable = error, let cached = cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId)
+            else { throw error }
+            logger.notice("answering a search from the store: \(error)", metadata: ["splashd_op": "search"])
+            return cached
+        }
+    }
+
+    public func history(source: PhotoSource?) throws -> SearchHistoryResult {
+        try store.read { db in
+            var entries: [SearchHistoryEntry] = []
+            for source in source.map({ [$0] }) ?? [.unsplash, .nasa] {
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT params_key, total, last_run_at FROM searches WHERE source = ? ORDER BY last_run_at DESC LIMIT 10
+                    """, arguments: [source.rawValue])
+                for row in rows {
+                    guard let request = try? JSONCoding.decoder().decode(PhotosSearchRequest.self, from: Data((row["params_key"] as String).utf8))
+                    else { continue }
+                    entries.append(SearchHistoryEntry(number: 0, request: request, total: row["total"], lastRunAt: row["last_run_at"]))
+                }
+            }
+            entries.sort { $0.lastRunAt > $1.lastRunAt }
+            for index in entries.indices { entries[index].number = index + 1 }
+            return SearchHistoryResult(searches: entries)
+        }
+    }
+
+    // MARK: - Fetching
+
+    struct Fetched {
+        var photos: [PhotoRecord]
+        var total: Int
+        var totalPages: Int
+    }
+
+    private func fetch(_ request: PhotosSearchRequest, source: PhotoSource, page: Int, perPage: Int) async throws(SourceError) -> Fetched {
+        let now = Date()
+        switch source {
+        case .nasa:
+            var query = [("q", request.query), ("media_type", request.media ?? "image"), ("page", String(page)), ("page_size", String(perPage))]
+            if let from = request.yearFrom { query.append(("year_start", String(from))) }
+            if let to = request.yearTo { query.append(("year_end", String(to))) }
+            let response = try await get(configuration.nasaAPIURL + "/search", query: query, headers: [], service: "NASA's library")
+            guard let search = try? JSONDecoder().decode(NASASearch.self, from: Data(response.body)) else {
+                throw .malformed("NASA's search answer is not the expected JSON")
+            }
+            let photos = search.collection.items.compactMap { NASASearch.record($0, fetchedAt: now) }
+            let total = search.collection.metadata?.total_hits ?? photos.count
+            return Fetched(photos: photos, total: total, totalPages: max(1, (total + perPage - 1) / perPage))
+        default:
+            guard let key = configuration.unsplashAccessKey, !key.isEmpty else {
+                throw .notConfigured("no Unsplash access key is configured; set unsplash.access_key_file (or SPLASHD_UNSPLASH_ACCESS_KEY)")
+            }
+            var query = [("query", request.query), ("page", String(page)), ("per_page", String(perPage))]
+            if let color = request.color { query.append(("color", color)) }
+            if let orientation = request.orientation { query.append(("orientation", orientation)) }
+            if let order = request.order { query.append(("order_by", order)) }
+            let response = try await get(
+                configuration.unsplashAPIURL + "/search/photos", query: query,
+                headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+            guard let search = try? JSONDecoder().decode(UnsplashSearchPage.self, from: Data(response.body)) else {
+                throw .malformed("Unsplash's search answer is not the expected JSON")
+            }
+            let total = search.total ?? search.results.count
+            return Fetched(photos: search.results.map { $0.record(fetchedAt: now) }, total: total, totalPages: search.total_pages ?? 1)
+        }
+    }
+
+    private func get(_ url: String, query: [(String, String)], headers: [(String, String)], service: String) async throws(SourceError) -> HTTPResponse {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let full = url + "?" + query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
+        let response: HTTPResponse
+        do {
+            response = try await http.send(HTTPRequest(url: full, headers: headers + [("Accept", "application/json")], timeout: .seconds(20)))
+        } catch {
+            throw SourceError.from(error, service: service)
+        }
+        if let remaining = response.headers["X-Ratelimit-Remaining"].flatMap(Int.init) {
+            unsplashRemaining.withLock { $0 = remaining }
+        }
+        let text = String(decoding: response.body.prefix(300), as: UTF8.self)
+        switch response.status {
+        case 200..<300: return response
+        case 429, 403 where text.contains("Rate Limit Exceeded"):
+            throw .rateLimited("\(service)'s hourly request limit is used up; it resets within the hour (cached searches still answer)")
+        case 500..., 408:
+            throw .unreachable("\(service) failed (HTTP \(response.status))")
+        default:
+            throw .refused(status: response.status, message: Self.errorMessage(response.body) ?? text)
+        }
+    }
+
+    /// `{"errors":["..."]}` (Unsplash) or `{"reason":"..."}` (NASA).
+    static func errorMessage(_ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let errors = object["errors"] as? [String] { return errors.joined(separator: "; ") }
+        return object["reason"] as? String
+    }
+
+    // MARK: - The store
+
+    /// Every parameter but the page, canonical: the same search always has the same key.
+    static func paramsKey(_ request: PhotosSearchRequest) -> String {
+        var canonical = request
+        canonical.page = nil
+        canonical.query = request.query.trimmingCharacters(in: .whitespacesAndNewlines)
+        canonical.source = request.source ?? .unsplash
+        canonical.perPage = request.perPage ?? 10
+        let data = (try? JSONCoding.encoder().encode(canonical)) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Inserts or refreshes by id, keeping what only this machine knows (dismissal, perceptual hash).
+    static func upsert(_ photo: PhotoRecord, db: Database) throws {
+        if let existing = try PhotoRecord.fetchOne(db, key: photo.id) {
+            var updated = photo
+            updated.dismissedAt = existing.dismissedAt
+            updated.phash = existing.phash
+            if updated.tags.isEmpty { updated.tags = existing.tags }
+            try updated.update(db)
+        } else {
+            try photo.insert(db)
+        }
+    }
+
+    static func remember(
+        _ db: Database, source: PhotoSource, request: PhotosSearchRequest, key: String, page: Int, total: Int, ids: [String], now: Date
+    ) throws {
+        try db.execute(sql: """
+            INSERT INTO searches (source, query, params_key, total, created_at, last_run_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (source, params_key) DO UPDATE SET total = excluded.total, last_run_at = excluded.last_run_at
+            """, arguments: [source.rawValue, request.query, key, total, now, now])
+        let searchID = try Int64.fetchOne(db, sql: "SELECT id FROM searches WHERE source = ? AND params_key = ?", arguments: [source.rawValue, key])!
+        try db.execute(sql: "DELETE FROM search_results WHERE search_id = ? AND page = ?", arguments: [searchID, page])
+        for (rank, id) in ids.enumerated() {
+            try db.execute(sql: "INSERT INTO search_results (search_id, page, rank, photo_id) VALUES (?, ?, ?, ?)", arguments: [searchID, page, rank, id])
+        }
+    }
+
+    private func cached(
+        key: String, source: PhotoSource, request: PhotosSearchRequest, page: Int, perPage: Int, accountId: String
+    ) -> PhotosSearchResult? {
+        try? store.read { db -> PhotosSearchResult? in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT id, total, last_run_at FROM searches WHERE source = ? AND params_key = ?", arguments: [source.rawValue, key])
+            else { return nil }
+            let ids = try String.fetchAll(
+                db, sql: "SELECT photo_id FROM search_results WHERE search_id = ? AND page = ? ORDER BY rank", arguments: [row["id"] as Int64, page])
+            guard !ids.isEmpty else { return nil }
+            let total: Int = row["total"] ?? ids.count
+            return PhotosSearchResult(
+                source: source, query: request.query, page: page, perPage: perPage, total: total,
+                totalPages: max(1, (total + perPage - 1) / perPage), photos: try PhotoQuery.summaries(db, ids: ids, accountId: accountId),
+                stale: true, fetchedAt: row["last_run_at"])
+        } ?? nil
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+// splashctl's search and history.
+
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search", abstract: "Search Unsplash or NASA (offline: the same search from the store, marked stale).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "What to look for.") var query: [String] = []
+    @Option(help: "unsplash (default) or nasa.") var source: String?
+    @Option(help: "Unsplash: a colour, e.g. blue, red, black_and_white.") var color: String?
+    @Option(help: "Unsplash: landscape, portrait or squarish.") var orientation: String?
+    @Option(help: "Unsplash: relevant or latest.") var order: String?
+    @Option(help: "NASA: image, video or audio.") var media: String?
+    @Option(help: "NASA: earliest year.") var yearFrom: Int?
+    @Option(help: "NASA: latest year.") var yearTo: Int?
+    @Option(help: "Page, from 1.") var page: Int?
+    @Option(help: "Results per page (Unsplash up to 30, NASA up to 100).") var perPage: Int?
+    @Option(help: "Run search number N of `splashctl history` again.") var again: Int?
+
+    func run() async throws {
+        var request: PhotosSearchRequest
+        if let again {
+            var found: PhotosSearchRequest?
+            try await global.withClient { client in
+                found = try await client.send(SearchHistoryRequest()).searches.first { $0.number == again }?.request
+            }
+            guard let found else { throw ValidationError("no search number \(again) in the history (splashctl history)") }
+            request = found
+            if let page { request.page = page }
+        } else {
+            guard !query.isEmpty else { throw ValidationError("what should I search for? e.g. splashctl search blue lake") }
+            guard source.map({ ["unsplash", "nasa"].contains($0) }) ?? true else { throw ValidationError("--source must be unsplash or nasa") }
+            request = PhotosSearchRequest(
+                query: query.joined(separator: " "), source: source.flatMap(PhotoSource.init(rawValue:)), color: color,
+                orientation: orientation, order: order, media: media, yearFrom: yearFrom, yearTo: yearTo, page: page, perPage: perPage)
+        }
+        try await global.run(request, render: Self.render)
+    }
+
+    static func render(_ result: PhotosSearchResult, _ style: TerminalStyle) -> String {
+        var lines: [String] = []
+        if result.stale {
+            lines.append(style.yellow("offline: results from \(Formatting.relative(result.fetchedAt)), they may be stale"))
+        }
+        if result.photos.isEmpty {
+            lines.append("Nothing found for \"\(result.query)\".")
+            return lines.joined(separator: "\n")
+        }
+        var table = Table(headers: ["ID", "COLOUR", "SIZE", "LIKED", "BY", "TITLE"].map(style.bold))
+        for photo in result.photos {
+            table.rows.append([
+                photo.id, photo.colorBucket ?? "-",
+                photo.width.flatMap { w in photo.height.map { "\(w)×\($0)" } } ?? "-",
+                photo.likedAt == nil ? "" : "♥", photo.author ?? "-", String((photo.title ?? "").prefix(50)),
+            ])
+        }
+        lines.append(table.render())
+        lines.append(style.dim("page \(result.page) of \(result.totalPages) · \(result.total) results on \(result.source.rawValue)"))
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "Your last searches, newest first (run one again with search --again N).")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Only unsplash or nasa.") var source: String?
+
+    func run() async throws {
+        try await global.run(SearchHistoryRequest(source: source.flatMap(PhotoSource.init(rawValue:)))) { result, style in
+            if result.searches.isEmpty { return "No searches yet." }
+            var table = Table(headers: ["#", "SOURCE", "QUERY", "FILTERS", "RESULTS", "WHEN"].map(style.bold))
+            for entry in result.searches {
+                let r = entry.request
+                let filters = [r.color, r.orientation, r.order, r.media, r.yearFrom.map { "from \($0)" }, r.yearTo.map { "to \($0)" }]
+                    .compactMap { $0 }.joined(separator: ", ")
+                table.rows.append([
+                    "\(entry.number)", (r.source ?? .unsplash).rawValue, r.query, filters.isEmpty ? "-" : filters,
+                    entry.total.map(String.init) ?? "-", Formatting.relative(entry.lastRunAt),
+                ])
+            }
+            return table.render()
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Shared
+import SplashClient
+import Testing
+import TestSupport
+
+/// Searches through the real daemon against devstack's Unsplash and NASA stand-ins.
+@Suite(.serialized, .devstack(photos: 500)) struct SearchTests {
+    func start(_ devstack: Devstack) async throws -> (DaemonProcess, SplashClient, TemporaryDirectory) {
+        let dir = TemporaryDirectory()
+        var environment = devstack.daemonEnvironment
+        for key in ["SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY", "SPLASHD_NASA_API_URL"] { environment[key] = devstack.env[key] }
+        let process = try DaemonProcess(directory: dir.path, environment: environment, withNotifySocket: false)
+        return (process, try await process.waitUntilListening(), dir)
+    }
+
+    @Test func resultsAreKeptRankedAndNeverDuplicated() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let first = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
+        #expect(first.photos.count == 10 && !first.stale && first.total >= 10)
+        let photos = try await client.send(StatusRequest()).library.photos
+        let again = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
+        #expect(again.photos.map(\.id) == first.photos.map(\.id))
+        #expect(try await client.send(StatusRequest()).library.photos == photos, "a repeated search adds no photo twice")
+        let page2 = try await client.send(PhotosSearchRequest(query: "lake", page: 2, perPage: 10))
+        #expect(Set(page2.photos.map(\.id)).isDisjoint(with: first.photos.map(\.id)))
+        let blue = try await client.send(PhotosSearchRequest(query: "lake", color: "blue", perPage: 30))
+        #expect(!blue.photos.isEmpty && blue.total <= first.total)
+        await process.kill9()
+    }
+
+    @Test func offlineTheSameSearchAnswersFromTheStoreMarkedStale() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let live = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
+        try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
+        let offline = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
+        #expect(offline.stale)
+        #expect(offline.photos.map(\.id) == live.photos.map(\.id))
+        await #expect { try await client.send(PhotosSearchRequest(query: "never searched", perPage: 5)) } throws: {
+            ($0 as? RPCError)?.kind == .offline
+        }
+        try await devstack.clearFaults()
+        await process.kill9()
+    }
+
+    @Test func aDismissedPhotoNeverShowsInSearches() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let first = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
+        let gone = try #require(first.photos.first).id
+        _ = try await client.send(PhotosDismissRequest(id: gone))
+        let again = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
+        #expect(!again.photos.map(\.id).contains(gone))
+        #expect(try await client.send(PhotosListRequest(dismissed: true)).photos.map(\.id) == [gone])
+        await process.kill9()
+    }
+
+    @Test func historyKeepsTheLastTenDistinctSearchesPerSource() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        for n in 0..<12 { _ = try await client.send(PhotosSearchRequest(query: "query \(n)", perPage: 1)) }
+        _ = try await client.send(PhotosSearchRequest(query: "query 3", perPage: 1))
+        _ = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 2))
+        let history = try await client.send(SearchHistoryRequest(source: .unsplash)).searches
+        #expect(history.count == 10)
+        #expect(history.first?.request.query == "query 3", "a repeated search moves to the top, once")
+        #expect(Set(history.map(\.request.query)).count == 10)
+        let all = try await client.send(SearchHistoryRequest()).searches
+        #expect(all.first?.request.source == .nasa && all.first?.number == 1)
+        await process.kill9()
+    }
+
+    @Test func nasaSearchesWithYearsAndMedia() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let result = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, media: "image", yearFrom: 1990, yearTo: 2030, perPage: 20))
+        #expect(!result.photos.isEmpty)
+        #expect(result.photos.allSatisfy { $0.id.hasPrefix("nasa:") && $0.source == .nasa })
+        await process.kill9()
+    }
+
+    @Test func overTheRateLimitSaysSo() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        try await devstack.knobs(["unsplash_hourly_budget": 1])
+        _ = try? await client.send(PhotosSearchRequest(query: "budget one", perPage: 1))
+        await #expect { try await client.send(PhotosSearchRequest(query: "budget two", perPage: 1)) } throws: { error in
+            guard let error = error as? RPCError else { return false }
+            return error.kind == .rateLimited && error.message.contains("resets")
+        }
+        try await devstack.knobs(["unsplash_hourly_budget": 5000])
+        await process.kill9()
+    }
+
+    @Test(arguments: [
+        PhotosSearchRequest(query: ""), PhotosSearchRequest(query: "   "), PhotosSearchRequest(query: "x", perPage: 0),
+        PhotosSearchRequest(query: "x", perPage: 1000), PhotosSearchRequest(query: "x", source: .nasa, perPage: 101),
+        PhotosSearchRequest(query: "x", color: "plaid"), PhotosSearchRequest(query: "x", source: .local),
+        PhotosSearchRequest(query: String(repeating: "q", count: 201)),
+    ])
+    func badSearchesAreInvalidInput(request: PhotosSearchRequest) throws {
+        #expect(throws: RPCError.self) { try request.validate() }
+    }
+}
+
+extension PhotosSearchRequest: CustomTestStringConvertible {
+    public var testDescription: String { "query '\(query.prefix(10))' \(source?.rawValue ?? "") per_page \(perPage.map(String.init) ?? "-")" }
+}
