@@ -4,7 +4,6 @@ import HTTP
 import Logging
 import Shared
 import Store
-import Synchronization
 
 /// Live searches of Unsplash and NASA, kept in the store with their rank so that the same search
 /// answers offline (marked stale), and remembered as history.
@@ -20,21 +19,20 @@ public final class SearchService: Sendable {
         }
     }
 
-    private let store: Store
-    private let http: HTTPClient
-    private let configuration: Configuration
-    private let logger: Logger
-    /// Unsplash's remaining hourly budget, from `X-Ratelimit-Remaining` (nil: not seen yet).
-    private let unsplashRemaining = Mutex<Int?>(nil)
+    let store: Store
+    let sourceHTTP: SourceHTTP
+    let configuration: Configuration
+    let logger: Logger
 
     public init(store: Store, http: HTTPClient, configuration: Configuration, logger: Logger) {
         self.store = store
-        self.http = http
+        self.sourceHTTP = SourceHTTP(http: http)
         self.configuration = configuration
         self.logger = logger
     }
 
-    public var unsplashBudgetRemaining: Int? { unsplashRemaining.withLock { $0 } }
+    /// Unsplash's remaining hourly budget, from `X-Ratelimit-Remaining` (nil: not seen yet).
+    public var unsplashBudgetRemaining: Int? { sourceHTTP.unsplashRemaining }
 
     /// Searches live; when the source cannot be reached, answers from the store (stale) if this search
     /// was run before.
@@ -71,7 +69,8 @@ public final class SearchService: Sendable {
                     SELECT params_key, total, last_run_at FROM searches WHERE source = ? ORDER BY last_run_at DESC LIMIT 10
                     """, arguments: [source.rawValue])
                 for row in rows {
-                    guard let request = try? JSONCoding.decoder().decode(PhotosSearchRequest.self, from: Data((row["params_key"] as String).utf8))
+                    guard let request = try? JSONCoding.decoder().decode(PhotosSearchRequest.self, from: Data((row["params_key"] as String).utf8)),
+                          !request.query.hasPrefix("topic:")  // topic pages are kept like searches, but are not searches
                     else { continue }
                     entries.append(SearchHistoryEntry(number: 0, request: request, total: row["total"], lastRunAt: row["last_run_at"]))
                 }
@@ -97,7 +96,7 @@ public final class SearchService: Sendable {
             var query = [("q", request.query), ("media_type", request.media ?? "image"), ("page", String(page)), ("page_size", String(perPage))]
             if let from = request.yearFrom { query.append(("year_start", String(from))) }
             if let to = request.yearTo { query.append(("year_end", String(to))) }
-            let response = try await get(configuration.nasaAPIURL + "/search", query: query, headers: [], service: "NASA's library")
+            let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/search", query: query, headers: [], service: "NASA's library")
             guard let search = try? JSONDecoder().decode(NASASearch.self, from: Data(response.body)) else {
                 throw .malformed("NASA's search answer is not the expected JSON")
             }
@@ -105,14 +104,12 @@ public final class SearchService: Sendable {
             let total = search.collection.metadata?.total_hits ?? photos.count
             return Fetched(photos: photos, total: total, totalPages: max(1, (total + perPage - 1) / perPage))
         default:
-            guard let key = configuration.unsplashAccessKey, !key.isEmpty else {
-                throw .notConfigured("no Unsplash access key is configured; set unsplash.access_key_file (or SPLASHD_UNSPLASH_ACCESS_KEY)")
-            }
+            let key = try unsplashKey()
             var query = [("query", request.query), ("page", String(page)), ("per_page", String(perPage))]
             if let color = request.color { query.append(("color", color)) }
             if let orientation = request.orientation { query.append(("orientation", orientation)) }
             if let order = request.order { query.append(("order_by", order)) }
-            let response = try await get(
+            let response = try await sourceHTTP.get(
                 configuration.unsplashAPIURL + "/search/photos", query: query,
                 headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
             guard let search = try? JSONDecoder().decode(UnsplashSearchPage.self, from: Data(response.body)) else {
@@ -123,36 +120,15 @@ public final class SearchService: Sendable {
         }
     }
 
-    private func get(_ url: String, query: [(String, String)], headers: [(String, String)], service: String) async throws(SourceError) -> HTTPResponse {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let full = url + "?" + query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
-        let response: HTTPResponse
-        do {
-            response = try await http.send(HTTPRequest(url: full, headers: headers + [("Accept", "application/json")], timeout: .seconds(20)))
-        } catch {
-            throw SourceError.from(error, service: service)
+    func unsplashKey() throws(SourceError) -> String {
+        guard let key = configuration.unsplashAccessKey, !key.isEmpty else {
+            throw .notConfigured("no Unsplash access key is configured; set unsplash.access_key_file (or SPLASHD_UNSPLASH_ACCESS_KEY)")
         }
-        if let remaining = response.headers["X-Ratelimit-Remaining"].flatMap(Int.init) {
-            unsplashRemaining.withLock { $0 = remaining }
-        }
-        let text = String(decoding: response.body.prefix(300), as: UTF8.self)
-        switch response.status {
-        case 200..<300: return response
-        case 429, 403 where text.contains("Rate Limit Exceeded"):
-            throw .rateLimited("\(service)'s hourly request limit is used up; it resets within the hour (cached searches still answer)")
-        case 500..., 408:
-            throw .unreachable("\(service) failed (HTTP \(response.status))")
-        default:
-            throw .refused(status: response.status, message: Self.errorMessage(response.body) ?? text)
-        }
+        return key
     }
 
-    /// `{"errors":["..."]}` (Unsplash) or `{"reason":"..."}` (NASA).
-    static func errorMessage(_ body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        if let errors = object["errors"] as? [String] { return errors.joined(separator: "; ") }
-        return object["reason"] as? String
+    var unsplashHeaders: [(String, String)] {
+        [("Authorization", "Client-ID \(configuration.unsplashAccessKey ?? "")"), ("Accept-Version", "v1")]
     }
 
     // MARK: - The store
@@ -195,7 +171,7 @@ public final class SearchService: Sendable {
         }
     }
 
-    private func cached(
+    func cached(
         key: String, source: PhotoSource, request: PhotosSearchRequest, page: Int, perPage: Int, accountId: String
     ) -> PhotosSearchResult? {
         try? store.read { db -> PhotosSearchResult? in

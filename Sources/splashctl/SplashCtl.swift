@@ -12,7 +12,7 @@ struct SplashCtl: AsyncParsableCommand {
             + "See docs/protocol.md.",
         subcommands: [
             StatusCommand.self, PhotosCommand.self, WatchCommand.self,
-            SearchCommand.self, HistoryCommand.self,
+            SearchCommand.self, HistoryCommand.self, RandomCommand.self, TopicsCommand.self, TopicCommand.self,
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,
             SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, ProfileCommand.self, UsersCommand.self,
         ])

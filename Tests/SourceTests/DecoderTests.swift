@@ -41,9 +41,9 @@ import Testing
     }
 
     @Test func errorBodiesOfBothServicesAreRead() {
-        #expect(SearchService.errorMessage(Array(#"{"errors":["OAuth error: The access token is invalid"]}"#.utf8)) == "OAuth error: The access token is invalid")
-        #expect(SearchService.errorMessage(Array(#"{"reason":"Expected 'q' text search parameter or other keywords."}"#.utf8))?.hasPrefix("Expected") == true)
-        #expect(SearchService.errorMessage(Array("Rate Limit Exceeded".utf8)) == nil)
+        #expect(SourceHTTP.errorMessage(Array(#"{"errors":["OAuth error: The access token is invalid"]}"#.utf8)) == "OAuth error: The access token is invalid")
+        #expect(SourceHTTP.errorMessage(Array(#"{"reason":"Expected 'q' text search parameter or other keywords."}"#.utf8))?.hasPrefix("Expected") == true)
+        #expect(SourceHTTP.errorMessage(Array("Rate Limit Exceeded".utf8)) == nil)
     }
 
     @Test func theSameSearchHasTheSameKeyWhateverThePage() {

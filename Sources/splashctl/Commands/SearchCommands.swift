@@ -49,15 +49,7 @@ struct SearchCommand: AsyncParsableCommand {
             lines.append("Nothing found for \"\(result.query)\".")
             return lines.joined(separator: "\n")
         }
-        var table = Table(headers: ["ID", "COLOUR", "SIZE", "LIKED", "BY", "TITLE"].map(style.bold))
-        for photo in result.photos {
-            table.rows.append([
-                photo.id, photo.colorBucket ?? "-",
-                photo.width.flatMap { w in photo.height.map { "\(w)×\($0)" } } ?? "-",
-                photo.likedAt == nil ? "" : "♥", photo.author ?? "-", String((photo.title ?? "").prefix(50)),
-            ])
-        }
-        lines.append(table.render())
+        lines.append(PhotoTable.render(result.photos, style))
         lines.append(style.dim("page \(result.page) of \(result.totalPages) · \(result.total) results on \(result.source.rawValue)"))
         return lines.joined(separator: "\n")
     }

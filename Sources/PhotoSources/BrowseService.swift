@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import Shared
+import Store
+
+/// Unsplash beyond search: random picks, topics and a topic's photos. Everything fetched is upserted
+/// by id; topic pages are kept ranked like searches so they answer offline.
+extension SearchService {
+    public func random(_ request: PhotosRandomRequest, accountId: String) async throws(SourceError) -> PhotosRandomResult {
+        let key = try unsplashKey()
+        var query = [("count", String(request.count ?? 1))]  // with count, always an array
+        if let topic = request.topic { query.append(("topics", topic)) }
+        if let text = request.query { query.append(("query", text)) }
+        let response = try await sourceHTTP.get(
+            configuration.unsplashAPIURL + "/photos/random", query: query,
+            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+        let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: "Unsplash").map { $0.record(fetchedAt: Date()) }
+        let summaries = (try? store.write { db -> [PhotoSummary] in
+            for photo in photos { try Self.upsert(photo, db: db) }
+            return try PhotoQuery.summaries(db, ids: photos.map(\.id), accountId: accountId)
+        }) ?? []
+        return PhotosRandomResult(photos: summaries)
+    }
+
+    public func topics(_ request: TopicsListRequest) async throws(SourceError) -> TopicsListResult {
+        let cacheKey = "unsplash.topics.\(request.order ?? "featured")"
+        do {
+            let key = try unsplashKey()
+            let response = try await sourceHTTP.get(
+                configuration.unsplashAPIURL + "/topics", query: [("order_by", request.order ?? "featured"), ("per_page", "30")],
+                headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+            struct Wire: Decodable {
+                var id: String
+                var slug: String
+                var title: String?
+                var description: String?
+                var total_photos: Int?
+            }
+            let topics = try sourceHTTP.decode([Wire].self, response, service: "Unsplash").map {
+                Topic(id: $0.id, slug: $0.slug, title: $0.title ?? $0.slug, description: $0.description, totalPhotos: $0.total_photos)
+            }
+            let now = Date()
+            if let data = try? JSONCoding.encoder().encode(topics) {
+                _ = try? store.write { db in
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO cached_values (key, value, fetched_at) VALUES (?, ?, ?)",
+                        arguments: [cacheKey, String(decoding: data, as: UTF8.self), now])
+                }
+            }
+            return TopicsListResult(topics: topics, stale: false, fetchedAt: now)
+        } catch {
+            let cached = try? store.read { db -> (String, Date)? in
+                guard let row = try Row.fetchOne(db, sql: "SELECT value, fetched_at FROM cached_values WHERE key = ?", arguments: [cacheKey])
+                else { return nil }
+                return (row["value"], row["fetched_at"])
+            }
+            guard case .unreachable = error, let (value, fetchedAt) = cached ?? nil,
+                  let topics = try? JSONCoding.decoder().decode([Topic].self, from: Data(value.utf8))
+            else { throw error }
+            return TopicsListResult(topics: topics, stale: true, fetchedAt: fetchedAt)
+        }
+    }
+
+    public func topicPhotos(_ request: TopicPhotosRequest, accountId: String) async throws(SourceError) -> PhotosSearchResult {
+        // Kept as a search whose query is the topic, so that it answers offline.
+        let asSearch = PhotosSearchRequest(query: "topic:\(request.slug)", source: .unsplash, order: request.order, page: request.page, perPage: request.perPage)
+        let page = request.page ?? 1, perPage = request.perPage ?? 10
+        let key = Self.paramsKey(asSearch)
+        do {
+            let apiKey = try unsplashKey()
+            var query = [("page", String(page)), ("per_page", String(perPage))]
+            if let order = request.order { query.append(("order_by", order)) }
+            let response = try await sourceHTTP.get(
+                configuration.unsplashAPIURL + "/topics/\(request.slug)/photos", query: query,
+                headers: [("Authorization", "Client-ID \(apiKey)"), ("Accept-Version", "v1")], service: "Unsplash")
+            let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: "Unsplash").map { $0.record(fetchedAt: Date()) }
+            let total = response.headers["X-Total"].flatMap(Int.init) ?? photos.count
+            let now = Date()
+            let summaries = (try? store.write { db -> [PhotoSummary] in
+                for photo in photos { try Self.upsert(photo, db: db) }
+                try Self.remember(db, source: .unsplash, request: asSearch, key: key, page: page, total: total, ids: photos.map(\.id), now: now)
+                return try PhotoQuery.summaries(db, ids: photos.map(\.id), accountId: accountId)
+            }) ?? []
+            return PhotosSearchResult(
+                source: .unsplash, query: request.slug, page: page, perPage: perPage, total: total,
+                totalPages: max(1, (total + perPage - 1) / perPage), photos: summaries, stale: false, fetchedAt: now)
+        } catch {
+            guard case .unreachable = error,
+                  let cached = cached(key: key, source: .unsplash, request: asSearch, page: page, perPage: perPage, accountId: accountId)
+            else { throw error }
+            return cached
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import HTTP
+import Synchronization
+
+/// GET requests to the photo APIs: query encoding, status classification, both error body shapes, and
+/// Unsplash's remaining hourly budget (`X-Ratelimit-Remaining`).
+final class SourceHTTP: Sendable {
+    let http: HTTPClient
+    private let remaining = Mutex<Int?>(nil)
+
+    init(http: HTTPClient) {
+        self.http = http
+    }
+
+    var unsplashRemaining: Int? { remaining.withLock { $0 } }
+
+    func get(_ url: String, query: [(String, String)], headers: [(String, String)], service: String) async throws(SourceError) -> HTTPResponse {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let encoded = query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
+        let response: HTTPResponse
+        do {
+            response = try await http.send(HTTPRequest(
+                url: encoded.isEmpty ? url : url + "?" + encoded, headers: headers + [("Accept", "application/json")], timeout: .seconds(20)))
+        } catch {
+            throw SourceError.from(error, service: service)
+        }
+        if let value = response.headers["X-Ratelimit-Remaining"].flatMap(Int.init) {
+            remaining.withLock { $0 = value }
+        }
+        let text = String(decoding: response.body.prefix(300), as: UTF8.self)
+        switch response.status {
+        case 200..<300: return response
+        case 429, 403 where text.contains("Rate Limit Exceeded"):
+            throw .rateLimited("\(service)'s hourly request limit is used up; it resets within the hour (cached results still answer)")
+        case 500..., 408:
+            throw .unreachable("\(service) failed (HTTP \(response.status))")
+        default:
+            throw .refused(status: response.status, message: Self.errorMessage(response.body) ?? text)
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse, service: String) throws(SourceError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(response.body))
+        } catch {
+            throw .malformed("\(service)'s answer is not the expected JSON")
+        }
+    }
+
+    /// `{"errors":["..."]}` (Unsplash) or `{"reason":"..."}` (NASA).
+    static func errorMessage(_ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let errors = object["errors"] as? [String] { return errors.joined(separator: "; ") }
+        return object["reason"] as? String
+    }
+}

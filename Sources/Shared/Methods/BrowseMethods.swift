@@ -1,0 +1,116 @@
+import Foundation
+
+/// `photos.random`: random Unsplash photos, never a dismissed one.
+public struct PhotosRandomRequest: RPCRequest {
+    public typealias Result = PhotosRandomResult
+    public static let method = "photos.random"
+    public static let summary = "Random Unsplash photos (never a dismissed one), optionally from a topic or matching a query."
+    public static let parameters = [
+        ParameterDoc("count", "integer", "1 to 30 (default 1)."),
+        ParameterDoc("topic", "string", "A topic's slug or id."),
+        ParameterDoc("query", "string", "Only photos matching this."),
+    ]
+    public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited]
+    public static let example = PhotosRandomRequest(count: 3, topic: "nature")
+    public static let resultExample = PhotosRandomResult(photos: PhotosListRequest.resultExample.photos)
+    public var count: Int?
+    public var topic: String?
+    public var query: String?
+    public init(count: Int? = nil, topic: String? = nil, query: String? = nil) {
+        self.count = count
+        self.topic = topic
+        self.query = query
+    }
+    public func validate() throws(RPCError) {
+        if let count, !(1...30).contains(count) { throw .invalidInput("count must be between 1 and 30", field: "count") }
+        if let topic, topic.isEmpty || topic.count > 100 { throw .invalidInput("topic must be a slug or id", field: "topic") }
+        if let query, query.trimmingCharacters(in: .whitespaces).isEmpty || query.count > 200 {
+            throw .invalidInput("query must be 1 to 200 characters", field: "query")
+        }
+    }
+}
+
+public struct PhotosRandomResult: Codable, Sendable, Equatable {
+    public var photos: [PhotoSummary]
+    public init(photos: [PhotoSummary]) { self.photos = photos }
+}
+
+/// `topics.list`: Unsplash's topics. Offline, the last list fetched, marked stale.
+public struct TopicsListRequest: RPCRequest {
+    public typealias Result = TopicsListResult
+    public static let method = "topics.list"
+    public static let summary = "Unsplash's topics (offline: the last list fetched, marked stale)."
+    public static let parameters = [ParameterDoc("order", "string", "featured (default), latest, oldest or position.")]
+    public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited]
+    public static let example = TopicsListRequest(order: "featured")
+    public static let resultExample = TopicsListResult(
+        topics: [Topic(id: "bo8jQKTaE0Y", slug: "wallpapers", title: "Wallpapers", description: "From epic drone shots to inspiring moments.", totalPhotos: 12_000)],
+        stale: false, fetchedAt: Date(timeIntervalSince1970: 1_795_000_000))
+    public var order: String?
+    public init(order: String? = nil) { self.order = order }
+    public func validate() throws(RPCError) {
+        if let order, !["featured", "latest", "oldest", "position"].contains(order) {
+            throw .invalidInput("order must be featured, latest, oldest or position", field: "order")
+        }
+    }
+}
+
+public struct Topic: Codable, Sendable, Equatable {
+    public var id: String
+    public var slug: String
+    public var title: String
+    public var description: String?
+    public var totalPhotos: Int?
+    public init(id: String, slug: String, title: String, description: String?, totalPhotos: Int?) {
+        self.id = id
+        self.slug = slug
+        self.title = title
+        self.description = description
+        self.totalPhotos = totalPhotos
+    }
+}
+
+public struct TopicsListResult: Codable, Sendable, Equatable {
+    public var topics: [Topic]
+    public var stale: Bool
+    public var fetchedAt: Date
+    public init(topics: [Topic], stale: Bool, fetchedAt: Date) {
+        self.topics = topics
+        self.stale = stale
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// `topics.photos`: one topic's photos, kept ranked like a search (offline: from the store, stale).
+public struct TopicPhotosRequest: RPCRequest {
+    public typealias Result = PhotosSearchResult
+    public static let method = "topics.photos"
+    public static let summary = "A topic's photos; kept like a search, so offline they answer from the store, marked stale."
+    public static let parameters = [
+        ParameterDoc("slug", "string", required: true, "The topic's slug or id."),
+        ParameterDoc("order", "string", "latest (default), oldest or popular."),
+        ParameterDoc("page", "integer", "1 or more."),
+        ParameterDoc("per_page", "integer", "1 to 30 (default 10)."),
+    ]
+    public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited, .notFound]
+    public static let example = TopicPhotosRequest(slug: "wallpapers", order: "popular")
+    public static let resultExample = PhotosSearchRequest.resultExample
+    public var slug: String
+    public var order: String?
+    public var page: Int?
+    public var perPage: Int?
+    public init(slug: String, order: String? = nil, page: Int? = nil, perPage: Int? = nil) {
+        self.slug = slug
+        self.order = order
+        self.page = page
+        self.perPage = perPage
+    }
+    public func validate() throws(RPCError) {
+        guard !slug.isEmpty, slug.count <= 100, slug.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw .invalidInput("'\(slug.prefix(40))' is not a topic slug", field: "slug")
+        }
+        if let order, !["latest", "oldest", "popular"].contains(order) { throw .invalidInput("order must be latest, oldest or popular", field: "order") }
+        if let perPage, !(1...30).contains(perPage) { throw .invalidInput("per_page must be between 1 and 30", field: "per_page") }
+        if let page, page < 1 { throw .invalidInput("page must be 1 or more", field: "page") }
+    }
+}

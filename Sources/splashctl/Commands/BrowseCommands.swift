@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+// splashctl's Unsplash browsing: random, topics, topic.
+
+struct RandomCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "random", abstract: "Random Unsplash photos (never a dismissed one).")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "How many, 1 to 30.") var count: Int?
+    @Option(help: "From this topic (slug or id).") var topic: String?
+    @Option(help: "Matching this.") var query: String?
+
+    func run() async throws {
+        try await global.run(PhotosRandomRequest(count: count, topic: topic, query: query)) { result, style in
+            PhotoTable.render(result.photos, style)
+        }
+    }
+}
+
+struct TopicsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "topics", abstract: "Unsplash's topics.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "featured, latest, oldest or position.") var order: String?
+
+    func run() async throws {
+        try await global.run(TopicsListRequest(order: order)) { result, style in
+            var table = Table(headers: ["SLUG", "TITLE", "PHOTOS", "ABOUT"].map(style.bold))
+            for topic in result.topics {
+                table.rows.append([topic.slug, topic.title, topic.totalPhotos.map(String.init) ?? "-", String((topic.description ?? "").prefix(60))])
+            }
+            let stale = result.stale ? style.yellow("offline: the list from \(Formatting.relative(result.fetchedAt))") + "\n" : ""
+            return stale + table.render()
+        }
+    }
+}
+
+struct TopicCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "topic", abstract: "One topic's photos.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The topic's slug, e.g. wallpapers.") var slug: String
+    @Option(help: "latest, oldest or popular.") var order: String?
+    @Option(help: "Page, from 1.") var page: Int?
+    @Option(help: "Per page, 1 to 30.") var perPage: Int?
+
+    func run() async throws {
+        try await global.run(TopicPhotosRequest(slug: slug, order: order, page: page, perPage: perPage), render: SearchCommand.render)
+    }
+}
+
+/// The photo table search, random and topic share.
+enum PhotoTable {
+    static func render(_ photos: [PhotoSummary], _ style: TerminalStyle) -> String {
+        if photos.isEmpty { return "No photos." }
+        var table = Table(headers: ["ID", "COLOUR", "SIZE", "LIKED", "BY", "TITLE"].map(style.bold))
+        for photo in photos {
+            table.rows.append([
+                photo.id, photo.colorBucket ?? "-",
+                photo.width.flatMap { w in photo.height.map { "\(w)×\($0)" } } ?? "-",
+                photo.likedAt == nil ? "" : "♥", photo.author ?? "-", String((photo.title ?? "").prefix(50)),
+            ])
+        }
+        return table.render()
+    }
+}

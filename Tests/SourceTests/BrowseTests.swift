@@ -1,0 +1,48 @@
+import Foundation
+import Shared
+import SplashClient
+import Testing
+import TestSupport
+
+@Suite(.serialized, .devstack(photos: 500)) struct BrowseTests {
+    func start(_ devstack: Devstack) async throws -> (DaemonProcess, SplashClient, TemporaryDirectory) {
+        let dir = TemporaryDirectory()
+        var environment = devstack.daemonEnvironment
+        for key in ["SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY", "SPLASHD_NASA_API_URL"] { environment[key] = devstack.env[key] }
+        let process = try DaemonProcess(directory: dir.path, environment: environment, withNotifySocket: false)
+        return (process, try await process.waitUntilListening(), dir)
+    }
+
+    @Test func randomPicksAreStoredAndNeverDismissed() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let one = try await client.send(PhotosRandomRequest())
+        #expect(one.photos.count == 1, "count 1 still comes back as a list")
+        let many = try await client.send(PhotosRandomRequest(count: 30))
+        #expect(many.photos.count == 30)
+        let dismissed = try #require(many.photos.first).id
+        _ = try await client.send(PhotosDismissRequest(id: dismissed))
+        for _ in 0..<5 {
+            #expect(!(try await client.send(PhotosRandomRequest(count: 30))).photos.map(\.id).contains(dismissed))
+        }
+        await process.kill9()
+    }
+
+    @Test func topicsAndATopicsPhotosAnswerOfflineToo() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let topics = try await client.send(TopicsListRequest())
+        let topic = try #require(topics.topics.first)
+        let photos = try await client.send(TopicPhotosRequest(slug: topic.slug, order: "popular", perPage: 5))
+        #expect(photos.photos.count == 5 && !photos.stale)
+        try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
+        let offlineTopics = try await client.send(TopicsListRequest())
+        #expect(offlineTopics.stale && offlineTopics.topics == topics.topics)
+        let offlinePhotos = try await client.send(TopicPhotosRequest(slug: topic.slug, order: "popular", perPage: 5))
+        #expect(offlinePhotos.stale && offlinePhotos.photos.map(\.id) == photos.photos.map(\.id))
+        try await devstack.clearFaults()
+        #expect(try await client.send(SearchHistoryRequest()).searches.isEmpty, "topic pages are not searches")
+        await #expect { try await client.send(TopicPhotosRequest(slug: "no-such-topic")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+        await process.kill9()
+    }
+}
