@@ -45,4 +45,17 @@ import TestSupport
         await #expect { try await client.send(TopicPhotosRequest(slug: "no-such-topic")) } throws: { ($0 as? RPCError)?.kind == .notFound }
         await process.kill9()
     }
+
+    @Test func statisticsHaveThirtyDailyValuesAndTotals() async throws {
+        let devstack = try Devstack.require()
+        let (process, client, _) = try await start(devstack)
+        let photo = try #require(try await client.send(PhotosRandomRequest()).photos.first)
+        let stats = try await client.send(PhotosStatsRequest(id: photo.id))
+        #expect(stats.views.values.count == 30 && stats.downloads.values.count == 30)
+        #expect(stats.views.total >= stats.views.change && stats.views.change > 0)
+        #expect(stats.views.values.map(\.date) == stats.views.values.map(\.date).sorted())
+        await #expect { try await client.send(PhotosStatsRequest(id: "unsplash:no-such-photo")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+        #expect(throws: RPCError.self) { try PhotosStatsRequest(id: "nasa:PIA1").validate() }
+        await process.kill9()
+    }
 }

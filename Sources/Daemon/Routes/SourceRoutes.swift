@@ -37,6 +37,14 @@ enum SourceRoutes {
                 throw error.rpcError
             }
         }
+        router.register(PhotosStatsRequest.self) { request, _ in
+            guard let search else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
+            do throws(SourceError) {
+                return try await search.stats(request)
+            } catch {
+                throw error.rpcError
+            }
+        }
         router.register(SearchHistoryRequest.self) { request, _ in
             guard let search else { return SearchHistoryResult(searches: []) }
             return try search.history(source: request.source)

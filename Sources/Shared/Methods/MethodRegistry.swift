@@ -14,6 +14,7 @@ public enum MethodRegistry {
         PhotosRandomRequest.self,
         TopicsListRequest.self,
         TopicPhotosRequest.self,
+        PhotosStatsRequest.self,
         SyncNowRequest.self,
         QueueListRequest.self,
         QueueRetryRequest.self,

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+struct PhotoStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Views and downloads of an Unsplash photo over 30 days, drawn as a chart (--json for the numbers).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "An Unsplash photo id (unsplash:...).") var id: String
+
+    func run() async throws {
+        try await global.run(PhotosStatsRequest(id: id)) { result, style in
+            [
+                style.bold(result.id),
+                Self.chart("views", result.views, style),
+                Self.chart("downloads", result.downloads, style),
+            ].joined(separator: "\n\n")
+        }
+    }
+
+    /// One line of bars per series, a bar per day scaled to the busiest day, then the totals.
+    static func chart(_ name: String, _ series: StatSeries, _ style: TerminalStyle) -> String {
+        let blocks = Array(" ▁▂▃▄▅▆▇█")
+        let peak = max(series.values.map(\.value).max() ?? 0, 1)
+        let bars = String(series.values.map { blocks[min(8, Int((Double($0.value) / Double(peak) * 8).rounded(.up)))] })
+        let first = series.values.first?.date ?? "", last = series.values.last?.date ?? ""
+        return """
+            \(name)  \(style.dim("peak \(peak)/day"))
+            ▕\(bars)▏
+             \(first)\(String(repeating: " ", count: max(1, series.values.count - first.count - last.count)))\(last)
+            \(series.change) in \(series.values.count) days · \(series.total) in all
+            """
+    }
+}
