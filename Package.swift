@@ -96,6 +96,7 @@ let package = Package(
                 "Shared", "Store", "HTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .target(

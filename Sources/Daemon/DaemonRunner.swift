@@ -132,6 +132,10 @@ public enum DaemonRunner {
         }
         let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network)
 
+        // Sources (issue 8): searches, topics and followed feeds, kept in the store.
+        let search = Self.makeSearchService(config: config, store: store, logger: logger)
+        let feeds = search.map { FeedService(search: $0, logger: logger) }
+
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
             socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
@@ -141,8 +145,7 @@ public enum DaemonRunner {
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
-                state: state, library: library, logger: logger, account: account, sync: sync,
-                search: Self.makeSearchService(config: config, store: store, logger: logger)),
+                state: state, library: library, logger: logger, account: account, sync: sync, search: search, feeds: feeds),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -180,6 +183,7 @@ public enum DaemonRunner {
         if let connectivity { services.append(.init(service: connectivity)) }
         if let pushEngine { services.append(.init(service: pushEngine)) }
         if let pullEngine { services.append(.init(service: pullEngine)) }
+        if let feeds { services.append(.init(service: feeds)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),

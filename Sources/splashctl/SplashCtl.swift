@@ -13,6 +13,7 @@ struct SplashCtl: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, PhotosCommand.self, WatchCommand.self,
             SearchCommand.self, HistoryCommand.self, RandomCommand.self, TopicsCommand.self, TopicCommand.self,
+            FollowCommand.self, UnfollowCommand.self, FeedsCommand.self,
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,
             SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, ProfileCommand.self, UsersCommand.self,
         ])

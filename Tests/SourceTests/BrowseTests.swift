@@ -15,7 +15,8 @@ import TestSupport
 
     @Test func randomPicksAreStoredAndNeverDismissed() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let one = try await client.send(PhotosRandomRequest())
         #expect(one.photos.count == 1, "count 1 still comes back as a list")
         let many = try await client.send(PhotosRandomRequest(count: 30))
@@ -30,7 +31,8 @@ import TestSupport
 
     @Test func topicsAndATopicsPhotosAnswerOfflineToo() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let topics = try await client.send(TopicsListRequest())
         let topic = try #require(topics.topics.first)
         let photos = try await client.send(TopicPhotosRequest(slug: topic.slug, order: "popular", perPage: 5))
@@ -48,7 +50,8 @@ import TestSupport
 
     @Test func statisticsHaveThirtyDailyValuesAndTotals() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let photo = try #require(try await client.send(PhotosRandomRequest()).photos.first)
         let stats = try await client.send(PhotosStatsRequest(id: photo.id))
         #expect(stats.views.values.count == 30 && stats.downloads.values.count == 30)

@@ -16,7 +16,8 @@ import TestSupport
 
     @Test func resultsAreKeptRankedAndNeverDuplicated() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let first = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
         #expect(first.photos.count == 10 && !first.stale && first.total >= 10)
         let photos = try await client.send(StatusRequest()).library.photos
@@ -32,7 +33,8 @@ import TestSupport
 
     @Test func offlineTheSameSearchAnswersFromTheStoreMarkedStale() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let live = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
         try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
         let offline = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
@@ -47,7 +49,8 @@ import TestSupport
 
     @Test func aDismissedPhotoNeverShowsInSearches() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let first = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
         let gone = try #require(first.photos.first).id
         _ = try await client.send(PhotosDismissRequest(id: gone))
@@ -59,7 +62,8 @@ import TestSupport
 
     @Test func historyKeepsTheLastTenDistinctSearchesPerSource() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         for n in 0..<12 { _ = try await client.send(PhotosSearchRequest(query: "query \(n)", perPage: 1)) }
         _ = try await client.send(PhotosSearchRequest(query: "query 3", perPage: 1))
         _ = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 2))
@@ -74,7 +78,8 @@ import TestSupport
 
     @Test func nasaSearchesWithYearsAndMedia() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let result = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, media: "image", yearFrom: 1990, yearTo: 2030, perPage: 20))
         #expect(!result.photos.isEmpty)
         #expect(result.photos.allSatisfy { $0.id.hasPrefix("nasa:") && $0.source == .nasa })
@@ -83,7 +88,8 @@ import TestSupport
 
     @Test func overTheRateLimitSaysSo() async throws {
         let devstack = try Devstack.require()
-        let (process, client, _) = try await start(devstack)
+        let (process, client, directory) = try await start(devstack)
+        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         try await devstack.knobs(["unsplash_hourly_budget": 1])
         _ = try? await client.send(PhotosSearchRequest(query: "budget one", perPage: 1))
         await #expect { try await client.send(PhotosSearchRequest(query: "budget two", perPage: 1)) } throws: { error in

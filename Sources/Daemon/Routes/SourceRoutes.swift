@@ -4,7 +4,21 @@ import Shared
 
 /// `photos.search` and `search.history`.
 enum SourceRoutes {
-    static func register(into router: inout Router, state: DaemonState, search: SearchService?) {
+    static func register(into router: inout Router, state: DaemonState, search: SearchService?, feeds: FeedService?) {
+        router.register(FeedsFollowRequest.self) { request, _ in
+            guard let feeds else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
+            return try feeds.follow(request)
+        }
+        router.register(FeedsUnfollowRequest.self) { request, _ in
+            guard let feeds else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
+            guard try feeds.unfollow(request.feed) else {
+                throw RPCError(.notFound, "not following \(request.feed.kind.rawValue) '\(request.feed.value)'; splashctl feeds lists them", field: "feed")
+            }
+            return try feeds.list()
+        }
+        router.register(FeedsListRequest.self) { _, _ in
+            try feeds?.list() ?? FeedsListResult(feeds: [])
+        }
         router.register(PhotosSearchRequest.self) { request, _ in
             guard let search else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
             do throws(SourceError) {

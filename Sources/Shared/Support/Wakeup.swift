@@ -1,8 +1,11 @@
 import Synchronization
 
 /// A doorbell for a sleeping loop: `ring()` from anywhere; `wait(until:)` returns at the first ring
-/// or at the deadline. Rings while nobody waits are remembered (one is enough).
-final class Wakeup: Sendable {
+/// or at the deadline. Rings while nobody waits are remembered (one is enough). The daemon's engines
+/// (push, pull, feeds) sleep on one of these, so idle means asleep.
+/// (A concurrency helper, not protocol; it lives here because every engine module already depends on
+/// Shared, and it does no I/O.)
+public final class Wakeup: Sendable {
     private struct State {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -10,7 +13,9 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
-    func ring() {
+    public init() {}
+
+    public func ring() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.rung = true
@@ -23,7 +28,7 @@ final class Wakeup: Sendable {
     }
 
     /// Suspends until a ring, the deadline (nil: none) or cancellation.
-    func wait(until deadline: ContinuousClock.Instant?) async {
+    public func wait(until deadline: ContinuousClock.Instant?) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForRing() }
             if let deadline {
