@@ -131,6 +131,11 @@ public enum DaemonRunner {
             if changed { notifier.status(line) }
         }
         let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network)
+        // Images (issue 7): liked photos' files come down into the library; the queue wakes when a like
+        // changes (here or pulled), at sign-in and when the network returns, and otherwise sleeps.
+        let images = ImageRoutes.makeCapability(
+            config: config, store: store, state: state, directories: directories, network: network, logger: logger)
+        _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in images?.queue.ring() }
 
         // Sources (issue 8): searches, topics and followed feeds, kept in the store.
         let search = Self.makeSearchService(config: config, store: store, logger: logger)
@@ -145,7 +150,8 @@ public enum DaemonRunner {
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
-                state: state, library: library, logger: logger, account: account, sync: sync, search: search, feeds: feeds),
+                state: state, library: library, logger: logger, account: account, sync: sync, search: search, feeds: feeds,
+                images: images),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -184,6 +190,7 @@ public enum DaemonRunner {
         if let pushEngine { services.append(.init(service: pushEngine)) }
         if let pullEngine { services.append(.init(service: pullEngine)) }
         if let feeds { services.append(.init(service: feeds)) }
+        if let images { services.append(.init(service: images.queue)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),

@@ -85,6 +85,13 @@ final class FileSink {
         return nil
     }
 
+    /// Lets go of the file and its lock now. The transfer that wrote it may outlive the request by a
+    /// moment on the engine thread; the next redirect hop opens the same `.part` and must get the lock.
+    func release() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
     /// Flushes the file to disk before it is renamed into place, so a crash never leaves a short final file.
     func syncAndClose() throws(HTTPError) {
         defer { close(fd); fd = -1 }

@@ -28,7 +28,8 @@ extension HTTPClient {
             let startedAt = resumeFrom
             var sinkForHop: FileSink?
             let outcome = try await followingRedirects(request) { hop throws(HTTPError) in
-                sinkForHop = nil  // release the previous hop's file (and its lock) before opening it again
+                sinkForHop?.release()  // the previous hop's file (and its lock) before opening it again
+                sinkForHop = nil
                 let sink = try FileSink(path: partPath, resumeFrom: startedAt, expectedSize: expectedSize, progress: progress)
                 sinkForHop = sink
                 return try await self.perform(hop, sink: .file(sink), range: startedAt > 0 ? startedAt : nil)

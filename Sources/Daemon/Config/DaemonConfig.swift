@@ -24,6 +24,12 @@ public struct DaemonConfig: Sendable, Equatable {
     /// How often the server's changes are pulled while signed in and online (besides on reconnect and
     /// when asked), with ±20 % jitter.
     public var pullIntervalSeconds = 300
+    /// Cache files (not the library) are evicted least-recently-used above this many bytes.
+    public var cacheMaxBytes: Int64 = 1 << 30
+    /// Image transfers at once (one curl multi handle).
+    public var imagesConcurrency = 8
+    /// The rendition of a liked photo the library keeps (a key of the photo's `urls`).
+    public var imagesVariant = "regular"
 
     public init() {}
 
@@ -60,6 +66,19 @@ public struct DaemonConfig: Sendable, Equatable {
         "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
         "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in
             config.idleTimeoutSeconds = try value.integer("control.idle_timeout_seconds", in: 1...86_400, path)
+        },
+        "cache.max_bytes": { config, value, path throws(ConfigError) in
+            config.cacheMaxBytes = Int64(try value.integer("cache.max_bytes", in: 0...(1 << 50), path))
+        },
+        "images.concurrency": { config, value, path throws(ConfigError) in
+            config.imagesConcurrency = try value.integer("images.concurrency", in: 1...64, path)
+        },
+        "images.variant": { config, value, path throws(ConfigError) in
+            let variant = try value.string("images.variant", path)
+            guard ["raw", "full", "regular", "small", "thumb", "orig", "large", "medium"].contains(variant) else {
+                throw ConfigError(path: path, line: nil, message: "images.variant must be one of raw, full, regular, small, thumb, orig, large, medium")
+            }
+            config.imagesVariant = variant
         },
     ]
 

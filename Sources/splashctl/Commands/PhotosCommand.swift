@@ -3,7 +3,7 @@ import Shared
 
 struct PhotosCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "photos", abstract: "Photos in the local library.", subcommands: [ListPhotos.self, PhotoStats.self])
+        commandName: "photos", abstract: "Photos in the local library.", subcommands: [ListPhotos.self, PhotoStats.self, ShowPhoto.self])
 }
 
 struct ListPhotos: AsyncParsableCommand {

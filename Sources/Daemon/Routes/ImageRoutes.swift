@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Control
+import Foundation
+import HTTP
+import Logging
+import Shared
+import Store
+import Sync
+
+/// Image files: the download queue that fills the library, the cache, and the methods that show them.
+struct ImageCapability: Sendable {
+    let queue: ImageQueue
+    let cache: ImageCache
+    let maxBytes: Int64
+    let dataDirectory: String
+    let cacheDirectory: String
+}
+
+enum ImageRoutes {
+    /// The queue gets an HTTP client of its own: its transfers are long and many, and must neither wait
+    /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
+    static func makeCapability(
+        config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories, network: NetworkGate, logger: Logger
+    ) -> ImageCapability? {
+        var http = config.httpConfiguration
+        http.maxConnectionsPerHost = config.imagesConcurrency
+        http.maxTotalConnections = max(config.imagesConcurrency, 1)
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: http, logger: Logger(label: "splashd.images"))
+        } catch {
+            logger.error("no image downloads: \(error)", metadata: ["splashd_op": "start"])
+            return nil
+        }
+        var configuration = ImageQueue.Configuration(dataDirectory: directories.data, cacheDirectory: directories.cache)
+        configuration.variant = config.imagesVariant
+        configuration.concurrency = config.imagesConcurrency
+        configuration.cacheMaxBytes = config.cacheMaxBytes
+        configuration.unsplashAPIURL = config.unsplashAPIURL
+        configuration.unsplashAccessKey = config.unsplashAccessKey
+        let queue = ImageQueue(
+            store: store, http: client, configuration: configuration,
+            accountId: {
+                let account = state.current.account
+                return account.state == .signedOut ? nil : account.userId
+            },
+            network: network, logger: logger)
+        return ImageCapability(
+            queue: queue, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
+            maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)
+    }
+
+    static func register(into router: inout Router, state: DaemonState, store: Store, images: ImageCapability?) {
+        router.register(PhotosShowRequest.self) { request, _ in
+            guard var detail = try store.read({ db in try PhotoDetailQuery.fetch(db, id: request.id, accountId: state.current.account.userId ?? "") }) else {
+                throw RPCError(.notFound, "no photo \(request.id) in the store; splashctl photos list shows what is here", field: "id")
+            }
+            let files = try store.read { db in try PhotoFileStore.files(db, photoId: request.id) }
+            detail.files = files.map { file in
+                let base = file.inLibrary ? (images?.dataDirectory ?? state.status().directories.data) : (images?.cacheDirectory ?? state.status().directories.cache)
+                let path = base + "/" + file.path
+                return PhotoFileInfo(
+                    variant: file.variant, path: path, bytes: file.bytes, location: file.inLibrary ? .library : .cache,
+                    present: access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt, lastAccessAt: file.lastAccessAt)
+            }
+            switch images?.queue.state(of: request.id) {
+            case .downloading(let bytes, let total)?:
+                detail.download = DownloadStatus(state: .downloading, bytes: bytes, total: total)
+            case .waiting(let attempts, let lastError, let status, let next)?:
+                detail.download = DownloadStatus(state: .waiting, attempts: attempts, lastError: lastError, httpStatus: status, nextAttemptAt: next)
+            case nil:
+                break
+            }
+            return detail
+        }
+
+        router.register(CacheStatusRequest.self) { _, _ in
+            let usage = try store.read { db in try PhotoFileStore.usage(db) }
+            let progress = images?.queue.progress ?? ImageQueue.Progress()
+            let directories = state.status().directories
+            return CacheUsage(
+                libraryBytes: usage.libraryBytes, libraryFiles: usage.libraryFiles, cacheBytes: usage.cacheBytes,
+                cacheFiles: usage.cacheFiles, maxBytes: images?.maxBytes ?? 0,
+                libraryDirectory: (images?.dataDirectory ?? directories.data) + "/library",
+                cacheDirectory: images?.cacheDirectory ?? directories.cache,
+                downloading: progress.active, waiting: progress.failing)
+        }
+
+        router.register(CachePruneRequest.self) { request, _ in
+            guard let images else { throw RPCError(.internalError, "image files are not available in this daemon (see its log)") }
+            let pruned = images.cache.evict(maxBytes: request.keepBytes ?? 0)
+            let usage = try store.read { db in try PhotoFileStore.usage(db) }
+            return CachePruneResult(removedFiles: pruned.files, removedBytes: pruned.bytes, cacheBytes: usage.cacheBytes)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+
+/// Queries over `photo_files` for the image queue, the cache and `photos.show`. A row exists only for a
+/// complete, verified file that has been renamed into place; `.part` files are never recorded.
+public enum PhotoFileStore {
+    /// A liked photo whose library file (of one variant) is not recorded yet.
+    public struct Missing: Sendable, Equatable {
+        public var photoId: String
+        public var source: String
+        public var remoteId: String
+        /// `photos.urls`: a JSON object variant → URL (nil when the photo has none).
+        public var urls: String?
+    }
+
+    /// Photos liked by `accountId` (live likes) with no row for `variant`, most recently liked first so
+    /// that what a person just liked arrives first.
+    public static func missing(_ db: Database, accountId: String, variant: String, limit: Int = 10_000) throws -> [Missing] {
+        try Row.fetchAll(db, sql: """
+            SELECT p.id, p.source, p.remote_id, p.urls FROM likes l
+            JOIN photos p ON p.id = l.photo_id
+            WHERE l.account_id = ? AND l.deleted_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = p.id AND f.variant = ?)
+            ORDER BY l.liked_at DESC LIMIT ?
+            """, arguments: [accountId, variant, limit]).map {
+            Missing(photoId: $0["id"], source: $0["source"], remoteId: $0["remote_id"], urls: $0["urls"])
+        }
+    }
+
+    public struct File: Sendable, Equatable {
+        public var photoId: String
+        public var variant: String
+        /// Relative to the data directory (library) or the cache directory (cache).
+        public var path: String
+        public var inLibrary: Bool
+        public var bytes: Int64
+        public var checksum: String?
+        public var createdAt: Date
+        public var lastAccessAt: Date
+
+        public init(
+            photoId: String, variant: String, path: String, inLibrary: Bool, bytes: Int64, checksum: String?,
+            createdAt: Date, lastAccessAt: Date
+        ) {
+            self.photoId = photoId
+            self.variant = variant
+            self.path = path
+            self.inLibrary = inLibrary
+            self.bytes = bytes
+            self.checksum = checksum
+            self.createdAt = createdAt
+            self.lastAccessAt = lastAccessAt
+        }
+
+        init(row: Row) {
+            self.init(
+                photoId: row["photo_id"], variant: row["variant"], path: row["path"], inLibrary: row["in_library"],
+                bytes: row["bytes"], checksum: row["checksum"], createdAt: row["created_at"], lastAccessAt: row["last_access_at"])
+        }
+    }
+
+    /// Records a finished file (replacing an older row of the same variant).
+    public static func record(_ db: Database, _ file: File) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [file.photoId, file.variant, file.path, file.inLibrary, file.bytes, file.checksum, file.createdAt, file.lastAccessAt])
+    }
+
+    public static func files(_ db: Database, photoId: String) throws -> [File] {
+        try Row.fetchAll(db, sql: "SELECT * FROM photo_files WHERE photo_id = ? ORDER BY in_library DESC, variant", arguments: [photoId])
+            .map(File.init(row:))
+    }
+
+    /// A file was looked at: it moves to the back of the eviction line.
+    public static func touch(_ db: Database, photoId: String, now: Date) throws {
+        try db.execute(sql: "UPDATE photo_files SET last_access_at = ? WHERE photo_id = ?", arguments: [now, photoId])
+    }
+
+    public struct Usage: Sendable, Equatable {
+        public var libraryBytes: Int64 = 0
+        public var libraryFiles = 0
+        public var cacheBytes: Int64 = 0
+        public var cacheFiles = 0
+        public init() {}
+    }
+
+    public static func usage(_ db: Database) throws -> Usage {
+        var usage = Usage()
+        for row in try Row.fetchAll(db, sql: "SELECT in_library, count(*) AS n, coalesce(sum(bytes), 0) AS b FROM photo_files GROUP BY in_library") {
+            if row["in_library"] as Bool {
+                usage.libraryFiles = row["n"]
+                usage.libraryBytes = row["b"]
+            } else {
+                usage.cacheFiles = row["n"]
+                usage.cacheBytes = row["b"]
+            }
+        }
+        return usage
+    }
+
+    /// Cache rows (never library ones), least recently used first, that must go for the cache to fit
+    /// in `maxBytes`.
+    public static func evictionCandidates(_ db: Database, maxBytes: Int64) throws -> [File] {
+        var excess = try usage(db).cacheBytes - maxBytes
+        guard excess > 0 else { return [] }
+        var chosen: [File] = []
+        let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM photo_files WHERE in_library = 0 ORDER BY last_access_at, created_at")
+        while excess > 0, let row = try cursor.next() {
+            let file = File(row: row)
+            chosen.append(file)
+            excess -= file.bytes
+        }
+        return chosen
+    }
+
+    /// Deletes the rows of evicted files, only while they are still cache rows of the same path (a
+    /// photo liked meanwhile may have been given a library file under the same key).
+    public static func forget(_ db: Database, _ files: [File]) throws {
+        for file in files {
+            try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ? AND in_library = 0 AND path = ?",
+                           arguments: [file.photoId, file.variant, file.path])
+        }
+    }
+}

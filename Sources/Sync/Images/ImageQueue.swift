@@ -1,0 +1,372 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Connectivity
+import Foundation
+import HTTP
+import Logging
+import ServiceLifecycle
+import Shared
+import Store
+import Synchronization
+
+/// Downloads the library: every photo the signed-in account likes gets its configured variant as a file
+/// under `<data>/library/`, recorded in `photo_files` only once it is complete, verified and renamed into
+/// place.
+///
+/// Idle means asleep: the queue works through what is missing, then waits for a ring (likes changed, a
+/// pull finished, the network came back, someone signed in) or for the earliest retry. Transfers run in
+/// parallel over one HTTP client (one curl multi handle). A kill -9 loses at most the unfinished tail of
+/// the files in flight: their `.part` files resume with Range at the next start, and finished files are
+/// never fetched again (they have a row).
+public final class ImageQueue: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var dataDirectory: String
+        public var cacheDirectory: String
+        /// The `photos.urls` key the library keeps (falls back to other renditions a source lacks it).
+        public var variant = "regular"
+        public var concurrency = 8
+        public var cacheMaxBytes: Int64 = 1 << 30
+        /// 1 s doubling to 5 min, jittered, per file.
+        public var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0.5)
+        /// Unsplash's API terms: a photo that enters the library counts as a download
+        /// (`GET /photos/<id>/download`). Without a key nothing is tracked.
+        public var unsplashAPIURL: String?
+        public var unsplashAccessKey: String?
+
+        public init(dataDirectory: String, cacheDirectory: String) {
+            self.dataDirectory = dataDirectory
+            self.cacheDirectory = cacheDirectory
+        }
+    }
+
+    /// What the queue is doing about one photo, for `photos.show`.
+    public enum PhotoState: Sendable, Equatable {
+        case downloading(bytes: Int64, total: Int64?)
+        case waiting(attempts: Int, lastError: String, status: Int?, nextAttempt: Date)
+    }
+
+    /// Totals for progress events and `cache`.
+    public struct Progress: Sendable, Equatable {
+        public var active = 0
+        public var failing = 0
+        public var finished = 0
+        public var bytes: Int64 = 0
+        public init() {}
+    }
+
+    private struct Retry {
+        var attempts: Int
+        var lastError: String
+        var status: Int?
+        var due: ContinuousClock.Instant
+        var dueDate: Date
+    }
+
+    private struct State {
+        var retries: [String: Retry] = [:]
+        var active: [String: (bytes: Int64, total: Int64?)] = [:]
+        var finished = 0
+        var bytes: Int64 = 0
+    }
+
+    public let configuration: Configuration
+    private let store: Store
+    private let http: HTTPClient
+    private let accountId: @Sendable () async -> String?
+    private let network: NetworkGate
+    private let logger: Logger
+    private let changed: @Sendable (Progress) -> Void
+    private let wakeup = Wakeup()
+    private let state = Mutex(State())
+
+    public init(
+        store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
+        network: NetworkGate = .alwaysOnline, logger: Logger, changed: @escaping @Sendable (Progress) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.http = http
+        self.configuration = configuration
+        self.accountId = accountId
+        self.network = network
+        self.logger = logger
+        self.changed = changed
+    }
+
+    /// Likes changed, a pull finished, the network is back, a sign-in: look for missing files.
+    public func ring() {
+        wakeup.ring()
+    }
+
+    public func run() async throws {
+        _ = ImageCache(store: store, cacheDirectory: configuration.cacheDirectory, logger: logger).evict(maxBytes: configuration.cacheMaxBytes)
+        await cancelWhenGracefulShutdown { await self.loop() }
+        http.shutdown()
+    }
+
+    public func state(of photoId: String) -> PhotoState? {
+        state.withLock { state in
+            if let active = state.active[photoId] { return .downloading(bytes: active.bytes, total: active.total) }
+            if let retry = state.retries[photoId] {
+                return .waiting(attempts: retry.attempts, lastError: retry.lastError, status: retry.status, nextAttempt: retry.dueDate)
+            }
+            return nil
+        }
+    }
+
+    public var progress: Progress {
+        state.withLock { state in
+            var progress = Progress()
+            progress.active = state.active.count
+            progress.failing = state.retries.count
+            progress.finished = state.finished
+            progress.bytes = state.bytes + state.active.values.reduce(0) { $0 + $1.bytes }
+            return progress
+        }
+    }
+
+    /// Starts what is missing and due, up to `concurrency` at once, then sleeps until a ring (a like, a
+    /// finished transfer) or the earliest retry. New likes start while older transfers still run: one
+    /// stalled file never holds up the rest.
+    private func loop() async {
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                var deadline: ContinuousClock.Instant?
+                if let account = await accountId(), network.isOnline() {
+                    for job in startable(accountId: account) {
+                        group.addTask {
+                            await self.fetch(job)
+                            self.wakeup.ring()
+                        }
+                    }
+                    deadline = state.withLock { $0.retries.values.map(\.due).min() }
+                }
+                await wakeup.wait(until: deadline)
+            }
+        }
+    }
+
+    /// Missing files that are neither in flight nor waiting for a retry, as many as free slots allow;
+    /// they are marked active here so that the next look does not start them twice.
+    private func startable(accountId: String) -> [PhotoFileStore.Missing] {
+        let limit = max(1, configuration.concurrency)
+        let (busy, waiting) = state.withLock { ($0.active.count, $0.retries.count) }
+        guard busy < limit else { return [] }
+        let missing: [PhotoFileStore.Missing]
+        do {
+            missing = try store.read { [variant = configuration.variant] db in
+                try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: limit + busy + waiting)
+            }
+        } catch {
+            logger.error("cannot read the library: \(error)", metadata: ["splashd_op": "images"])
+            return []
+        }
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            var chosen: [PhotoFileStore.Missing] = []
+            for job in missing where state.active.count < limit && state.active[job.photoId] == nil {
+                if let retry = state.retries[job.photoId], retry.due > now { continue }
+                state.active[job.photoId] = (0, nil)
+                chosen.append(job)
+            }
+            return chosen
+        }
+    }
+
+    private func fetch(_ job: PhotoFileStore.Missing) async {
+        let started = ContinuousClock.now
+        changed(progress)
+        let outcome: Result<PhotoFileStore.File, ImageFailure>?
+        do throws(ImageFailure) {
+            outcome = .success(try await download(job))
+        } catch {
+            outcome = .failure(error)
+        }
+        if Task.isCancelled, case .failure = outcome {
+            state.withLock { _ = $0.active.removeValue(forKey: job.photoId) }
+            return
+        }
+        switch outcome {
+        case .success(let file)?:
+            state.withLock { state in
+                state.active.removeValue(forKey: job.photoId)
+                state.retries.removeValue(forKey: job.photoId)
+                state.finished += 1
+                state.bytes += file.bytes
+            }
+            logger.info("photo in the library", metadata: [
+                "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_bytes": "\(file.bytes)",
+                "splashd_duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))",
+            ])
+            await trackDownload(job)
+        case .failure(let failure)?:
+            let retry = state.withLock { state -> Retry in
+                state.active.removeValue(forKey: job.photoId)
+                let attempts = (state.retries[job.photoId]?.attempts ?? 0) + 1
+                // A permanent failure waits the longest interval: a catalogue may still fix it, but hammering won't.
+                let delay = configuration.backoff.delay(
+                    afterFailures: failure.transient ? attempts : 64, retryAfter: failure.retryAfter.map { .milliseconds(Int64($0 * 1000)) })
+                let retry = Retry(
+                    attempts: attempts, lastError: failure.message, status: failure.status, due: .now + delay,
+                    dueDate: Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18))
+                state.retries[job.photoId] = retry
+                return retry
+            }
+            if failure.transient && failure.status == nil && failure.message.hasPrefix("network") { network.reportFailure(failure.message) }
+            let log = failure.transient ? Logger.Level.warning : .error
+            logger.log(level: log, "photo download failed (attempt \(retry.attempts)); retrying \(Self.relative(retry.dueDate)): \(failure.message)", metadata: [
+                "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_http_status": "\(failure.status ?? 0)",
+            ])
+        case nil:
+            break
+        }
+        changed(progress)
+    }
+
+    /// Fetches one file into the library and records it. After a crash the pieces are picked up where they
+    /// lie: a `.part` resumes, a staged or placed file that was complete is verified and recorded as is.
+    private func download(_ job: PhotoFileStore.Missing) async throws(ImageFailure) -> PhotoFileStore.File {
+        let variant = configuration.variant
+        guard let url = Self.url(job.urls, variant: variant) else {
+            throw ImageFailure(message: "the photo has no \(variant) URL", transient: false)
+        }
+        let relative = ImagePaths.library(source: job.source, remoteId: job.remoteId, variant: variant)
+        let final = configuration.dataDirectory + "/" + relative
+        // The finished body lands in `<final>.download` (its `.part` beside it) and is checked before it
+        // takes the library name: the library never holds an HTML error page, even for an instant.
+        let staged = final + ".download"
+        try Self.makeDirectories(for: final)
+        if !Self.exists(final) {
+            if !Self.exists(staged) {
+                let photoId = job.photoId
+                do {
+                    _ = try await http.download(HTTPRequest(url: url, followRedirects: true), to: staged) { bytes, total in
+                        self.state.withLock { $0.active[photoId] = (bytes, total) }
+                    }
+                } catch {
+                    // An empty .part (a refused or redirected request) is no progress worth keeping.
+                    if Self.size(staged + ".part") == 0 { unlink(staged + ".part") }
+                    guard let failure = ImageFailure(error) else { throw ImageFailure(message: "cancelled", transient: true) }
+                    throw failure
+                }
+            }
+            do throws(ImageFailure) {
+                try Self.checkJPEG(staged)
+            } catch {
+                unlink(staged)
+                throw error
+            }
+            guard rename(staged, final) == 0 else {
+                throw ImageFailure(message: "cannot move the file into the library: \(String(cString: strerror(errno)))", transient: true)
+            }
+            Self.syncDirectory(of: final)
+        } else {
+            // Placed by a run that died before recording it; keep it only if it is what we would have kept.
+            do throws(ImageFailure) {
+                try Self.checkJPEG(final)
+            } catch {
+                unlink(final)
+                throw error
+            }
+        }
+        let checksum: String
+        do {
+            checksum = try FileDigest.sha256Hex(path: final)
+        } catch {
+            throw ImageFailure(message: "cannot read back \(final): \(error)", transient: true)
+        }
+        let now = Date()
+        let file = PhotoFileStore.File(
+            photoId: job.photoId, variant: variant, path: relative, inLibrary: true, bytes: Self.size(final) ?? 0,
+            checksum: checksum, createdAt: now, lastAccessAt: now)
+        do {
+            try store.write { db in try PhotoFileStore.record(db, file) }
+        } catch {
+            throw ImageFailure(message: "cannot record the file: \(error)", transient: true)
+        }
+        return file
+    }
+
+    /// Unsplash asks that a photo used in an app is counted once, through `links.download_location`.
+    /// Called after the library row is written, so at most once per photo; a failure is logged, not retried.
+    private func trackDownload(_ job: PhotoFileStore.Missing) async {
+        guard job.source == "unsplash", let base = configuration.unsplashAPIURL, let key = configuration.unsplashAccessKey,
+              !key.isEmpty else { return }
+        let id = job.remoteId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? job.remoteId
+        let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/photos/\(id)/download"
+        do {
+            let response = try await http.send(HTTPRequest(url: url, headers: [("Authorization", "Client-ID \(key)")], timeout: .seconds(30)))
+            if !(200..<300).contains(response.status) {
+                logger.warning("Unsplash download tracking failed", metadata: [
+                    "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_http_status": "\(response.status)",
+                ])
+            }
+        } catch {
+            logger.warning("Unsplash download tracking failed: \(error)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The URL for `variant` in a `photos.urls` object; sources that lack it (NASA has orig/large/medium/
+    /// small/thumb) get the nearest rendition instead.
+    static func url(_ json: String?, variant: String) -> String? {
+        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
+        let fallbacks: [String: [String]] = [
+            "regular": ["large", "full", "medium", "orig", "raw", "small"],
+            "full": ["orig", "raw", "large", "regular"],
+            "raw": ["orig", "full"],
+            "small": ["medium", "regular", "thumb"],
+            "thumb": ["small"],
+        ]
+        for key in [variant] + (fallbacks[variant] ?? []) {
+            if let url = object[key] as? String, !url.isEmpty { return url }
+        }
+        return nil
+    }
+
+    /// A JPEG starts FF D8 FF; anything else (an HTML error page served with 200, a truncated header) is refused.
+    static func checkJPEG(_ path: String) throws(ImageFailure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ImageFailure(message: "cannot open \(path) (errno \(errno))", transient: true) }
+        defer { close(fd) }
+        var prefix = [UInt8](repeating: 0, count: 16)
+        let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        let head = Array(prefix.prefix(max(0, n)))
+        guard head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF else { throw .notAnImage(head) }
+    }
+
+    static func makeDirectories(for file: String) throws(ImageFailure) {
+        let directory = (file as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ImageFailure(message: "cannot create \(directory): \(error.localizedDescription)", transient: true)
+        }
+    }
+
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// The rename into the library must survive a power cut before the row that points at it does.
+    static func syncDirectory(of path: String) {
+        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    static func relative(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSinceNow.rounded(.up))
+        return seconds <= 0 ? "now" : "in \(seconds) s"
+    }
+}

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTP
+import Shared
+import SplashClient
+import Store
+import TestSupport
+
+/// A real splashd against devstack for the image tests: the Unsplash API configured (download tracking),
+/// a signed-up account, and photos from devstack's catalogue whose URLs point at its /cdn.
+final class ImagesDaemon: Sendable {
+    struct Photo: Sendable {
+        var id: String
+        var remoteId: String
+        /// The regular rendition's URL.
+        var url: String
+    }
+
+    let directory: String
+    let devstack: Devstack
+    let email: String
+    let process: DaemonProcess
+    let client: SplashClient
+
+    var databasePath: String { directory + "/state/splashd.sqlite" }
+
+    private init(directory: String, devstack: Devstack, email: String, process: DaemonProcess, client: SplashClient) {
+        self.directory = directory
+        self.devstack = devstack
+        self.email = email
+        self.process = process
+        self.client = client
+    }
+
+    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil) async throws -> ImagesDaemon {
+        let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("splashd-img-\(UUID().uuidString.prefix(8))").path
+        var environment = devstack.daemonEnvironment
+        environment["SPLASHD_UNSPLASH_API_URL"] = devstack.env["SPLASHD_UNSPLASH_API_URL"]
+        environment["SPLASHD_UNSPLASH_ACCESS_KEY"] = devstack.env["SPLASHD_UNSPLASH_ACCESS_KEY"]
+        let process = try DaemonProcess(directory: dir, environment: environment, withNotifySocket: false)
+        let client = try await process.waitUntilListening()
+        var account = email
+        if account == nil {
+            let fresh = "img-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            _ = try await client.send(SignupRequest(email: fresh, password: "correct horse battery", username: "i" + UUID().uuidString.prefix(8).lowercased()))
+            account = fresh
+        }
+        return ImagesDaemon(directory: dir, devstack: devstack, email: account!, process: process, client: client)
+    }
+
+    /// Puts the first `count` photos of devstack's Unsplash catalogue into the store, URLs and all.
+    func seedCatalogue(count: Int) async throws -> [Photo] {
+        let objects = try await devstack.unsplashPhotos(count)
+        let store = try Store(path: databasePath)
+        var photos: [Photo] = []
+        var records: [PhotoRecord] = []
+        for object in objects {
+            let id = object["id"] as? String ?? ""
+            let urls = object["urls"] as? [String: String] ?? [:]
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
+            records.append(PhotoRecord(
+                source: "unsplash", remoteId: id, title: object["alt_description"] as? String, authorName: "Ana",
+                width: object["width"] as? Int, height: object["height"] as? Int, color: object["color"] as? String, urls: json,
+                fetchedAt: Date()))
+            photos.append(Photo(id: "unsplash:" + id, remoteId: id, url: urls["regular"] ?? ""))
+        }
+        try store.write { [records] db in for record in records { try record.save(db) } }
+        return photos
+    }
+
+    /// Polls `cache.status` until the library holds `files` files.
+    func waitForLibrary(files: Int, timeout: Duration = .seconds(30)) async throws -> CacheUsage {
+        let deadline = ContinuousClock.now + timeout
+        var usage = try await client.send(CacheStatusRequest())
+        while usage.libraryFiles < files, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            usage = try await client.send(CacheStatusRequest())
+        }
+        return usage
+    }
+
+    /// Polls `photos.show` until every photo reports a failed download; their download states.
+    func waitForFailures(_ ids: [String], timeout: Duration = .seconds(20)) async throws -> [String: DownloadStatus] {
+        let deadline = ContinuousClock.now + timeout
+        var result: [String: DownloadStatus] = [:]
+        while result.count < ids.count, ContinuousClock.now < deadline {
+            for id in ids where result[id] == nil {
+                if let download = try await client.send(PhotosShowRequest(id: id)).download, download.state == .waiting { result[id] = download }
+            }
+            if result.count < ids.count { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        return result
+    }
+
+    /// Every file under the library directory.
+    func libraryFiles() -> [String] {
+        let root = directory + "/data/library"
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var files: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue { files.append(path) }
+        }
+        return files.sorted()
+    }
+
+    /// Library files that are not finished JPEGs (.part, staged downloads).
+    func leftovers() -> [String] { libraryFiles().filter { !$0.hasSuffix(".jpg") } }
+
+    static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    func stop() async {
+        await client.close()
+        process.signal(SIGTERM)
+        _ = await process.waitForExit()
+    }
+}
+
+extension Devstack {
+    private static let plainHTTP = try! HTTPClient(configuration: .init(version: "test"))
+
+    /// `POST /_devstack/reset`: faults, counters and knobs back to nothing (the suite shares one instance).
+    func reset() async throws {
+        let response = try await Self.plainHTTP.send(HTTPRequest(method: "POST", url: controlURL + "/_devstack/reset", timeout: .seconds(10)))
+        guard response.status == 200 else { throw DevstackError.failed("reset: HTTP \(response.status)") }
+    }
+
+    /// `GET /_devstack/counters`.
+    func counters() async throws -> [String: Any] {
+        let response = try await Self.plainHTTP.send(HTTPRequest(url: controlURL + "/_devstack/counters", timeout: .seconds(10)))
+        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
+    /// The first `count` photos of the Unsplash catalogue, as the API returns them.
+    func unsplashPhotos(_ count: Int) async throws -> [[String: Any]] {
+        let key = env["SPLASHD_UNSPLASH_ACCESS_KEY"] ?? ""
+        let response = try await Self.plainHTTP.send(HTTPRequest(
+            url: (env["SPLASHD_UNSPLASH_API_URL"] ?? "") + "/photos?per_page=\(count)&order_by=oldest",
+            headers: [("Authorization", "Client-ID \(key)")], timeout: .seconds(10)))
+        let photos = (try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]) ?? []
+        guard photos.count == count else { throw DevstackError.failed("asked for \(count) photos, got \(photos.count): HTTP \(response.status)") }
+        return photos
+    }
+
+    /// A CDN file's bytes, fetched directly (counted by devstack like any other request).
+    func cdnBytes(_ url: String) async throws -> [UInt8] {
+        let response = try await Self.plainHTTP.send(HTTPRequest(url: url, timeout: .seconds(30)))
+        guard response.status == 200 else { throw DevstackError.failed("GET \(url): HTTP \(response.status)") }
+        return response.body
+    }
+}

@@ -1,0 +1,204 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTP
+import Shared
+import SplashClient
+import Store
+import Testing
+import TestSupport
+
+/// Image transfers against devstack's /cdn: liked photos arrive in the library as complete, verified
+/// files; faults end in the same files; a kill -9 does not fetch finished files again.
+@Suite(.serialized, .devstack) struct ImagesTests {
+    @Test func likedPhotosArriveInTheLibraryAndShowInPhotosShow() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let daemon = try await ImagesDaemon.start(devstack: devstack)
+        let photos = try await daemon.seedCatalogue(count: 6)
+        let liked = Array(photos.prefix(5))
+        for photo in liked { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        let usage = try await daemon.waitForLibrary(files: 5)
+        #expect(usage.libraryFiles == 5 && usage.cacheFiles == 0)
+
+        for photo in liked {
+            let detail = try await daemon.client.send(PhotosShowRequest(id: photo.id))
+            let file = try #require(detail.files.first)
+            #expect(detail.files.count == 1 && file.location == .library && file.present && file.variant == "regular")
+            #expect(file.path == daemon.directory + "/data/library/unsplash/\(photo.remoteId).regular.jpg")
+            let expected = try await devstack.cdnBytes(photo.url)
+            let onDisk = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path)))
+            #expect(onDisk == expected, "\(photo.id): the file is the server's bytes")
+            #expect(file.bytes == Int64(expected.count))
+            #expect(file.checksum == (try FileDigest.sha256Hex(path: file.path)))
+            #expect(detail.likedAt != nil && detail.download == nil)
+        }
+        let notLiked = try await daemon.client.send(PhotosShowRequest(id: photos[5].id))
+        #expect(notLiked.files.isEmpty && notLiked.likedAt == nil)
+        #expect(daemon.leftovers().isEmpty, "no .part or staged files: \(daemon.leftovers())")
+
+        // Unsplash's download tracking: once per photo that entered the library, none for the others.
+        let counters = try await devstack.counters()
+        let tracking = counters["download_tracking"] as? [String: Int] ?? [:]
+        #expect(tracking == Dictionary(uniqueKeysWithValues: liked.map { ($0.remoteId, 1) }))
+
+        await #expect { try await daemon.client.send(PhotosShowRequest(id: "unsplash:nowhere")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+        await daemon.stop()
+    }
+
+    /// Connection resets, bodies cut short and 503s on the way: every file ends complete and identical to
+    /// the server's, and nothing but finished files is left in the library.
+    @Test func faultsEndInCompleteVerifiedFiles() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let daemon = try await ImagesDaemon.start(devstack: devstack)
+        let photos = try await daemon.seedCatalogue(count: 8)
+        try await devstack.faults("""
+            [{"path": "/cdn/*", "action": "reset", "times": 2},
+             {"path": "/cdn/*", "action": "truncate", "truncate_bytes": 7000, "times": 4},
+             {"path": "/cdn/*", "status": 503, "retry_after": 1, "times": 3}]
+            """)
+        for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        let usage = try await daemon.waitForLibrary(files: photos.count, timeout: .seconds(45))
+        #expect(usage.libraryFiles == photos.count)
+        let faults = try await devstack.counters()["faults_injected_total"] as? Int ?? 0
+        #expect(faults == 9, "every fault was met: \(faults)")
+        try await devstack.clearFaults()
+        for photo in photos {
+            let detail = try await daemon.client.send(PhotosShowRequest(id: photo.id))
+            let file = try #require(detail.files.first)
+            let onDisk = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path)))
+            #expect(onDisk == (try await devstack.cdnBytes(photo.url)), "\(photo.id)")
+        }
+        #expect(daemon.leftovers().isEmpty, "\(daemon.leftovers())")
+        await daemon.stop()
+    }
+
+    /// An HTML page served as 200, a 404 and a redirect loop: clear errors in photos.show and the log
+    /// (with the photo and HTTP status), no row, nothing in the library.
+    @Test func badResponsesAreRefusedWithClearErrors() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let daemon = try await ImagesDaemon.start(devstack: devstack)
+        let photos = try await daemon.seedCatalogue(count: 3)
+        let html = photos[0], missing = photos[1], loop = photos[2]
+        let loopURL = devstack.controlURL + "/cdn/unsplash/photo-\(loop.remoteId)"
+        try await devstack.faults("""
+            [{"path": "/cdn/unsplash/photo-\(html.remoteId)", "status": 200, "content_type": "text/html",
+              "body": "<!DOCTYPE html><html><body>Service unavailable</body></html>"},
+             {"path": "/cdn/unsplash/photo-\(missing.remoteId)", "status": 404},
+             {"path": "/cdn/unsplash/photo-\(loop.remoteId)", "status": 302, "headers": {"Location": "\(loopURL)"}}]
+            """)
+        for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        let details = try await daemon.waitForFailures(photos.map(\.id))
+        #expect(details[html.id]?.lastError?.contains("not a JPEG") == true, "\(String(describing: details[html.id]))")
+        #expect(details[missing.id]?.httpStatus == 404)
+        #expect(details[loop.id]?.lastError?.contains("redirect") == true, "\(String(describing: details[loop.id]))")
+        let usage = try await daemon.client.send(CacheStatusRequest())
+        #expect(usage.libraryFiles == 0 && usage.waiting == 3)
+        #expect(daemon.libraryFiles().isEmpty, "nothing in the library: \(daemon.libraryFiles())")
+        let log = daemon.process.stderr
+        #expect(log.contains("splashd_photo=\(missing.id)") && log.contains("splashd_http_status=404"))
+        try await devstack.clearFaults()
+        await daemon.stop()
+    }
+
+    /// Finished files survive a kill -9 and are not fetched again; files cut off mid-body resume from
+    /// their .part with Range.
+    @Test func killNineResumesWithoutFetchingFinishedFilesAgain() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        var daemon = try await ImagesDaemon.start(devstack: devstack)
+        let directory = daemon.directory
+        let photos = try await daemon.seedCatalogue(count: 8)
+        let finished = Array(photos.prefix(4)), cut = Array(photos.suffix(4))
+        for photo in finished { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        _ = try await daemon.waitForLibrary(files: 4)
+
+        // The next four stall after 64 KiB: their .part files hold exactly that when the daemon dies.
+        let head = 65_536
+        try await devstack.faults("""
+            [{"path": "/cdn/*", "action": "stall", "truncate_bytes": \(head), "stall_seconds": 120}]
+            """)
+        for photo in cut { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        let parts = cut.map { directory + "/data/library/unsplash/\($0.remoteId).regular.jpg.download.part" }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while parts.contains(where: { ImagesDaemon.size($0) != Int64(head) }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(parts.allSatisfy { ImagesDaemon.size($0) == Int64(head) })
+        daemon.process.signal(SIGKILL)
+        _ = await daemon.process.waitForExit()
+        await daemon.client.close()
+        try await devstack.clearFaults()
+
+        let before = try await devstack.counters()
+        daemon = try await ImagesDaemon.start(devstack: devstack, directory: directory, email: daemon.email)
+        _ = try await daemon.waitForLibrary(files: 8)
+        let after = try await devstack.counters()
+        let requestsBefore = before["requests_by_path"] as? [String: Int] ?? [:]
+        let requestsAfter = after["requests_by_path"] as? [String: Int] ?? [:]
+        for photo in finished {
+            let key = "GET /cdn/unsplash/photo-\(photo.remoteId)"
+            #expect(requestsAfter[key] == requestsBefore[key], "\(photo.id) was fetched again")
+        }
+        var sizes: Int64 = 0
+        for photo in cut { sizes += Int64(try await devstack.cdnBytes(photo.url).count) }
+        let cdnBefore = (before["bytes_served"] as? [String: Int])?["GET /cdn/unsplash/{name}"] ?? 0
+        let cdnAfter = (after["bytes_served"] as? [String: Int])?["GET /cdn/unsplash/{name}"] ?? 0
+        let served = Int64(cdnAfter - cdnBefore)
+        print("kill -9: \(served) bytes fetched after the restart for \(cut.count) cut files of \(sizes) bytes in all (\(Int64(head) * 4) resumed from .part)")
+        #expect(served == sizes - Int64(head) * Int64(cut.count), "only the missing tails came down again")
+        #expect(daemon.leftovers().isEmpty, "\(daemon.leftovers())")
+        for photo in photos {
+            let file = try #require(try await daemon.client.send(PhotosShowRequest(id: photo.id)).files.first)
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path))) == (try await devstack.cdnBytes(photo.url)))
+        }
+        await daemon.stop()
+    }
+
+    /// The cache is evicted least-recently-used down to the limit; library files are never touched.
+    @Test func cachePruneEvictsLeastRecentlyUsedAndNeverTheLibrary() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let daemon = try await ImagesDaemon.start(devstack: devstack)
+        let photos = try await daemon.seedCatalogue(count: 5)
+        _ = try await daemon.client.send(PhotosLikeRequest(id: photos[0].id))
+        _ = try await daemon.waitForLibrary(files: 1)
+        // Four cache files of 1000 bytes, used at t, t+1, t+2, t+3.
+        let store = try Store(path: daemon.databasePath)
+        let now = Date()
+        for (n, photo) in photos.dropFirst().enumerated() {
+            let relative = "images/\(photo.remoteId).thumb.jpg"
+            try FileManager.default.createDirectory(atPath: daemon.directory + "/cache/images", withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: daemon.directory + "/cache/" + relative, contents: Data([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 997)))
+            try store.write { db in
+                try PhotoFileStore.record(db, .init(
+                    photoId: photo.id, variant: "thumb", path: relative, inLibrary: false, bytes: 1000, checksum: nil,
+                    createdAt: now, lastAccessAt: now.addingTimeInterval(Double(n))))
+            }
+        }
+        var usage = try await daemon.client.send(CacheStatusRequest())
+        #expect(usage.cacheFiles == 4 && usage.cacheBytes == 4000 && usage.libraryFiles == 1 && usage.maxBytes == 1 << 30)
+        let pruned = try await daemon.client.send(CachePruneRequest(keepBytes: 2500))
+        #expect(pruned == CachePruneResult(removedFiles: 2, removedBytes: 2000, cacheBytes: 2000))
+        let oldest = photos[1], newest = photos[4]
+        #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/cache/images/\(oldest.remoteId).thumb.jpg"))
+        #expect(FileManager.default.fileExists(atPath: daemon.directory + "/cache/images/\(newest.remoteId).thumb.jpg"))
+        #expect(try await daemon.client.send(PhotosShowRequest(id: oldest.id)).files.isEmpty)
+        #expect(try await daemon.client.send(PhotosShowRequest(id: newest.id)).files.first?.location == .cache)
+        _ = try await daemon.client.send(CachePruneRequest())
+        usage = try await daemon.client.send(CacheStatusRequest())
+        #expect(usage.cacheFiles == 0 && usage.libraryFiles == 1)
+        #expect(try await daemon.client.send(PhotosShowRequest(id: photos[0].id)).files.first?.present == true)
+
+        // splashctl says the same in words.
+        let ctl = try await ChildProcess.run(DaemonProcess.splashctlPath, ["--socket", daemon.process.socketPath, "cache"], environment: [:], timeout: .seconds(10))
+        #expect(ctl.status == 0 && ctl.stdout.contains("library") && ctl.stdout.contains("1 file"), "\(ctl.stdout)\(ctl.stderr)")
+        let show = try await ChildProcess.run(
+            DaemonProcess.splashctlPath, ["--socket", daemon.process.socketPath, "photos", "show", photos[0].id], environment: [:], timeout: .seconds(10))
+        #expect(show.status == 0 && show.stdout.contains("/data/library/unsplash/") && show.stdout.contains("library"), "\(show.stdout)\(show.stderr)")
+        await daemon.stop()
+    }
+}

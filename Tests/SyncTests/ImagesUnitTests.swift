@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTP
+import Logging
+import Store
+@testable import Sync
+import Testing
+import TestSupport
+
+/// The image queue's pure parts: file names, URL choice, the JPEG check, failure classes; and LRU
+/// eviction over a real store.
+@Suite struct ImagesUnitTests {
+    @Test func remoteIdsBecomeSafeDistinctFileNames() {
+        #expect(ImagePaths.library(source: "unsplash", remoteId: "Dwu85P9SOIk", variant: "regular") == "library/unsplash/Dwu85P9SOIk.regular.jpg")
+        let nasa = ImagePaths.library(source: "nasa", remoteId: "Apollo 11 a", variant: "large")
+        #expect(nasa.hasPrefix("library/nasa/Apollo_11_a-") && nasa.hasSuffix(".large.jpg"))
+        #expect(ImagePaths.safe("Apollo 11 a") != ImagePaths.safe("Apollo_11_a"), "ids differing only in replaced characters stay apart")
+        for hostile in ["../../etc/passwd", ".hidden", "", String(repeating: "x", count: 400), "a/b"] {
+            let name = ImagePaths.safe(hostile)
+            #expect(!name.contains("/") && !name.hasPrefix(".") && !name.isEmpty && name.utf8.count <= 140, "\(hostile) → \(name)")
+        }
+    }
+
+    @Test func theConfiguredVariantOrTheNearestRendition() {
+        let unsplash = #"{"raw":"https://x/raw","regular":"https://x/regular","thumb":"https://x/thumb"}"#
+        #expect(ImageQueue.url(unsplash, variant: "regular") == "https://x/regular")
+        #expect(ImageQueue.url(unsplash, variant: "full") == "https://x/raw")
+        let nasa = #"{"orig":"https://n/orig","large":"https://n/large","thumb":"https://n/thumb"}"#
+        #expect(ImageQueue.url(nasa, variant: "regular") == "https://n/large")
+        #expect(ImageQueue.url(nil, variant: "regular") == nil)
+        #expect(ImageQueue.url("not json", variant: "regular") == nil)
+        #expect(ImageQueue.url(#"{"thumb":"https://x/t"}"#, variant: "full") == nil)
+    }
+
+    @Test func onlyJPEGsPassTheCheck() throws {
+        let directory = TemporaryDirectory()
+        let jpeg = directory.path + "/a.jpg", html = directory.path + "/b.jpg", short = directory.path + "/c.jpg"
+        FileManager.default.createFile(atPath: jpeg, contents: Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]))
+        FileManager.default.createFile(atPath: html, contents: Data("<!DOCTYPE html><html>".utf8))
+        FileManager.default.createFile(atPath: short, contents: Data([0xFF, 0xD8]))
+        try ImageQueue.checkJPEG(jpeg)
+        #expect(throws: ImageFailure.self) { try ImageQueue.checkJPEG(html) }
+        do {
+            try ImageQueue.checkJPEG(html)
+        } catch {
+            #expect(error.message.contains("<!DOCTYPE html>") && !error.transient)
+        }
+        #expect(throws: ImageFailure.self) { try ImageQueue.checkJPEG(short) }
+    }
+
+    @Test func failuresAreClassedTransientOrPermanent() {
+        #expect(ImageFailure(.network(curlCode: 18, message: "partial"))?.transient == true)
+        #expect(ImageFailure(.timeout)?.transient == true)
+        #expect(ImageFailure(.http(status: 503, headers: HTTPHeaders([("Retry-After", "7")]), body: []))?.retryAfter == 7)
+        #expect(ImageFailure(.http(status: 429, headers: HTTPHeaders([]), body: []))?.transient == true)
+        #expect(ImageFailure(.http(status: 404, headers: HTTPHeaders([]), body: []))?.transient == false)
+        #expect(ImageFailure(.tooManyRedirects)?.transient == false)
+        #expect(ImageFailure(.sizeMismatch(expected: 10, actual: 12))?.transient == true)
+        #expect(ImageFailure(.cancelled) == nil && ImageFailure(.shutdown) == nil)
+    }
+
+    /// Least recently used cache files go first, down to the limit; library files are never touched.
+    @Test func evictionIsLeastRecentlyUsedAndSparesTheLibrary() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.path + "/s.sqlite")
+        let cache = directory.path + "/cache"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let now = Date()
+        try store.write { db in
+            for n in 0..<5 {
+                try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db)
+            }
+        }
+        // p0 is a library file (the oldest use of all); p1...p4 cache files used at t+1...t+4.
+        for n in 0..<5 {
+            let path = "p\(n).jpg"
+            FileManager.default.createFile(atPath: cache + "/" + path, contents: Data(repeating: 1, count: 100))
+            try store.write { db in
+                try PhotoFileStore.record(db, .init(
+                    photoId: "unsplash:p\(n)", variant: "thumb", path: path, inLibrary: n == 0, bytes: 100, checksum: nil,
+                    createdAt: now, lastAccessAt: now.addingTimeInterval(Double(n))))
+            }
+        }
+        let images = ImageCache(store: store, cacheDirectory: cache, logger: Logger(label: "test"))
+        #expect(images.evict(maxBytes: 400) == .init(files: 0, bytes: 0), "under the limit: nothing goes")
+        #expect(images.evict(maxBytes: 250) == .init(files: 2, bytes: 200))
+        #expect(!FileManager.default.fileExists(atPath: cache + "/p1.jpg") && !FileManager.default.fileExists(atPath: cache + "/p2.jpg"))
+        #expect(FileManager.default.fileExists(atPath: cache + "/p3.jpg"))
+        try store.write { db in try PhotoFileStore.touch(db, photoId: "unsplash:p3", now: now.addingTimeInterval(60)) }
+        #expect(images.evict(maxBytes: 100) == .init(files: 1, bytes: 100))
+        #expect(FileManager.default.fileExists(atPath: cache + "/p3.jpg"), "touched: used most recently, kept")
+        #expect(images.evict(maxBytes: 0) == .init(files: 1, bytes: 100))
+        let usage = try store.read { db in try PhotoFileStore.usage(db) }
+        #expect(usage.cacheFiles == 0 && usage.libraryFiles == 1 && usage.libraryBytes == 100)
+        #expect(FileManager.default.fileExists(atPath: cache + "/p0.jpg"))
+    }
+}
