@@ -45,6 +45,7 @@ import Testing
         .outboxChanged(OutboxCounts(pending: 3, inFlight: 1, rejected: 0)),
         .libraryChanged(LibraryCounts(photos: 10, liked: 2, edited: 1, dismissed: 0, files: 4, bytes: 123_456)),
         .photoChanged(PhotoChange(id: "unsplash:Dwu85P9SOIk", change: .liked)),
+        .imagesChanged(ImagesProgress(photo: "unsplash:Dwu85P9SOIk", change: .finished, downloading: 3, waiting: 0, finished: 12, bytes: 3_400_000)),
         .profileUpdated(.example),
         .daemonReloaded,
         .daemonStopping,

@@ -18,9 +18,20 @@ import TestSupport
         let daemon = try await ImagesDaemon.start(devstack: devstack)
         let photos = try await daemon.seedCatalogue(count: 6)
         let liked = Array(photos.prefix(5))
+        let watcher = try SplashClient.connect(socketPath: daemon.process.socketPath)
+        _ = try await watcher.send(SubscribeRequest(types: [EventType.imagesChanged.rawValue]))
         for photo in liked { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
         let usage = try await daemon.waitForLibrary(files: 5)
         #expect(usage.libraryFiles == 5 && usage.cacheFiles == 0)
+
+        // Progress: images.changed says started and finished for each file, with the queue's totals.
+        let events = try await Self.imageEvents(watcher, until: { $0.filter { $0.change == .finished }.count >= 5 })
+        await watcher.close()
+        #expect(Set(events.filter { $0.change == .started }.map(\.photo)) == Set(liked.map(\.id)))
+        #expect(Set(events.filter { $0.change == .finished }.map(\.photo)) == Set(liked.map(\.id)))
+        #expect(events.last?.finished == 5 && events.last?.bytes == usage.libraryBytes)
+        let status = try await daemon.client.send(StatusRequest())
+        #expect(status.library.files == 5 && status.library.bytes == usage.libraryBytes)
 
         for photo in liked {
             let detail = try await daemon.client.send(PhotosShowRequest(id: photo.id))
@@ -156,6 +167,26 @@ import TestSupport
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path))) == (try await devstack.cdnBytes(photo.url)))
         }
         await daemon.stop()
+    }
+
+    /// `images.changed` events until `done` says enough (or 20 s pass).
+    static func imageEvents(_ client: SplashClient, until done: @escaping @Sendable ([ImagesProgress]) -> Bool) async throws -> [ImagesProgress] {
+        try await withThrowingTaskGroup(of: [ImagesProgress]?.self) { group in
+            group.addTask {
+                var events: [ImagesProgress] = []
+                while !done(events), let note = try await client.nextEvent() {
+                    if case .imagesChanged(let progress) = note.event { events.append(progress) }
+                }
+                return events
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return try #require(first, "no complete set of images.changed events within 20 s")
+        }
     }
 
     /// The cache is evicted least-recently-used down to the limit; library files are never touched.

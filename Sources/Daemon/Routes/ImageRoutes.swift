@@ -46,7 +46,16 @@ enum ImageRoutes {
                 let account = state.current.account
                 return account.state == .signedOut ? nil : account.userId
             },
-            network: network, logger: logger)
+            network: network, logger: logger,
+            changed: { progress in
+                state.bus.publish(.imagesChanged(progress))
+                // A file arrived: the library's file and byte counts in status and library.changed move too.
+                if progress.change == .finished, let counts = try? store.read({ db in
+                    try CountsQuery.library(db, accountId: state.current.account.userId ?? "")
+                }) {
+                    state.setLibrary(counts)
+                }
+            })
         return ImageCapability(
             queue: queue, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)

@@ -6,6 +6,7 @@ public enum EventType: String, Codable, Sendable, CaseIterable {
     case outboxChanged = "outbox.changed"
     case libraryChanged = "library.changed"
     case photoChanged = "photo.changed"
+    case imagesChanged = "images.changed"
     case profileUpdated = "profile.updated"
     case daemonReloaded = "daemon.reloaded"
     case daemonStopping = "daemon.stopping"
@@ -20,6 +21,8 @@ public enum Event: Sendable, Equatable {
     case outboxChanged(OutboxCounts)
     case libraryChanged(LibraryCounts)
     case photoChanged(PhotoChange)
+    /// A library file started downloading, arrived, or failed.
+    case imagesChanged(ImagesProgress)
     /// The signed-in account's profile changed here or on the server.
     case profileUpdated(Profile)
     case daemonReloaded
@@ -33,6 +36,7 @@ public enum Event: Sendable, Equatable {
         case .outboxChanged: .outboxChanged
         case .libraryChanged: .libraryChanged
         case .photoChanged: .photoChanged
+        case .imagesChanged: .imagesChanged
         case .profileUpdated: .profileUpdated
         case .daemonReloaded: .daemonReloaded
         case .daemonStopping: .daemonStopping
@@ -86,6 +90,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .outboxChanged: event = .outboxChanged(try container.decode(OutboxCounts.self, forKey: .data))
         case .libraryChanged: event = .libraryChanged(try container.decode(LibraryCounts.self, forKey: .data))
         case .photoChanged: event = .photoChanged(try container.decode(PhotoChange.self, forKey: .data))
+        case .imagesChanged: event = .imagesChanged(try container.decode(ImagesProgress.self, forKey: .data))
         case .profileUpdated: event = .profileUpdated(try container.decode(Profile.self, forKey: .data))
         case .daemonReloaded: event = .daemonReloaded
         case .daemonStopping: event = .daemonStopping
@@ -104,6 +109,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .outboxChanged(let value): try container.encode(value, forKey: .data)
         case .libraryChanged(let value): try container.encode(value, forKey: .data)
         case .photoChanged(let value): try container.encode(value, forKey: .data)
+        case .imagesChanged(let value): try container.encode(value, forKey: .data)
         case .profileUpdated(let value): try container.encode(value, forKey: .data)
         case .daemonReloaded, .daemonStopping: try container.encode(NoParams(), forKey: .data)
         case .eventsMissed(let count): try container.encode(MissedCount(count: count), forKey: .data)

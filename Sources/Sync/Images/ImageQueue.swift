@@ -76,13 +76,13 @@ public final class ImageQueue: Service, Sendable {
     private let accountId: @Sendable () async -> String?
     private let network: NetworkGate
     private let logger: Logger
-    private let changed: @Sendable (Progress) -> Void
+    private let changed: @Sendable (ImagesProgress) -> Void
     private let wakeup = Wakeup()
     private let state = Mutex(State())
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
-        network: NetworkGate = .alwaysOnline, logger: Logger, changed: @escaping @Sendable (Progress) -> Void = { _ in }
+        network: NetworkGate = .alwaysOnline, logger: Logger, changed: @escaping @Sendable (ImagesProgress) -> Void = { _ in }
     ) {
         self.store = store
         self.http = http
@@ -175,7 +175,7 @@ public final class ImageQueue: Service, Sendable {
 
     private func fetch(_ job: PhotoFileStore.Missing) async {
         let started = ContinuousClock.now
-        changed(progress)
+        announce(job.photoId, .started)
         let outcome: Result<PhotoFileStore.File, ImageFailure>?
         do throws(ImageFailure) {
             outcome = .success(try await download(job))
@@ -198,6 +198,7 @@ public final class ImageQueue: Service, Sendable {
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_bytes": "\(file.bytes)",
                 "splashd_duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))",
             ])
+            announce(job.photoId, .finished)
             await trackDownload(job)
         case .failure(let failure)?:
             let retry = state.withLock { state -> Retry in
@@ -214,13 +215,20 @@ public final class ImageQueue: Service, Sendable {
             }
             if failure.transient && failure.status == nil && failure.message.hasPrefix("network") { network.reportFailure(failure.message) }
             let log = failure.transient ? Logger.Level.warning : .error
+            announce(job.photoId, .failed, error: failure.message)
             logger.log(level: log, "photo download failed (attempt \(retry.attempts)); retrying \(Self.relative(retry.dueDate)): \(failure.message)", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_http_status": "\(failure.status ?? 0)",
             ])
         case nil:
             break
         }
-        changed(progress)
+    }
+
+    private func announce(_ photoId: String, _ change: ImagesProgress.Change, error: String? = nil) {
+        let totals = progress
+        changed(ImagesProgress(
+            photo: photoId, change: change, error: error, downloading: totals.active, waiting: totals.failing,
+            finished: totals.finished, bytes: totals.bytes))
     }
 
     /// Fetches one file into the library and records it. After a crash the pieces are picked up where they

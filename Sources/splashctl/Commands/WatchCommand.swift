@@ -36,6 +36,8 @@ struct WatchCommand: AsyncParsableCommand {
         case .outboxChanged(let outbox): "\(outbox.pending) pending, \(outbox.inFlight) in flight, \(outbox.rejected) rejected"
         case .libraryChanged(let library): "\(library.photos) photos, \(library.liked) liked, \(library.edited) edited"
         case .photoChanged(let change): "\(change.id) \(change.change.rawValue)"
+        case .imagesChanged(let images):
+            "\(images.photo) \(images.change.rawValue)\(images.error.map { ": \($0)" } ?? "") (\(images.downloading) downloading, \(images.waiting) waiting)"
         case .profileUpdated(let profile): "\(profile.username ?? "?") (\(profile.sync.rawValue))"
         case .daemonReloaded: "configuration reloaded"
         case .daemonStopping: "the daemon is stopping"
