@@ -34,12 +34,18 @@ final class ImagesDaemon: Sendable {
         self.client = client
     }
 
-    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil) async throws -> ImagesDaemon {
+    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil, config: String? = nil) async throws -> ImagesDaemon {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("splashd-img-\(UUID().uuidString.prefix(8))").path
         var environment = devstack.daemonEnvironment
         environment["SPLASHD_UNSPLASH_API_URL"] = devstack.env["SPLASHD_UNSPLASH_API_URL"]
         environment["SPLASHD_UNSPLASH_ACCESS_KEY"] = devstack.env["SPLASHD_UNSPLASH_ACCESS_KEY"]
-        let process = try DaemonProcess(directory: dir, environment: environment, withNotifySocket: false)
+        var arguments: [String] = []
+        if let config {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try config.write(toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
+            arguments = ["--config", dir + "/config.toml"]
+        }
+        let process = try DaemonProcess(directory: dir, arguments: arguments, environment: environment, withNotifySocket: false)
         let client = try await process.waitUntilListening()
         var account = email
         if account == nil {
@@ -75,6 +81,17 @@ final class ImagesDaemon: Sendable {
         let deadline = ContinuousClock.now + timeout
         var usage = try await client.send(CacheStatusRequest())
         while usage.libraryFiles < files, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            usage = try await client.send(CacheStatusRequest())
+        }
+        return usage
+    }
+
+    /// Polls `cache.status` until `done` holds (or the deadline).
+    func waitForUsage(timeout: Duration = .seconds(20), _ done: (CacheUsage) -> Bool) async throws -> CacheUsage {
+        let deadline = ContinuousClock.now + timeout
+        var usage = try await client.send(CacheStatusRequest())
+        while !done(usage), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             usage = try await client.send(CacheStatusRequest())
         }

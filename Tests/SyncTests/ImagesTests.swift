@@ -169,6 +169,49 @@ import TestSupport
         await daemon.stop()
     }
 
+    /// An unliked photo's file becomes cache (evictable), and a re-like brings it back to the library
+    /// without the network; above cache.max_bytes an unliked file is evicted at once.
+    @Test func unlikedFilesBecomeCacheAndReturnWithoutTheNetwork() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let daemon = try await ImagesDaemon.start(devstack: devstack)
+        let photos = try await daemon.seedCatalogue(count: 2)
+        for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        _ = try await daemon.waitForLibrary(files: 2)
+        let requests = try await devstack.counters()["requests_total"] as? Int ?? 0
+
+        _ = try await daemon.client.send(PhotosUnlikeRequest(id: photos[0].id))
+        var usage = try await daemon.waitForUsage { $0.cacheFiles == 1 }
+        #expect(usage.libraryFiles == 1 && usage.cacheFiles == 1)
+        var file = try #require(try await daemon.client.send(PhotosShowRequest(id: photos[0].id)).files.first)
+        #expect(file.location == .cache && file.present && file.path == daemon.directory + "/cache/images/unsplash/\(photos[0].remoteId).regular.jpg")
+        #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/data/library/unsplash/\(photos[0].remoteId).regular.jpg"))
+
+        _ = try await daemon.client.send(PhotosLikeRequest(id: photos[0].id))
+        usage = try await daemon.waitForUsage { $0.libraryFiles == 2 }
+        #expect(usage.libraryFiles == 2 && usage.cacheFiles == 0)
+        file = try #require(try await daemon.client.send(PhotosShowRequest(id: photos[0].id)).files.first)
+        #expect(file.location == .library && file.present)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path))) == (try await devstack.cdnBytes(photos[0].url)))
+        // Only the comparison's own request and the likes' pushes reached devstack; no CDN fetch by the daemon.
+        let counters = try await devstack.counters()
+        let cdnRequests = (counters["requests"] as? [String: Int])?["GET /cdn/unsplash/{name}"] ?? 0
+        #expect(cdnRequests == 3, "two downloads and this test's own comparison: \(cdnRequests) (\(requests) requests before)")
+        await daemon.stop()
+
+        // With a cache of 1 byte, an unliked file is evicted as soon as it leaves the library.
+        let small = try await ImagesDaemon.start(devstack: devstack, config: "[cache]\nmax_bytes = 1\n")
+        let more = try await small.seedCatalogue(count: 1)
+        _ = try await small.client.send(PhotosLikeRequest(id: more[0].id))
+        _ = try await small.waitForLibrary(files: 1)
+        _ = try await small.client.send(PhotosUnlikeRequest(id: more[0].id))
+        usage = try await small.waitForUsage { $0.libraryFiles == 0 }
+        #expect(usage.libraryFiles == 0 && usage.cacheFiles == 0 && usage.maxBytes == 1)
+        #expect(try await small.client.send(PhotosShowRequest(id: more[0].id)).files.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: small.directory + "/cache/images/unsplash/\(more[0].remoteId).regular.jpg"))
+        await small.stop()
+    }
+
     /// `images.changed` events until `done` says enough (or 20 s pass).
     static func imageEvents(_ client: SplashClient, until done: @escaping @Sendable ([ImagesProgress]) -> Bool) async throws -> [ImagesProgress] {
         try await withThrowingTaskGroup(of: [ImagesProgress]?.self) { group in

@@ -72,6 +72,40 @@ public enum PhotoFileStore {
             .map(File.init(row:))
     }
 
+    /// Library files (not edits) of photos nobody here likes any more and that have no live edit: they
+    /// belong in the cache now.
+    public static func unpinned(_ db: Database, limit: Int = 500) throws -> [File] {
+        try Row.fetchAll(db, sql: """
+            SELECT f.* FROM photo_files f
+            WHERE f.in_library = 1 AND f.variant NOT LIKE 'edit:%'
+              AND NOT EXISTS (SELECT 1 FROM likes l WHERE l.photo_id = f.photo_id AND l.deleted_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = f.photo_id AND e.deleted_at IS NULL)
+            LIMIT ?
+            """, arguments: [limit]).map(File.init(row:))
+    }
+
+    /// Cache files of `variant` for photos `accountId` likes: they belong in the library again.
+    public static func repinnable(_ db: Database, accountId: String, variant: String, limit: Int = 500) throws -> [File] {
+        try Row.fetchAll(db, sql: """
+            SELECT f.* FROM photo_files f
+            JOIN likes l ON l.photo_id = f.photo_id AND l.account_id = ? AND l.deleted_at IS NULL
+            WHERE f.in_library = 0 AND f.variant = ?
+            LIMIT ?
+            """, arguments: [accountId, variant, limit]).map(File.init(row:))
+    }
+
+    /// Points a row at the file's new place (library or cache); it moves to the back of the eviction line.
+    public static func moved(_ db: Database, _ file: File, to path: String, inLibrary: Bool, now: Date) throws {
+        try db.execute(sql: """
+            UPDATE photo_files SET path = ?, in_library = ?, last_access_at = ? WHERE photo_id = ? AND variant = ?
+            """, arguments: [path, inLibrary, now, file.photoId, file.variant])
+    }
+
+    /// Forgets a row whose file is gone from both places.
+    public static func remove(_ db: Database, _ file: File) throws {
+        try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [file.photoId, file.variant])
+    }
+
     /// A file was looked at: it moves to the back of the eviction line.
     public static func touch(_ db: Database, photoId: String, now: Date) throws {
         try db.execute(sql: "UPDATE photo_files SET last_access_at = ? WHERE photo_id = ?", arguments: [now, photoId])

@@ -98,8 +98,13 @@ public final class ImageQueue: Service, Sendable {
         wakeup.ring()
     }
 
+    private var cache: ImageCache { ImageCache(store: store, cacheDirectory: configuration.cacheDirectory, logger: logger) }
+    private var mover: ImageMover {
+        ImageMover(store: store, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory, logger: logger)
+    }
+
     public func run() async throws {
-        _ = ImageCache(store: store, cacheDirectory: configuration.cacheDirectory, logger: logger).evict(maxBytes: configuration.cacheMaxBytes)
+        cache.evict(maxBytes: configuration.cacheMaxBytes)
         await cancelWhenGracefulShutdown { await self.loop() }
         http.shutdown()
     }
@@ -132,6 +137,11 @@ public final class ImageQueue: Service, Sendable {
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
                 var deadline: ContinuousClock.Instant?
+                if let account = await accountId() {
+                    // Local moves need no network: unliked files become cache, re-liked ones library again.
+                    let moved = mover.reconcile(accountId: account, variant: configuration.variant)
+                    if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
+                }
                 if let account = await accountId(), network.isOnline() {
                     for job in startable(accountId: account) {
                         group.addTask {

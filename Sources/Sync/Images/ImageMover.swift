@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import Store
+
+/// Moves files between the library and the cache as likes change: an unliked photo's file is not
+/// deleted (a re-like brings it back without the network) but becomes evictable cache; a re-liked
+/// photo's cached file becomes library again.
+///
+/// Every step can be repeated after a crash: the file is moved first and the row follows, and a row
+/// whose file is already at the destination is simply updated.
+struct ImageMover: Sendable {
+    let store: Store
+    let dataDirectory: String
+    let cacheDirectory: String
+    let logger: Logger
+
+    /// `library/unsplash/X.regular.jpg` ↔ `images/unsplash/X.regular.jpg`.
+    static func cachePath(forLibrary path: String) -> String {
+        path.hasPrefix("library/") ? "images/" + path.dropFirst("library/".count) : "images/" + path
+    }
+
+    static func libraryPath(forCache path: String) -> String {
+        path.hasPrefix("images/") ? "library/" + path.dropFirst("images/".count) : "library/" + path
+    }
+
+    /// Moves what changed sides; returns how many files moved each way.
+    func reconcile(accountId: String, variant: String) -> (unpinned: Int, repinned: Int) {
+        var result = (unpinned: 0, repinned: 0)
+        do {
+            for file in try store.read({ db in try PhotoFileStore.unpinned(db) }) {
+                if move(file, toLibrary: false) { result.unpinned += 1 }
+            }
+            for file in try store.read({ db in try PhotoFileStore.repinnable(db, accountId: accountId, variant: variant) }) {
+                if move(file, toLibrary: true) { result.repinned += 1 }
+            }
+        } catch {
+            logger.error("cannot read the library's files: \(error)", metadata: ["splashd_op": "images"])
+        }
+        return result
+    }
+
+    private func move(_ file: PhotoFileStore.File, toLibrary: Bool) -> Bool {
+        let (fromBase, toBase) = toLibrary ? (cacheDirectory, dataDirectory) : (dataDirectory, cacheDirectory)
+        let target = toLibrary ? Self.libraryPath(forCache: file.path) : Self.cachePath(forLibrary: file.path)
+        let source = fromBase + "/" + file.path, destination = toBase + "/" + target
+        do {
+            if access(source, F_OK) == 0 {
+                try ImageQueue.makeDirectories(for: destination)
+                try Self.moveFile(source, destination)
+            } else if access(destination, F_OK) != 0 {
+                // Gone from both places (removed by hand): the row must not promise a file.
+                try store.write { db in try PhotoFileStore.remove(db, file) }
+                logger.warning("a photo's file was missing; it will be fetched again if needed", metadata: [
+                    "splashd_op": "images", "splashd_photo": "\(file.photoId)",
+                ])
+                return false
+            }
+            try store.write { db in try PhotoFileStore.moved(db, file, to: target, inLibrary: toLibrary, now: Date()) }
+            return true
+        } catch {
+            logger.error("cannot move a photo's file to the \(toLibrary ? "library" : "cache"): \(error)", metadata: [
+                "splashd_op": "images", "splashd_photo": "\(file.photoId)",
+            ])
+            return false
+        }
+    }
+
+    /// rename(2), or — when the data and cache directories are on different filesystems — a copy that is
+    /// flushed and renamed into place before the original goes.
+    static func moveFile(_ source: String, _ destination: String) throws(ImageFailure) {
+        if rename(source, destination) == 0 {
+            ImageQueue.syncDirectory(of: destination)
+            return
+        }
+        guard errno == EXDEV else {
+            throw ImageFailure(message: "cannot move \(source): \(String(cString: strerror(errno)))", transient: true)
+        }
+        let temporary = destination + ".moving"
+        unlink(temporary)
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: temporary)
+        } catch {
+            throw ImageFailure(message: "cannot copy \(source): \(error.localizedDescription)", transient: true)
+        }
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+        guard rename(temporary, destination) == 0 else {
+            throw ImageFailure(message: "cannot move \(temporary): \(String(cString: strerror(errno)))", transient: true)
+        }
+        ImageQueue.syncDirectory(of: destination)
+        unlink(source)
+    }
+}
