@@ -126,6 +126,16 @@ final class ImagesDaemon: Sendable {
     /// Library files that are not finished JPEGs (.part, staged downloads).
     func leftovers() -> [String] { libraryFiles().filter { !$0.hasSuffix(".jpg") } }
 
+    /// utime + stime of a process, in clock ticks (/proc/<pid>/stat fields 14 and 15).
+    static func cpuTicks(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command name: field 3 is fields[0], so utime (14) and stime (15) are fields[11] and [12].
+        guard fields.count > 12 else { return 0 }
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
     static func size(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }

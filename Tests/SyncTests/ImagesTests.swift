@@ -111,6 +111,16 @@ import TestSupport
         #expect(daemon.libraryFiles().isEmpty, "nothing in the library: \(daemon.libraryFiles())")
         let log = daemon.process.stderr
         #expect(log.contains("splashd_photo=\(missing.id)") && log.contains("splashd_http_status=404"))
+        // Waiting for retries is sleeping: the daemon uses (almost) no CPU meanwhile.
+        let ticks = ImagesDaemon.cpuTicks(daemon.process.pid)
+        try await Task.sleep(for: .seconds(1))
+        let used = ImagesDaemon.cpuTicks(daemon.process.pid) - ticks
+        #expect(used < 10, "\(used) clock ticks of CPU in 1 s while only retries were pending")
+        // Unliked, a failing photo no longer waits for anything.
+        _ = try await daemon.client.send(PhotosUnlikeRequest(id: missing.id))
+        let after = try await daemon.waitForUsage { $0.waiting == 2 }
+        #expect(after.waiting == 2)
+        #expect(try await daemon.client.send(PhotosShowRequest(id: missing.id)).download == nil)
         try await devstack.clearFaults()
         await daemon.stop()
     }

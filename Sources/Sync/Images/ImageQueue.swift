@@ -149,7 +149,10 @@ public final class ImageQueue: Service, Sendable {
                             self.wakeup.ring()
                         }
                     }
-                    deadline = state.withLock { $0.retries.values.map(\.due).min() }
+                    // Only future retries set a timer: one already due but not started waits for a free slot,
+                    // and a finished transfer rings (a past deadline here would spin).
+                    let now = ContinuousClock.now
+                    deadline = state.withLock { $0.retries.values.map(\.due).filter { $0 > now }.min() }
                 }
                 await wakeup.wait(until: deadline)
             }
@@ -161,7 +164,7 @@ public final class ImageQueue: Service, Sendable {
     private func startable(accountId: String) -> [PhotoFileStore.Missing] {
         let limit = max(1, configuration.concurrency)
         let (busy, waiting) = state.withLock { ($0.active.count, $0.retries.count) }
-        guard busy < limit else { return [] }
+        guard busy < limit || waiting > 0 else { return [] }
         let missing: [PhotoFileStore.Missing]
         do {
             missing = try store.read { [variant = configuration.variant] db in
@@ -172,7 +175,13 @@ public final class ImageQueue: Service, Sendable {
             return []
         }
         let now = ContinuousClock.now
+        let complete = missing.count < limit + busy + waiting
         return state.withLock { state in
+            if complete {
+                // A photo unliked (or recorded) meanwhile no longer waits for anything.
+                let ids = Set(missing.map(\.photoId))
+                state.retries = state.retries.filter { ids.contains($0.key) }
+            }
             var chosen: [PhotoFileStore.Missing] = []
             for job in missing where state.active.count < limit && state.active[job.photoId] == nil {
                 if let retry = state.retries[job.photoId], retry.due > now { continue }
