@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system docs clean
+.PHONY: all setup build run test test-swift test-devstack test-system docs install uninstall clean
 
 all: build
 
@@ -46,6 +46,32 @@ test-devstack:
 
 test-system:
 	tests/system/run $(BIN)
+
+# Release binaries, the units (user and system), and bash/zsh/fish completions for splashctl.
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+COMPLETIONS_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+COMPLETIONS_ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+COMPLETIONS_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+USER_UNITS := $(DESTDIR)$(PREFIX)/lib/systemd/user
+SYSTEM_UNITS := $(DESTDIR)$(PREFIX)/lib/systemd/system
+
+RELEASE := .build-release/release
+
+install: setup
+	swift build -c release --scratch-path .build-release $(SWIFT_BUILD_FLAGS)
+	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS)
+	install -m 0755 $(RELEASE)/splashd $(RELEASE)/splashctl $(BINDIR)/
+	$(RELEASE)/splashctl --generate-completion-script bash > $(COMPLETIONS_BASH)/splashctl
+	$(RELEASE)/splashctl --generate-completion-script zsh > $(COMPLETIONS_ZSH)/_splashctl
+	$(RELEASE)/splashctl --generate-completion-script fish > $(COMPLETIONS_FISH)/splashctl.fish
+	for unit in systemd/user/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(USER_UNITS)/$$(basename $$unit); done
+	for unit in systemd/system/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(SYSTEM_UNITS)/$$(basename $$unit); done
+	@echo "installed; a workstation then runs: systemctl --user daemon-reload && systemctl --user enable --now splashd.socket"
+
+uninstall:
+	rm -f $(BINDIR)/splashd $(BINDIR)/splashctl $(COMPLETIONS_BASH)/splashctl $(COMPLETIONS_ZSH)/_splashctl $(COMPLETIONS_FISH)/splashctl.fish
+	rm -f $(USER_UNITS)/splashd.service $(USER_UNITS)/splashd.socket $(SYSTEM_UNITS)/splashd@.service $(SYSTEM_UNITS)/splashd@.socket
 
 clean:
 	rm -rf .build

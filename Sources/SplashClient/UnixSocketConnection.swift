@@ -34,6 +34,9 @@ public final class UnixSocketConnection: RPCConnection {
         if result != 0 {
             let code = errno
             Glibc.close(fd)
+            // A throwing init still runs deinit once every property is set: mark the descriptor closed
+            // so it is not closed twice (by then its number may belong to another connection).
+            closed.store(true, ordering: .relaxed)
             switch code {
             case ENOENT, ECONNREFUSED: throw .notRunning(path)
             case EACCES, EPERM: throw .permissionDenied(path)

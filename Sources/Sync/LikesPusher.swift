@@ -9,34 +9,6 @@ import Store
 struct LikesPusher: Sendable {
     let backend: SupabaseBackend
 
-    struct PhotoRow: Encodable {
-        var photo_id: String
-        var title: String?
-        var description: String?
-        var author_name: String?
-        var author_url: String?
-        var color: String?
-        var width: Int?
-        var height: Int?
-        var urls: [String: String]
-
-        // Every row of a bulk insert must have the same keys: nulls are written out.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(photo_id, forKey: .photo_id)
-            try c.encode(title, forKey: .title)
-            try c.encode(description, forKey: .description)
-            try c.encode(author_name, forKey: .author_name)
-            try c.encode(author_url, forKey: .author_url)
-            try c.encode(color, forKey: .color)
-            try c.encode(width, forKey: .width)
-            try c.encode(height, forKey: .height)
-            try c.encode(urls, forKey: .urls)
-        }
-
-        enum CodingKeys: String, CodingKey { case photo_id, title, description, author_name, author_url, color, width, height, urls }
-    }
-
     struct LikeRow: Encodable {
         var photo_id: String
         var liked_at: Date
@@ -65,7 +37,7 @@ struct LikesPusher: Sendable {
             try c.encode(SupabaseWire.timestamp(date))
         }
         let photos = payloads.map { payload in
-            PhotoRow(
+            ServerPhotoRow(
                 photo_id: payload.photoId, title: payload.photo?.title, description: payload.photo?.description,
                 author_name: payload.photo?.authorName, author_url: payload.photo?.authorUrl, color: payload.photo?.color,
                 width: payload.photo?.width, height: payload.photo?.height,

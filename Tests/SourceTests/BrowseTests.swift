@@ -5,17 +5,9 @@ import Testing
 import TestSupport
 
 @Suite(.serialized, .devstack(photos: 500)) struct BrowseTests {
-    func start(_ devstack: Devstack) async throws -> (DaemonProcess, SplashClient, TemporaryDirectory) {
-        let dir = TemporaryDirectory()
-        var environment = devstack.daemonEnvironment
-        for key in ["SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY", "SPLASHD_NASA_API_URL"] { environment[key] = devstack.env[key] }
-        let process = try DaemonProcess(directory: dir.path, environment: environment, withNotifySocket: false)
-        return (process, try await process.waitUntilListening(), dir)
-    }
-
     @Test func randomPicksAreStoredAndNeverDismissed() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let one = try await client.send(PhotosRandomRequest())
         #expect(one.photos.count == 1, "count 1 still comes back as a list")
@@ -31,7 +23,7 @@ import TestSupport
 
     @Test func topicsAndATopicsPhotosAnswerOfflineToo() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let topics = try await client.send(TopicsListRequest())
         let topic = try #require(topics.topics.first)
@@ -50,7 +42,7 @@ import TestSupport
 
     @Test func statisticsHaveThirtyDailyValuesAndTotals() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let photo = try #require(try await client.send(PhotosRandomRequest()).photos.first)
         let stats = try await client.send(PhotosStatsRequest(id: photo.id))

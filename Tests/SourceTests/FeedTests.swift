@@ -5,14 +5,6 @@ import Testing
 import TestSupport
 
 @Suite(.serialized, .devstack(photos: 500)) struct FeedTests {
-    func start(_ devstack: Devstack) async throws -> (DaemonProcess, SplashClient, TemporaryDirectory) {
-        let dir = TemporaryDirectory()
-        var environment = devstack.daemonEnvironment
-        for key in ["SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY", "SPLASHD_NASA_API_URL"] { environment[key] = devstack.env[key] }
-        let process = try DaemonProcess(directory: dir.path, environment: environment, withNotifySocket: false)
-        return (process, try await process.waitUntilListening(), dir)
-    }
-
     func waitForPhotos(_ client: SplashClient, _ count: Int) async throws -> [FeedInfo] {
         let deadline = ContinuousClock.now + .seconds(20)
         var feeds: [FeedInfo] = []
@@ -26,7 +18,7 @@ import TestSupport
 
     @Test func followedFeedsAreFilledAndCanBeUnfollowed() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let topic = try #require(try await client.send(TopicsListRequest()).topics.first).slug
         _ = try await client.send(FeedsFollowRequest(feed: FeedKey(kind: .topic, value: topic), keep: 8))
@@ -51,7 +43,7 @@ import TestSupport
     @Test func backgroundRefreshLeavesTheLastRequestsToThePerson() async throws {
         let devstack = try Devstack.require()
         try await devstack.knobs(["unsplash_hourly_budget": 15])
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         _ = try await client.send(PhotosSearchRequest(query: "lake", perPage: 1))
         _ = try await client.send(FeedsFollowRequest(feed: FeedKey(kind: .search, value: "forest"), keep: 5))

@@ -6,17 +6,9 @@ import TestSupport
 
 /// Searches through the real daemon against devstack's Unsplash and NASA stand-ins.
 @Suite(.serialized, .devstack(photos: 500)) struct SearchTests {
-    func start(_ devstack: Devstack) async throws -> (DaemonProcess, SplashClient, TemporaryDirectory) {
-        let dir = TemporaryDirectory()
-        var environment = devstack.daemonEnvironment
-        for key in ["SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY", "SPLASHD_NASA_API_URL"] { environment[key] = devstack.env[key] }
-        let process = try DaemonProcess(directory: dir.path, environment: environment, withNotifySocket: false)
-        return (process, try await process.waitUntilListening(), dir)
-    }
-
     @Test func resultsAreKeptRankedAndNeverDuplicated() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let first = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
         #expect(first.photos.count == 10 && !first.stale && first.total >= 10)
@@ -33,7 +25,7 @@ import TestSupport
 
     @Test func offlineTheSameSearchAnswersFromTheStoreMarkedStale() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let live = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
         try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
@@ -49,7 +41,7 @@ import TestSupport
 
     @Test func aDismissedPhotoNeverShowsInSearches() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let first = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
         let gone = try #require(first.photos.first).id
@@ -62,7 +54,7 @@ import TestSupport
 
     @Test func historyKeepsTheLastTenDistinctSearchesPerSource() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         for n in 0..<12 { _ = try await client.send(PhotosSearchRequest(query: "query \(n)", perPage: 1)) }
         _ = try await client.send(PhotosSearchRequest(query: "query 3", perPage: 1))
@@ -78,7 +70,7 @@ import TestSupport
 
     @Test func nasaSearchesWithYearsAndMedia() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         let result = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, media: "image", yearFrom: 1990, yearTo: 2030, perPage: 20))
         #expect(!result.photos.isEmpty)
@@ -88,7 +80,7 @@ import TestSupport
 
     @Test func overTheRateLimitSaysSo() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await start(devstack)
+        let (process, client, directory) = try await startSourceDaemon(devstack)
         defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
         try await devstack.knobs(["unsplash_hourly_budget": 1])
         _ = try? await client.send(PhotosSearchRequest(query: "budget one", perPage: 1))

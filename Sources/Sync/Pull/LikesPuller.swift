@@ -21,18 +21,6 @@ struct LikesPuller: Sendable {
         var deleted_at: String?
     }
 
-    struct ServerPhoto: Decodable {
-        var photo_id: String
-        var title: String?
-        var description: String?
-        var author_name: String?
-        var author_url: String?
-        var color: String?
-        var width: Int?
-        var height: Int?
-        var urls: [String: String]?
-    }
-
     struct Applied: Sendable {
         var changes: [PhotoChange] = []
         var rows = 0
@@ -72,17 +60,17 @@ struct LikesPuller: Sendable {
         }
     }
 
-    private func fetchPhotos(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhoto] {
+    private func fetchPhotos(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhotoRow] {
         let list = ids.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
         let response = try await backend.send(
             "GET", "/rest/v1/photos",
             query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
             bearer: token)
-        return try SupabaseBackend.decode([ServerPhoto].self, from: response)
+        return try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
     }
 
     /// Applies one page in one transaction and moves the cursor past it.
-    static func apply(_ rows: [ServerLike], photos: [ServerPhoto], accountId: String, db: Database) throws -> [PhotoChange] {
+    static func apply(_ rows: [ServerLike], photos: [ServerPhotoRow], accountId: String, db: Database) throws -> [PhotoChange] {
         let now = Date()
         for photo in photos {
             let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)

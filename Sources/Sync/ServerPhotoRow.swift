@@ -1,0 +1,29 @@
+/// A row of the server's `photos` table: the metadata a like carries so that other devices can show
+/// the photo. Pushed with the like, pulled with it on the other side.
+struct ServerPhotoRow: Codable {
+    var photo_id: String
+    var title: String?
+    var description: String?
+    var author_name: String?
+    var author_url: String?
+    var color: String?
+    var width: Int?
+    var height: Int?
+    var urls: [String: String]?
+
+    enum CodingKeys: String, CodingKey { case photo_id, title, description, author_name, author_url, color, width, height, urls }
+
+    // Every row of a bulk insert must have the same keys, so nulls are written out.
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(photo_id, forKey: .photo_id)
+        try c.encode(title, forKey: .title)
+        try c.encode(description, forKey: .description)
+        try c.encode(author_name, forKey: .author_name)
+        try c.encode(author_url, forKey: .author_url)
+        try c.encode(color, forKey: .color)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(urls ?? [:], forKey: .urls)
+    }
+}
