@@ -135,9 +135,15 @@ public final class ImageQueue: Service, Sendable {
     /// stalled file never holds up the rest.
     private func loop() async {
         await withDiscardingTaskGroup { group in
+            var swept = false
             while !Task.isCancelled {
                 var deadline: ContinuousClock.Instant?
                 if let account = await accountId() {
+                    if !swept {
+                        // Before this process starts any transfer: nothing of its own can be in flight.
+                        sweepStale(accountId: account)
+                        swept = true
+                    }
                     // Local moves need no network: unliked files become cache, re-liked ones library again.
                     let moved = mover.reconcile(accountId: account, variant: configuration.variant)
                     if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
@@ -312,6 +318,33 @@ public final class ImageQueue: Service, Sendable {
             throw ImageFailure(message: "cannot record the file: \(error)", transient: true)
         }
         return file
+    }
+
+    /// Removes unfinished pieces (`.download.part`, `.download`, `.moving`) in the library that no missing
+    /// photo will resume: left by a photo unliked or removed while the daemon was down mid-transfer.
+    private func sweepStale(accountId: String) {
+        let wanted: Set<String>
+        do {
+            wanted = try store.read { [variant = configuration.variant] db in
+                Set(try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: 1_000_000).map {
+                    ImagePaths.library(source: $0.source, remoteId: $0.remoteId, variant: variant)
+                })
+            }
+        } catch {
+            return
+        }
+        let root = configuration.dataDirectory + "/library"
+        var removed = 0
+        for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
+                guard let suffix = [".download.part", ".download", ".moving"].first(where: { name.hasSuffix($0) }) else { continue }
+                let final = "library/\(source)/" + name.dropLast(suffix.count)
+                if !wanted.contains(final), unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
+            }
+        }
+        if removed > 0 {
+            logger.info("removed \(removed) unfinished downloads no longer wanted", metadata: ["splashd_op": "images"])
+        }
     }
 
     /// Unsplash asks that a photo used in an app is counted once, through `links.download_location`.
