@@ -31,6 +31,7 @@ struct LikesPuller: Sendable {
         var applied = Applied()
         while true {
             let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: "likes") }) ?? .start
+            let fetchStarted = Date()
             let response = try await backend.send(
                 "GET", "/rest/v1/likes",
                 query: [("select", "id,photo_id,liked_at,updated_at,deleted_at"), ("or", cursor.afterFilter),
@@ -41,7 +42,9 @@ struct LikesPuller: Sendable {
             let unknown = try unknownPhotos(rows.map(\.photo_id))
             let photos = unknown.isEmpty ? [] : try await fetchPhotos(unknown, token: token)
             do {
-                let page = try store.write { db in try Self.apply(rows, photos: photos, accountId: accountId, db: db) }
+                let page = try store.write { db in
+                    try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, db: db)
+                }
                 applied.changes += page
                 applied.rows += rows.count
             } catch {
@@ -70,7 +73,11 @@ struct LikesPuller: Sendable {
     }
 
     /// Applies one page in one transaction and moves the cursor past it.
-    static func apply(_ rows: [ServerLike], photos: [ServerPhotoRow], accountId: String, db: Database) throws -> [PhotoChange] {
+    /// A like changed here after `fetchStarted` is newer than anything in this page: its own op (or
+    /// the server's newer row, once that op is sent) decides, not this page.
+    static func apply(
+        _ rows: [ServerLike], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date = .distantFuture, db: Database
+    ) throws -> [PhotoChange] {
         let now = Date()
         for photo in photos {
             let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
@@ -97,6 +104,7 @@ struct LikesPuller: Sendable {
             let likedAt = SupabaseTime.parse(row.liked_at) ?? now
             let deletedAt = row.deleted_at.flatMap(SupabaseTime.parse)
             let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": row.photo_id])
+            if let existing, existing.updatedAt > fetchStarted { continue }
             let wasLiked = existing.map { $0.deletedAt == nil } ?? false
             try LikeRecord(accountId: accountId, photoId: row.photo_id, likedAt: likedAt, updatedAt: now, deletedAt: deletedAt).save(db)
             let isLiked = deletedAt == nil
