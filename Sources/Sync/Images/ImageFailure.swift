@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTP
 
@@ -57,7 +60,8 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .checksumMismatch:
             self.init(message: "the file's checksum did not match", transient: true)
         case .file(let errno, let path):
-            self.init(message: "cannot write \(path) (errno \(errno))", transient: true)
+            // In words (ENOSPC: "No space left on device"): a person has to act on it.
+            self.init(message: "cannot write \(path): \(String(cString: strerror(errno)))", transient: true)
         }
     }
 }

@@ -388,7 +388,7 @@ public final class ImageQueue: Service, Sendable {
     /// A JPEG starts FF D8 FF; anything else (an HTML error page served with 200, a truncated header) is refused.
     static func checkJPEG(_ path: String) throws(ImageFailure) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ImageFailure(message: "cannot open \(path) (errno \(errno))", transient: true) }
+        guard fd >= 0 else { throw ImageFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))", transient: true) }
         defer { close(fd) }
         var prefix = [UInt8](repeating: 0, count: 16)
         let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }

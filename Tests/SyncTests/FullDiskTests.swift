@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Shared
+import SplashClient
+import Store
+import Testing
+import TestSupport
+
+/// The library on a tiny tmpfs: downloads hit ENOSPC. The error is clear, no broken file counts as part
+/// of the library, the store stays intact, and once there is room every file completes. Needs root
+/// to mount.
+@Suite(.serialized, .devstack, .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+struct FullDiskTests {
+    @Test func aFullDiskGivesAClearErrorAndDownloadsResumeWhenThereIsRoom() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let dir = TemporaryDirectory()
+        let data = dir.path + "/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try await mount(["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data])
+        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
+
+        // Full-size images (about 2 MB each) cannot fit in 1 MiB.
+        let daemon = try await ImagesDaemon.start(devstack: devstack, directory: dir.path, config: "[images]\nvariant = \"full\"\n")
+        let photos = try await daemon.seedCatalogue(count: 3)
+        for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+
+        let failures = try await daemon.waitForFailures(photos.map(\.id), timeout: .seconds(30))
+        #expect(failures.count == 3, "every download should report its failure")
+        let errors = failures.values.compactMap(\.lastError)
+        #expect(errors.contains { $0.localizedCaseInsensitiveContains("space") }, "the error says the disk is full: \(errors)")
+        let usage = try await daemon.client.send(CacheStatusRequest())
+        #expect(usage.libraryFiles == 0, "nothing half-written counts as a library file")
+        #expect(daemon.libraryFiles().filter { $0.hasSuffix(".jpg") }.isEmpty, "no finished-looking file that is not complete")
+        #expect(try Store(path: daemon.databasePath).integrityCheck() == ["ok"])
+        #expect(try await daemon.client.send(PhotosListRequest(liked: true)).total == 3, "the likes themselves are safe")
+
+        // Room again: the queue's retries complete every file.
+        try await mount(["-o", "remount,size=64m", data])
+        let done = try await daemon.waitForLibrary(files: 3, timeout: .seconds(60))
+        #expect(done.libraryFiles == 3)
+        #expect(daemon.leftovers().isEmpty, "no .part files left: \(daemon.leftovers())")
+        await daemon.stop()
+    }
+
+    func mount(_ arguments: [String]) async throws {
+        let result = try await ChildProcess.run("/usr/bin/mount", arguments, environment: ["PATH": "/usr/bin:/bin"])
+        guard result.status == 0 else { throw DevstackError.failed("mount \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+}
