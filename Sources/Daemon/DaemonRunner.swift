@@ -104,16 +104,17 @@ public enum DaemonRunner {
 
         // Sync (issue 6): likes and unlikes go out through the push engine, which wakes on new ops,
         // sign-ins and connectivity changes, and otherwise sleeps.
+        let gate = SyncGate()  // push batches and pull pages take turns
         let pushEngine = account.backend.map { backend in
             PushEngine(
-                store: store, session: account.manager, backend: backend, network: network, logger: logger,
+                store: store, session: account.manager, backend: backend, network: network, gate: gate, logger: logger,
                 outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
         }
         // Pull (issue 7): the server's likes come down on sign-in, reconnect, sync.now and a schedule.
         let pullEngine = account.backend.map { backend in
             PullEngine(
                 store: store, session: account.manager, backend: backend, network: network,
-                interval: .seconds(config.pullIntervalSeconds), logger: logger
+                interval: .seconds(config.pullIntervalSeconds), gate: gate, logger: logger
             ) { changes in
                 LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
                 for change in changes { state.bus.publish(.photoChanged(change)) }

@@ -39,11 +39,14 @@ public final class PushEngine: Service, Sendable {
     private let logger: Logger
     private let outboxChanged: @Sendable () -> Void
     private let wakeup = Wakeup()
+    private let gate: SyncGate
 
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend?, network: NetworkGate,
-        configuration: Configuration = .init(), logger: Logger, outboxChanged: @escaping @Sendable () -> Void
+        configuration: Configuration = .init(), gate: SyncGate = SyncGate(), logger: Logger,
+        outboxChanged: @escaping @Sendable () -> Void
     ) {
+        self.gate = gate
         self.store = store
         self.session = session
         self.pusher = backend.map(LikesPusher.init(backend:))
@@ -104,22 +107,29 @@ public final class PushEngine: Service, Sendable {
         guard let pusher else { return report }
         while !Task.isCancelled {
             let now = Date()
-            let batch: [OutboxEntry]
-            do {
-                batch = try store.write { db in
-                    let due = try OutboxStore.due(db, accountId: accountId, entity: LikeActions.entity, now: now, limit: self.configuration.batchSize)
-                    try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
-                    return due
+            let round = await gate.run { () -> (batch: Int, report: Report, keepGoing: Bool) in
+                let batch: [OutboxEntry]
+                do {
+                    batch = try self.store.write { db in
+                        let due = try OutboxStore.due(db, accountId: accountId, entity: LikeActions.entity, now: now, limit: self.configuration.batchSize)
+                        try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
+                        return due
+                    }
+                } catch {
+                    self.logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
+                    return (0, Report(), false)
                 }
-            } catch {
-                logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
-                return report
+                if batch.isEmpty { return (0, Report(), false) }
+                self.outboxChanged()
+                var roundReport = Report()
+                let keepGoing = await self.send(batch, pusher: pusher, report: &roundReport)
+                self.outboxChanged()
+                return (batch.count, roundReport, keepGoing)
             }
-            if batch.isEmpty { break }
-            outboxChanged()
-            let keepGoing = await send(batch, pusher: pusher, report: &report)
-            outboxChanged()
-            if !keepGoing { break }
+            report.pushed += round.report.pushed
+            report.rejected += round.report.rejected
+            report.deferred += round.report.deferred
+            if round.batch == 0 || !round.keepGoing { break }
         }
         return report
     }

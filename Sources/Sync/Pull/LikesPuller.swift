@@ -27,32 +27,49 @@ struct LikesPuller: Sendable {
     }
 
     /// Pulls every page since the cursor. `token` is the user's access token.
-    func pull(accountId: String, token: String) async throws(BackendError) -> Applied {
+    func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> Applied {
         var applied = Applied()
         while true {
-            let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: "likes") }) ?? .start
-            let fetchStarted = Date()
-            let response = try await backend.send(
-                "GET", "/rest/v1/likes",
-                query: [("select", "id,photo_id,liked_at,updated_at,deleted_at"), ("or", cursor.afterFilter),
-                        ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
-                bearer: token)
-            let rows = try SupabaseBackend.decode([ServerLike].self, from: response)
-            if rows.isEmpty { break }
-            let unknown = try unknownPhotos(rows.map(\.photo_id))
-            let photos = unknown.isEmpty ? [] : try await fetchPhotos(unknown, token: token)
-            do {
-                let page = try store.write { db in
-                    try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, db: db)
+            // One page at a time, fetched and applied in the same turn as no push (see SyncGate).
+            let outcome = await gate.run { () -> Result<(Applied, Bool), BackendError> in
+                do throws(BackendError) {
+                    return .success(try await self.pullPage(accountId: accountId, token: token))
+                } catch {
+                    return .failure(error)
                 }
-                applied.changes += page
-                applied.rows += rows.count
-            } catch {
-                throw .malformed(status: response.status, detail: "cannot apply pulled likes: \(error)")
             }
-            if rows.count < pageSize { break }
+            let (page, more) = try outcome.get()
+            applied.changes += page.changes
+            applied.rows += page.rows
+            if !more { break }
         }
         return applied
+    }
+
+    /// One page: the rows after the cursor, applied; `more` when a full page came back.
+    private func pullPage(accountId: String, token: String) async throws(BackendError) -> (Applied, Bool) {
+        var applied = Applied()
+        let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: "likes") }) ?? .start
+        let fetchStarted = Date()
+        let response = try await backend.send(
+            "GET", "/rest/v1/likes",
+            query: [("select", "id,photo_id,liked_at,updated_at,deleted_at"), ("or", cursor.afterFilter),
+                    ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
+            bearer: token)
+        let rows = try SupabaseBackend.decode([ServerLike].self, from: response)
+        if rows.isEmpty { return (applied, false) }
+        let unknown = try unknownPhotos(rows.map(\.photo_id))
+        let photos = unknown.isEmpty ? [] : try await fetchPhotos(unknown, token: token)
+        do {
+            let page = try store.write { db in
+                try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, db: db)
+            }
+            applied.changes += page
+            applied.rows += rows.count
+        } catch {
+            throw .malformed(status: response.status, detail: "cannot apply pulled likes: \(error)")
+        }
+        return (applied, rows.count == pageSize)
     }
 
     private func unknownPhotos(_ ids: [String]) throws(BackendError) -> [String] {

@@ -17,11 +17,13 @@ public final class PullEngine: Service, Sendable {
     private let logger: Logger
     private let changed: @Sendable ([PhotoChange]) -> Void
     private let wakeup = Wakeup()
+    private let gate: SyncGate
 
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend, network: NetworkGate, interval: Duration = .seconds(300),
-        logger: Logger, changed: @escaping @Sendable ([PhotoChange]) -> Void
+        gate: SyncGate = SyncGate(), logger: Logger, changed: @escaping @Sendable ([PhotoChange]) -> Void
     ) {
+        self.gate = gate
         self.store = store
         self.session = session
         self.puller = LikesPuller(backend: backend, store: store)
@@ -58,7 +60,7 @@ public final class PullEngine: Service, Sendable {
         let started = ContinuousClock.now
         do throws(AccountFailure) {
             let applied = try await session.authorized { token throws(BackendError) in
-                try await self.puller.pull(accountId: accountId, token: token)
+                try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
             }
             if !applied.changes.isEmpty { changed(applied.changes) }
             if applied.rows > 0 {

@@ -1,0 +1,32 @@
+/// Push batches and pull pages take turns. A pull page read while a change is on its way could
+/// otherwise be applied after that change landed, undoing it locally; with turns, a pull either sees
+/// the change still pending (and leaves it alone) or reads the server after it landed.
+public actor SyncGate {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    public init() {}
+
+    public func run<T: Sendable>(_ body: @Sendable () async -> T) async -> T {
+        await acquire()
+        let result = await body()
+        release()
+        return result
+    }
+
+    private func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func release() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()  // the turn passes on; busy stays true
+        }
+    }
+}
