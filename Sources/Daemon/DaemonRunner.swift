@@ -114,7 +114,11 @@ public enum DaemonRunner {
         let pullEngine = account.backend.map { backend in
             PullEngine(
                 store: store, session: account.manager, backend: backend, network: network,
-                interval: .seconds(config.pullIntervalSeconds), gate: gate, logger: logger
+                interval: .seconds(config.pullIntervalSeconds), gate: gate, logger: logger,
+                synced: {
+                    state.markSynced()
+                    notifier.status(state.statusLine())
+                }
             ) { changes in
                 LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
                 for change in changes { state.bus.publish(.photoChanged(change)) }

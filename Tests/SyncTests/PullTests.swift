@@ -27,6 +27,7 @@ import TestSupport
         _ = try await a.syncUntilDrained()
         _ = try await b.syncUntilDrained()
         #expect(try await liked(b) == Set(ids[0..<6]), "B shows A's likes after its pull")
+        #expect(try await b.client.send(StatusRequest()).lastSyncAt != nil, "status says when it last synced")
         let shown = try await b.client.send(PhotosListRequest(liked: true, text: "Photo", limit: 100))
         #expect(shown.total == 6, "the photos' metadata came with them")
 

@@ -31,6 +31,11 @@ public final class DaemonState: Sendable {
     public func setOutbox(_ counts: OutboxCounts) { change(\.outbox, to: counts, event: Event.outboxChanged) }
     public func setAccount(_ status: AccountStatus) { change(\.account, to: status, event: Event.accountChanged) }
 
+    /// The server and this machine agreed at `date` (a pull finished); shown as "synced HH:MM".
+    public func markSynced(_ date: Date = Date()) {
+        values.withLock { $0.lastSync = date }
+    }
+
     /// A new connectivity state; `since` alone changing is not news.
     public func setConnectivity(_ status: ConnectivityStatus) {
         let current = values.withLock { $0.connectivity }
@@ -58,7 +63,8 @@ public final class DaemonState: Sendable {
         return DaemonStatus(
             version: SplashVersion.current, pid: getpid(), startedAt: startedAt,
             uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-            directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library)
+            directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
+            lastSyncAt: v.lastSync)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.

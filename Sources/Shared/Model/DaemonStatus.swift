@@ -11,10 +11,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var connectivity: ConnectivityStatus
     public var outbox: OutboxCounts
     public var library: LibraryCounts
+    /// When the last pull from the server finished (nil: not since the daemon started).
+    public var lastSyncAt: Date?
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
-        account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts
+        account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
+        lastSyncAt: Date? = nil
     ) {
         self.version = version
         self.pid = pid
@@ -25,6 +28,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.connectivity = connectivity
         self.outbox = outbox
         self.library = library
+        self.lastSyncAt = lastSyncAt
     }
 
     public static let example = DaemonStatus(

@@ -16,14 +16,17 @@ public final class PullEngine: Service, Sendable {
     private let interval: Duration
     private let logger: Logger
     private let changed: @Sendable ([PhotoChange]) -> Void
+    private let synced: @Sendable () -> Void
     private let wakeup = Wakeup()
     private let gate: SyncGate
 
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend, network: NetworkGate, interval: Duration = .seconds(300),
-        gate: SyncGate = SyncGate(), logger: Logger, changed: @escaping @Sendable ([PhotoChange]) -> Void
+        gate: SyncGate = SyncGate(), logger: Logger, synced: @escaping @Sendable () -> Void = {},
+        changed: @escaping @Sendable ([PhotoChange]) -> Void
     ) {
         self.gate = gate
+        self.synced = synced
         self.store = store
         self.session = session
         self.puller = LikesPuller(backend: backend, store: store)
@@ -63,6 +66,7 @@ public final class PullEngine: Service, Sendable {
                 try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
             }
             if !applied.changes.isEmpty { changed(applied.changes) }
+            synced()
             if applied.rows > 0 {
                 logger.info("pulled \(applied.rows) likes, \(applied.changes.count) changed here", metadata: [
                     "splashd_op": "pull", "splashd_count": "\(applied.rows)",

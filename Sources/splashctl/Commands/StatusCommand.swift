@@ -28,6 +28,7 @@ struct StatusCommand: AsyncParsableCommand {
             ["account", account],
             ["connectivity", connectivity],
             ["outbox", "\(outbox.pending) pending · \(outbox.inFlight) in flight · \(outbox.rejected) rejected"],
+            ["synced", status.lastSyncAt.map { Formatting.relative($0) } ?? "not since start"],
             ["library", "\(library.photos) photos · \(library.liked) liked · \(library.edited) edited · \(library.dismissed) dismissed"],
             ["files", "\(library.files) (\(Formatting.bytes(library.bytes)))"],
             ["socket", status.directories.socket],
