@@ -8,52 +8,16 @@ import SplashClient
 import Store
 import TestSupport
 
-/// A real splashd against devstack for the image tests: the Unsplash API configured (download tracking),
-/// a signed-up account, and photos from devstack's catalogue whose URLs point at its /cdn.
-final class ImagesDaemon: Sendable {
+/// The image tests' daemon is the sync tests' one (Unsplash configured, a signed-up account), with
+/// helpers for photos from devstack's catalogue whose URLs point at its /cdn.
+typealias ImagesDaemon = SyncDaemon
+
+extension SyncDaemon {
     struct Photo: Sendable {
         var id: String
         var remoteId: String
         /// The regular rendition's URL.
         var url: String
-    }
-
-    let directory: String
-    let devstack: Devstack
-    let email: String
-    let process: DaemonProcess
-    let client: SplashClient
-
-    var databasePath: String { directory + "/state/splashd.sqlite" }
-
-    private init(directory: String, devstack: Devstack, email: String, process: DaemonProcess, client: SplashClient) {
-        self.directory = directory
-        self.devstack = devstack
-        self.email = email
-        self.process = process
-        self.client = client
-    }
-
-    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil, config: String? = nil) async throws -> ImagesDaemon {
-        let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("splashd-img-\(UUID().uuidString.prefix(8))").path
-        var environment = devstack.daemonEnvironment
-        environment["SPLASHD_UNSPLASH_API_URL"] = devstack.env["SPLASHD_UNSPLASH_API_URL"]
-        environment["SPLASHD_UNSPLASH_ACCESS_KEY"] = devstack.env["SPLASHD_UNSPLASH_ACCESS_KEY"]
-        var arguments: [String] = []
-        if let config {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            try config.write(toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
-            arguments = ["--config", dir + "/config.toml"]
-        }
-        let process = try DaemonProcess(directory: dir, arguments: arguments, environment: environment, withNotifySocket: false)
-        let client = try await process.waitUntilListening()
-        var account = email
-        if account == nil {
-            let fresh = "img-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-            _ = try await client.send(SignupRequest(email: fresh, password: "correct horse battery", username: "i" + UUID().uuidString.prefix(8).lowercased()))
-            account = fresh
-        }
-        return ImagesDaemon(directory: dir, devstack: devstack, email: account!, process: process, client: client)
     }
 
     /// Puts the first `count` photos of devstack's Unsplash catalogue into the store, URLs and all.
@@ -140,12 +104,6 @@ final class ImagesDaemon: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
-    }
-
-    func stop() async {
-        await client.close()
-        process.signal(SIGTERM)
-        _ = await process.waitForExit()
     }
 }
 

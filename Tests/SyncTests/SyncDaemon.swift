@@ -24,9 +24,20 @@ final class SyncDaemon: Sendable {
     }
 
     /// Starts a daemon in `directory` (a new one when nil); signs up a fresh account when `email` is nil.
-    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil) async throws -> SyncDaemon {
+    /// The Unsplash API is configured too (the image tests need its download tracking); `config` is
+    /// written as the daemon's config file.
+    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil, config: String? = nil) async throws -> SyncDaemon {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("splashd-sync-\(UUID().uuidString.prefix(8))").path
-        let process = try DaemonProcess(directory: dir, environment: devstack.daemonEnvironment, withNotifySocket: false)
+        var environment = devstack.daemonEnvironment
+        environment["SPLASHD_UNSPLASH_API_URL"] = devstack.env["SPLASHD_UNSPLASH_API_URL"]
+        environment["SPLASHD_UNSPLASH_ACCESS_KEY"] = devstack.env["SPLASHD_UNSPLASH_ACCESS_KEY"]
+        var arguments: [String] = []
+        if let config {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try config.write(toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
+            arguments = ["--config", dir + "/config.toml"]
+        }
+        let process = try DaemonProcess(directory: dir, arguments: arguments, environment: environment, withNotifySocket: false)
         let client = try await process.waitUntilListening()
         var account = email
         if account == nil {
