@@ -7,13 +7,10 @@ import Store
 /// by id; topic pages are kept ranked like searches so they answer offline.
 extension SearchService {
     public func random(_ request: PhotosRandomRequest, accountId: String) async throws(SourceError) -> PhotosRandomResult {
-        let key = try unsplashKey()
         var query = [("count", String(request.count ?? 1))]  // with count, always an array
         if let topic = request.topic { query.append(("topics", topic)) }
         if let text = request.query { query.append(("query", text)) }
-        let response = try await sourceHTTP.get(
-            configuration.unsplashAPIURL + "/photos/random", query: query,
-            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+        let response = try await unsplashGet("/photos/random", query: query)
         let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: "Unsplash").map { $0.record(fetchedAt: Date()) }
         let summaries = (try? store.write { db -> [PhotoSummary] in
             for photo in photos { try Self.upsert(photo, db: db) }
@@ -25,10 +22,7 @@ extension SearchService {
     public func topics(_ request: TopicsListRequest) async throws(SourceError) -> TopicsListResult {
         let cacheKey = "unsplash.topics.\(request.order ?? "featured")"
         do {
-            let key = try unsplashKey()
-            let response = try await sourceHTTP.get(
-                configuration.unsplashAPIURL + "/topics", query: [("order_by", request.order ?? "featured"), ("per_page", "30")],
-                headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+            let response = try await unsplashGet("/topics", query: [("order_by", request.order ?? "featured"), ("per_page", "30")])
             struct Wire: Decodable {
                 var id: String
                 var slug: String
@@ -67,12 +61,9 @@ extension SearchService {
         let page = request.page ?? 1, perPage = request.perPage ?? 10
         let key = Self.paramsKey(asSearch)
         do {
-            let apiKey = try unsplashKey()
             var query = [("page", String(page)), ("per_page", String(perPage))]
             if let order = request.order { query.append(("order_by", order)) }
-            let response = try await sourceHTTP.get(
-                configuration.unsplashAPIURL + "/topics/\(request.slug)/photos", query: query,
-                headers: [("Authorization", "Client-ID \(apiKey)"), ("Accept-Version", "v1")], service: "Unsplash")
+            let response = try await unsplashGet("/topics/\(request.slug)/photos", query: query)
             let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: "Unsplash").map { $0.record(fetchedAt: Date()) }
             let total = response.headers["X-Total"].flatMap(Int.init) ?? photos.count
             let now = Date()

@@ -97,24 +97,17 @@ public final class SearchService: Sendable {
             if let from = request.yearFrom { query.append(("year_start", String(from))) }
             if let to = request.yearTo { query.append(("year_end", String(to))) }
             let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/search", query: query, headers: [], service: "NASA's library")
-            guard let search = try? JSONDecoder().decode(NASASearch.self, from: Data(response.body)) else {
-                throw .malformed("NASA's search answer is not the expected JSON")
-            }
+            let search = try sourceHTTP.decode(NASASearch.self, response, service: "NASA's library")
             let photos = search.collection.items.compactMap { NASASearch.record($0, fetchedAt: now) }
             let total = search.collection.metadata?.total_hits ?? photos.count
             return Fetched(photos: photos, total: total, totalPages: max(1, (total + perPage - 1) / perPage))
         default:
-            let key = try unsplashKey()
             var query = [("query", request.query), ("page", String(page)), ("per_page", String(perPage))]
             if let color = request.color { query.append(("color", color)) }
             if let orientation = request.orientation { query.append(("orientation", orientation)) }
             if let order = request.order { query.append(("order_by", order)) }
-            let response = try await sourceHTTP.get(
-                configuration.unsplashAPIURL + "/search/photos", query: query,
-                headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
-            guard let search = try? JSONDecoder().decode(UnsplashSearchPage.self, from: Data(response.body)) else {
-                throw .malformed("Unsplash's search answer is not the expected JSON")
-            }
+            let response = try await unsplashGet("/search/photos", query: query)
+            let search = try sourceHTTP.decode(UnsplashSearchPage.self, response, service: "Unsplash")
             let total = search.total ?? search.results.count
             return Fetched(photos: search.results.map { $0.record(fetchedAt: now) }, total: total, totalPages: search.total_pages ?? 1)
         }
@@ -127,8 +120,12 @@ public final class SearchService: Sendable {
         return key
     }
 
-    var unsplashHeaders: [(String, String)] {
-        [("Authorization", "Client-ID \(configuration.unsplashAccessKey ?? "")"), ("Accept-Version", "v1")]
+    /// `GET <unsplash api><path>` with the access key: every Unsplash call goes through here.
+    func unsplashGet(_ path: String, query: [(String, String)]) async throws(SourceError) -> HTTPResponse {
+        let key = try unsplashKey()
+        return try await sourceHTTP.get(
+            configuration.unsplashAPIURL + path, query: query,
+            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
     }
 
     // MARK: - The store

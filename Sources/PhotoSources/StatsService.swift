@@ -4,14 +4,12 @@ import Shared
 extension SearchService {
     /// `GET /photos/<id>/statistics?resolution=days&quantity=30`.
     public func stats(_ request: PhotosStatsRequest) async throws(SourceError) -> PhotoStatsResult {
-        let key = try unsplashKey()
         let remoteID = String(request.id.dropFirst("unsplash:".count))
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-_")
-        let response = try await sourceHTTP.get(
-            configuration.unsplashAPIURL + "/photos/\(remoteID.addingPercentEncoding(withAllowedCharacters: allowed) ?? remoteID)/statistics",
-            query: [("resolution", "days"), ("quantity", "30")],
-            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+        let response = try await unsplashGet(
+            "/photos/\(remoteID.addingPercentEncoding(withAllowedCharacters: allowed) ?? remoteID)/statistics",
+            query: [("resolution", "days"), ("quantity", "30")])
         struct Wire: Decodable {
             struct Series: Decodable {
                 struct Historical: Decodable {
