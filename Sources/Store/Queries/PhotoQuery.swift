@@ -23,9 +23,7 @@ public struct PhotoQuery: Sendable {
             LEFT JOIN likes l ON l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL
             """
         let rows = try Row.fetchAll(db, sql: """
-            SELECT p.id, p.source, p.title, p.author_name, p.width, p.height, p.color, p.color_bucket,
-                   p.created_at, p.fetched_at, p.dismissed_at, l.liked_at,
-                   (SELECT count(*) FROM edits e WHERE e.photo_id = p.id AND e.deleted_at IS NULL) AS edit_count
+            \(Self.summaryColumns)
             \(from)
             \(whereSQL)
             ORDER BY \(orderSQL())
@@ -40,9 +38,7 @@ public struct PhotoQuery: Sendable {
     public static func summaries(_ db: Database, ids: [String], accountId: String) throws -> [PhotoSummary] {
         guard !ids.isEmpty else { return [] }
         let rows = try Row.fetchAll(db, sql: """
-            SELECT p.id, p.source, p.title, p.author_name, p.width, p.height, p.color, p.color_bucket,
-                   p.created_at, p.fetched_at, p.dismissed_at, l.liked_at,
-                   (SELECT count(*) FROM edits e WHERE e.photo_id = p.id AND e.deleted_at IS NULL) AS edit_count
+            \(Self.summaryColumns)
             FROM photos p
             LEFT JOIN likes l ON l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL
             WHERE p.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ","))) AND p.dismissed_at IS NULL
@@ -93,6 +89,13 @@ public struct PhotoQuery: Sendable {
             .map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }
         return terms.isEmpty ? nil : terms.joined(separator: " ")
     }
+
+    /// What `summary(_:)` reads; both queries select exactly this.
+    static let summaryColumns = """
+        SELECT p.id, p.source, p.title, p.author_name, p.width, p.height, p.color, p.color_bucket,
+               p.created_at, p.fetched_at, p.dismissed_at, l.liked_at,
+               (SELECT count(*) FROM edits e WHERE e.photo_id = p.id AND e.deleted_at IS NULL) AS edit_count
+        """
 
     private static func summary(_ row: Row) -> PhotoSummary {
         PhotoSummary(
