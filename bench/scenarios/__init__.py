@@ -1,0 +1,1 @@
+"""One module per scenario of issue 11; each has ID, TITLE, TARGET and run(ctx) -> result dict."""
