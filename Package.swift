@@ -14,6 +14,7 @@
 //   Connectivity  netlink + active probe: online, offline, degraded
 //   Sync          the outbox push engine (and pull)
 //   PhotoSources  Unsplash and NASA: search, kept in the store
+//   Editing       libvips: filters, previews, image headers, perceptual hashes
 //   Daemon        composition root: config, directories, the service graph
 //   splashd, splashctl  executables that only wire things together
 import PackageDescription
@@ -43,6 +44,7 @@ let package = Package(
         // (libsqlite3 arrives the same way through GRDB's own GRDBSQLite system library target.)
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         .target(name: "Shared", swiftSettings: strict),
         .target(name: "SplashClient", dependencies: ["Shared"], swiftSettings: strict),
@@ -90,6 +92,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        .target(name: "Editing", dependencies: ["CVips", "Shared"], swiftSettings: strict),
         .target(
             name: "PhotoSources",
             dependencies: [
@@ -161,6 +164,8 @@ let package = Package(
             name: "SourceTests",
             dependencies: ["PhotoSources", "Daemon", "Shared", "SplashClient", "Store", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "EditingTests", dependencies: ["Editing", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
             dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],

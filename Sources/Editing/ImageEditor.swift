@@ -1,0 +1,153 @@
+import CVips
+import Dispatch
+import Foundation
+import Shared
+
+/// Reads images and renders edits with libvips. The public face of this module: everything else in it
+/// is how.
+///
+/// Work runs on one serial queue of its own, never on Swift's cooperative threads (libvips blocks,
+/// and uses two worker threads of its own). Nothing here writes a file: results come back as JPEG
+/// bytes, and the caller writes them atomically where they belong.
+public struct ImageEditor: Sendable {
+    public struct Limits: Sendable, Equatable {
+        /// Images above this many pixels are refused from their header, before decoding.
+        public var maxPixels: Int
+        /// JPEG quality of saved edits, 1...100.
+        public var jpegQuality: Int
+
+        public init(maxPixels: Int = 64_000_000, jpegQuality: Int = 90) {
+            self.maxPixels = maxPixels
+            self.jpegQuality = jpegQuality
+        }
+    }
+
+    public let limits: Limits
+    private static let queue = DispatchQueue(label: "splashd.editing", qos: .utility)
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Size and format from the header alone.
+    public func probe(_ source: URL) async throws(EditingError) -> ImageInfo {
+        try await run { () throws(EditingError) -> ImageInfo in try Self.open(source, limits: limits, sequential: true).info }
+    }
+
+    /// A small rendering, `size` pixels on its longer side at most, decoded with shrink-on-load.
+    public func preview(source: URL, steps: [FilterStep], size: Int) async throws(EditingError) -> RenderedImage {
+        try await run { () throws(EditingError) -> RenderedImage in
+            let opened = try Self.open(source, limits: limits, sequential: true)
+            let thumbnail = try VipsPicture.make("thumbnail") { out in
+                source.path.withCString { splashd_vips_thumbnail($0, out, Int32(size)) }
+            }
+            let scale = Double(thumbnail.width) / Double(max(1, opened.info.width))
+            return try Self.render(thumbnail, steps: steps, scale: scale, quality: limits.jpegQuality)
+        }
+    }
+
+    /// The full-size edit: orientation applied, sRGB, JPEG at the configured quality.
+    public func render(source: URL, steps: [FilterStep]) async throws(EditingError) -> RenderedImage {
+        try await run { () throws(EditingError) -> RenderedImage in
+            let opened = try Self.open(source, limits: limits, sequential: true)
+            var image = opened.picture
+            if opened.info.orientation > 1 {
+                // Rotating needs the pixels in any order: reopen for random access.
+                let random = try Self.open(source, limits: limits, sequential: false)
+                image = try random.picture.then("autorot") { splashd_vips_autorot($0, $1) }
+            }
+            return try Self.render(image, steps: steps, scale: 1, quality: limits.jpegQuality)
+        }
+    }
+
+    // MARK: - Inside the queue
+
+    struct Opened {
+        let picture: VipsPicture
+        let info: ImageInfo
+    }
+
+    static func open(_ source: URL, limits: Limits, sequential: Bool) throws(EditingError) -> Opened {
+        try VipsRuntime.start()
+        let path = source.path
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw .unsupported("\(path) is not a regular file") }
+        guard access(path, R_OK) == 0 else { throw .io("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard let loader = splashd_vips_find_loader(path) else {
+            _ = VipsRuntime.takeError()
+            throw .unsupported("\(URL(fileURLWithPath: path).lastPathComponent) is not in a known image format (JPEG, PNG, WebP, TIFF, GIF, HEIF)")
+        }
+        guard let pointer = splashd_vips_open(path, sequential ? 1 : 0) else {
+            throw .corrupt(VipsRuntime.takeError())
+        }
+        let picture = VipsPicture(owning: pointer)
+        let swaps = splashd_vips_orientation_swaps(pointer) != 0
+        let info = ImageInfo(
+            width: swaps ? picture.height : picture.width, height: swaps ? picture.width : picture.height,
+            format: ImageInfo.format(ofLoader: String(cString: loader)), orientation: picture.orientation)
+        guard info.width * info.height <= limits.maxPixels else {
+            throw .tooLarge(width: info.width, height: info.height, limitPixels: limits.maxPixels)
+        }
+        return Opened(picture: picture, info: info)
+    }
+
+    /// Normalises to 3-band float sRGB (alpha flattened onto white), filters, and encodes.
+    static func render(_ image: VipsPicture, steps: [FilterStep], scale: Double, quality: Int) throws(EditingError) -> RenderedImage {
+        var working = image
+        if working.hasAlpha { working = try working.then("flatten") { splashd_vips_flatten_white($0, $1) } }
+        working = try working.then("colourspace") { splashd_vips_to_srgb($0, $1) }
+        guard working.bands == 3 else { throw .unsupported("images with \(working.bands) colour channels") }
+        working = try working.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_FLOAT) }
+        working = try FilterRenderer(scale: scale).apply(steps, to: working)
+        // Round, then clip to 0...255 (libvips' cast clips out-of-range values).
+        working = try working.then("linear") { input, out in
+            var a = 1.0, b = 0.5
+            return splashd_vips_linear(input, out, &a, &b, 1)
+        }
+        working = try working.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        // Decoding happens here, as the encoder pulls pixels through the pipeline: a damaged file
+        // fails now, and nothing has been written anywhere.
+        guard splashd_vips_jpegsave_buffer(working.pointer, &buffer, &length, Int32(quality)) == 0, let buffer else {
+            throw .corrupt(VipsRuntime.takeError())
+        }
+        defer { g_free(buffer) }
+        return RenderedImage(jpeg: Data(bytes: buffer, count: length), width: working.width, height: working.height)
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable () throws(EditingError) -> T) async throws(EditingError) -> T {
+        let result: Result<T, EditingError> = await withCheckedContinuation { continuation in
+            Self.queue.async {
+                continuation.resume(returning: Result { () throws(EditingError) -> T in try body() })
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// What a header says.
+public struct ImageInfo: Sendable, Equatable {
+    /// As displayed, after the EXIF orientation.
+    public var width: Int
+    public var height: Int
+    /// jpeg, png, webp, tiff, gif, heif, or the loader's name.
+    public var format: String
+    public var orientation: Int
+
+    static func format(ofLoader loader: String) -> String {
+        let name = loader.lowercased()
+        for format in ["jpeg", "png", "webp", "tiff", "gif", "heif", "svg", "pdf"] where name.contains(format) { return format }
+        return name
+    }
+}
+
+/// An encoded result.
+public struct RenderedImage: Sendable, Equatable {
+    public var jpeg: Data
+    public var width: Int
+    public var height: Int
+}

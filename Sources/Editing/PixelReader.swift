@@ -1,0 +1,59 @@
+import CVips
+import Foundation
+
+/// Decoded 8-bit pixels, row by row, `bands` values per pixel.
+public struct RawPixels: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var bands: Int
+    public var bytes: [UInt8]
+
+    public func value(x: Int, y: Int, band: Int) -> UInt8 {
+        bytes[(y * width + x) * bands + band]
+    }
+}
+
+/// Pixels out of an encoded image: golden-image tests compare them, the perceptual hash reads a
+/// 32 × 32 grey one.
+public enum PixelReader {
+    /// Every pixel of an encoded image (JPEG, PNG, ...) as 8-bit sRGB.
+    public static func rgb(encoded data: Data) throws(EditingError) -> RawPixels {
+        try VipsRuntime.start()
+        var bytes = [UInt8](data)
+        // The decoder reads the bytes lazily: they must outlive the picture, so it is made into raw
+        // pixels inside this scope.
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(EditingError) -> RawPixels in
+                let decoded = try VipsPicture.make("decode") { out in
+                    splashd_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, out, 1 << 20)
+                }
+                return try raw(try decoded.then("colourspace") { splashd_vips_to_srgb($0, $1) })
+            }
+        }
+        return try result.get()
+    }
+
+    /// `file` shrunk to exactly `size` × `size` grey pixels (orientation applied).
+    public static func grey(file: URL, size: Int, limits: ImageEditor.Limits) throws(EditingError) -> RawPixels {
+        _ = try ImageEditor.open(file, limits: limits, sequential: true)
+        let small = try VipsPicture.make("thumbnail") { out in
+            file.path.withCString { splashd_vips_thumbnail_forced($0, out, Int32(size), Int32(size)) }
+        }
+        var image = small
+        if image.hasAlpha { image = try image.then("flatten") { splashd_vips_flatten_white($0, $1) } }
+        image = try image.then("colourspace") { splashd_vips_to_bw($0, $1) }
+        image = try image.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        return try raw(image)
+    }
+
+    static func raw(_ image: VipsPicture) throws(EditingError) -> RawPixels {
+        let eight = try image.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        var length = 0
+        guard let memory = splashd_vips_write_memory(eight.pointer, &length) else {
+            throw .corrupt(VipsRuntime.takeError())
+        }
+        defer { g_free(memory) }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: memory, count: length))
+        return RawPixels(width: eight.width, height: eight.height, bands: eight.bands, bytes: bytes)
+    }
+}
