@@ -54,7 +54,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "Library",
-            dependencies: ["Shared", "Store", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Shared", "Store", "Editing", "HTTP", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
             name: "Journal",
@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Shared", "Store", "HTTP", "Account", "Connectivity",
+                "Shared", "Store", "Library", "HTTP", "Account", "Connectivity",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Shared", "Store", "Library", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
+                "Shared", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

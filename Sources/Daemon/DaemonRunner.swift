@@ -107,13 +107,13 @@ public enum DaemonRunner {
         let gate = SyncGate()  // push batches and pull pages take turns
         let pushEngine = account.backend.map { backend in
             PushEngine(
-                store: store, session: account.manager, backend: backend, network: network, gate: gate, logger: logger,
-                outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
+                store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
+                gate: gate, logger: logger, outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
         }
         // Pull (issue 7): the server's likes come down on sign-in, reconnect, sync.now and a schedule.
         let pullEngine = account.backend.map { backend in
             PullEngine(
-                store: store, session: account.manager, backend: backend, network: network,
+                store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
                 interval: .seconds(config.pullIntervalSeconds), gate: gate, logger: logger,
                 synced: {
                     state.markSynced()
@@ -142,6 +142,9 @@ public enum DaemonRunner {
             config: config, store: store, state: state, directories: directories, network: network, logger: logger)
         _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in images?.queue.ring() }
 
+        // Editing (issue 9): libvips renders beside the original; the outbox uploads to Storage.
+        let edits = EditRoutes.makeCapability(config: config, store: store, directories: directories, images: images, network: network)
+
         // Sources (issue 8): searches, topics and followed feeds, kept in the store.
         let search = Self.makeSearchService(config: config, store: store, logger: logger)
         let feeds = search.map { FeedService(search: $0, logger: logger) }
@@ -156,7 +159,7 @@ public enum DaemonRunner {
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: search, feeds: feeds,
-                images: images),
+                images: images, edits: edits),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and

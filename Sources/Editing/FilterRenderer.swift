@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Shared
 
 /// Applies a resolved pipeline to an image in float sRGB. Runs of colour filters fold into one

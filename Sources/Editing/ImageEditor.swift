@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Dispatch
 import Foundation
 import Shared

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Foundation
 
 /// Decoded 8-bit pixels, row by row, `bands` values per pixel.

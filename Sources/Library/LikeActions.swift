@@ -84,9 +84,7 @@ public struct LikeActions: Sendable {
         let payload = Payload(
             photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt,
             wasNew: pendingPayload?.wasNew ?? (existing == nil),
-            photo: PhotoMetadata(
-                title: photo.title, description: photo.description, authorName: photo.authorName, authorUrl: photo.authorUrl,
-                color: photo.color, width: photo.width, height: photo.height, urls: photo.urls))
+            photo: PhotoMetadata(photo))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .iso8601
@@ -111,10 +109,12 @@ public struct LikeActions: Sendable {
 
 public enum LibraryError: Error, Equatable, CustomStringConvertible {
     case unknownPhoto(String)
+    case unknownEdit(String)
 
     public var description: String {
         switch self {
         case .unknownPhoto(let id): "no photo \(id) in the library; search for it or open it first"
+        case .unknownEdit(let id): "no edit \(id); splashctl edits list shows them"
         }
     }
 }

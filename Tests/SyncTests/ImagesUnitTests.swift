@@ -4,8 +4,8 @@ import Glibc
 import Foundation
 import HTTP
 import Logging
-import Store
 @testable import Sync
+@testable import Store
 import Testing
 import TestSupport
 

@@ -32,7 +32,9 @@ public struct SupabaseBackend: Sendable {
             ("X-Supabase-Api-Version", "2024-01-01"),
             ("Accept", "application/json"),
         ]
-        if body != nil { headers.append(("Content-Type", "application/json")) }
+        if body != nil, !extra.contains(where: { $0.0.lowercased() == "content-type" }) {
+            headers.append(("Content-Type", "application/json"))
+        }
         headers += extra
         let response: HTTPResponse
         do {

@@ -30,6 +30,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var imagesConcurrency = 8
     /// The rendition of a liked photo the library keeps (a key of the photo's `urls`).
     public var imagesVariant = "regular"
+    /// Images above this many megapixels are refused (edits, imports) from their header.
+    public var imagesMaxMegapixels = 64
+    /// JPEG quality of saved edits.
+    public var editsJPEGQuality = 90
 
     public init() {}
 
@@ -79,6 +83,12 @@ public struct DaemonConfig: Sendable, Equatable {
                 throw ConfigError(path: path, line: nil, message: "images.variant must be one of raw, full, regular, small, thumb, orig, large, medium")
             }
             config.imagesVariant = variant
+        },
+        "images.max_megapixels": { config, value, path throws(ConfigError) in
+            config.imagesMaxMegapixels = try value.integer("images.max_megapixels", in: 1...1000, path)
+        },
+        "edits.jpeg_quality": { config, value, path throws(ConfigError) in
+            config.editsJPEGQuality = try value.integer("edits.jpeg_quality", in: 1...100, path)
         },
     ]
 

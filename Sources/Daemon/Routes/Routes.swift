@@ -11,13 +11,14 @@ enum Routes {
     static func make(
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
-        images: ImageCapability? = nil
+        images: ImageCapability? = nil, edits: EditCapability? = nil
     ) -> Router {
         var router = Router(logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state)
         LibraryRoutes.register(into: &router, state: state, library: library, sync: sync, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(into: &router, state: state, store: library.store, images: images)
+        EditRoutes.register(into: &router, state: state, library: library, edits: edits, sync: sync, images: images, logger: logger)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)

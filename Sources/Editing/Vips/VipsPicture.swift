@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 
 /// Owns one `VipsImage` reference and drops it in `deinit`. Every libvips call that makes a new image
 /// goes through `make`, which turns a failure into an `EditingError` carrying libvips' message.

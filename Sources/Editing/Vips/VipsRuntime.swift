@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Foundation
 
 /// libvips, started once per process. Its operation cache is off — the daemon renders each edit once,

@@ -13,16 +13,27 @@ public enum PhotoFileStore {
         public var urls: String?
     }
 
-    /// Photos liked by `accountId` (live likes) with no row for `variant`, most recently liked first so
-    /// that what a person just liked arrives first.
+    /// Library photos of `accountId` — liked, or with a live edit — with no row for `variant`, most
+    /// recently liked or edited first so that what a person just chose arrives first. Local photos are
+    /// files already and never downloaded.
     public static func missing(_ db: Database, accountId: String, variant: String, limit: Int = 10_000) throws -> [Missing] {
         try Row.fetchAll(db, sql: """
-            SELECT p.id, p.source, p.remote_id, p.urls FROM likes l
-            JOIN photos p ON p.id = l.photo_id
-            WHERE l.account_id = ? AND l.deleted_at IS NULL
+            SELECT p.id, p.source, p.remote_id, p.urls FROM photos p
+            JOIN (SELECT photo_id, liked_at AS chosen_at FROM likes WHERE account_id = ? AND deleted_at IS NULL
+                  UNION ALL
+                  SELECT photo_id, created_at FROM edits WHERE account_id = ? AND deleted_at IS NULL) w ON w.photo_id = p.id
+            WHERE p.source != 'local'
               AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = p.id AND f.variant = ?)
-            ORDER BY l.liked_at DESC LIMIT ?
-            """, arguments: [accountId, variant, limit]).map {
+            GROUP BY p.id
+            ORDER BY max(w.chosen_at) DESC LIMIT ?
+            """, arguments: [accountId, accountId, variant, limit]).map {
+            Missing(photoId: $0["id"], source: $0["source"], remoteId: $0["remote_id"], urls: $0["urls"])
+        }
+    }
+
+    /// One photo as a download job, whether or not it is in the library (an edit needs its original).
+    public static func job(_ db: Database, photoId: String) throws -> Missing? {
+        try Row.fetchOne(db, sql: "SELECT id, source, remote_id, urls FROM photos WHERE id = ?", arguments: [photoId]).map {
             Missing(photoId: $0["id"], source: $0["source"], remoteId: $0["remote_id"], urls: $0["urls"])
         }
     }
@@ -84,14 +95,15 @@ public enum PhotoFileStore {
             """, arguments: [limit]).map(File.init(row:))
     }
 
-    /// Cache files of `variant` for photos `accountId` likes: they belong in the library again.
+    /// Cache files of `variant` for photos `accountId` likes or has edited: they belong in the library again.
     public static func repinnable(_ db: Database, accountId: String, variant: String, limit: Int = 500) throws -> [File] {
         try Row.fetchAll(db, sql: """
             SELECT f.* FROM photo_files f
-            JOIN likes l ON l.photo_id = f.photo_id AND l.account_id = ? AND l.deleted_at IS NULL
             WHERE f.in_library = 0 AND f.variant = ?
+              AND (EXISTS (SELECT 1 FROM likes l WHERE l.photo_id = f.photo_id AND l.account_id = ? AND l.deleted_at IS NULL)
+                   OR EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = f.photo_id AND e.account_id = ? AND e.deleted_at IS NULL))
             LIMIT ?
-            """, arguments: [accountId, variant, limit]).map(File.init(row:))
+            """, arguments: [variant, accountId, accountId, limit]).map(File.init(row:))
     }
 
     /// Points a row at the file's new place (library or cache); it moves to the back of the eviction line.

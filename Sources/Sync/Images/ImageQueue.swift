@@ -198,6 +198,42 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
+    /// Fetches one photo's library file now, outside the queue's order: an edit is waiting for its
+    /// original. If the queue is already fetching it, waits for that transfer instead of starting a
+    /// second one into the same file.
+    public func fetchNow(photoId: String) async throws(ImageFailure) {
+        let job: PhotoFileStore.Missing?
+        do {
+            job = try store.read { db in try PhotoFileStore.job(db, photoId: photoId) }
+        } catch {
+            throw ImageFailure(message: "cannot read the library: \(error)", transient: true)
+        }
+        guard let job else { throw ImageFailure(message: "no photo \(photoId) in the store", transient: false) }
+        while state.withLock({ $0.active[photoId] != nil }) {
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                throw ImageFailure(message: "cancelled", transient: true)
+            }
+        }
+        let alreadyThere = (try? store.read { [variant = configuration.variant] db in
+            try PhotoFileStore.files(db, photoId: photoId).contains { $0.variant == variant }
+        }) ?? false
+        if alreadyThere { return }
+        let claimed = state.withLock { state -> Bool in
+            guard state.active[photoId] == nil else { return false }
+            state.active[photoId] = (0, nil)
+            return true
+        }
+        // Lost a race with the queue's own start: wait for that one.
+        guard claimed else { return try await fetchNow(photoId: photoId) }
+        await fetch(job)
+        wakeup.ring()
+        if let retry = state.withLock({ $0.retries[photoId] }) {
+            throw ImageFailure(message: retry.lastError, status: retry.status, transient: true)
+        }
+    }
+
     private func fetch(_ job: PhotoFileStore.Missing) async {
         let started = ContinuousClock.now
         announce(job.photoId, .started)
@@ -337,6 +373,11 @@ public final class ImageQueue: Service, Sendable {
         var removed = 0
         for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
+                // An edit's rendering half-written by a run that died (saved here, or pulled): never recorded.
+                if name.contains(".edit-"), name.hasSuffix(".part") || name.contains(".pulled-") {
+                    if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
+                    continue
+                }
                 guard let suffix = [".download.part", ".download", ".moving"].first(where: { name.hasSuffix($0) }) else { continue }
                 let final = "library/\(source)/" + name.dropLast(suffix.count)
                 if !wanted.contains(final), unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }

@@ -58,8 +58,7 @@ struct LikesPuller: Sendable {
             bearer: token)
         let rows = try SupabaseBackend.decode([ServerLike].self, from: response)
         if rows.isEmpty { return (applied, false) }
-        let unknown = try unknownPhotos(rows.map(\.photo_id))
-        let photos = unknown.isEmpty ? [] : try await fetchPhotos(unknown, token: token)
+        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(\.photo_id), token: token)
         do {
             let page = try store.write { db in
                 try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, db: db)
@@ -72,23 +71,6 @@ struct LikesPuller: Sendable {
         return (applied, rows.count == pageSize)
     }
 
-    private func unknownPhotos(_ ids: [String]) throws(BackendError) -> [String] {
-        do {
-            return try store.read { db in try ids.filter { try PhotoRecord.fetchOne(db, key: $0) == nil } }
-        } catch {
-            throw .malformed(status: 0, detail: "cannot read the store: \(error)")
-        }
-    }
-
-    private func fetchPhotos(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhotoRow] {
-        let list = ids.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
-        let response = try await backend.send(
-            "GET", "/rest/v1/photos",
-            query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
-            bearer: token)
-        return try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
-    }
-
     /// Applies one page in one transaction and moves the cursor past it.
     /// A like changed here after `fetchStarted` is newer than anything in this page: its own op (or
     /// the server's newer row, once that op is sent) decides, not this page.
@@ -96,16 +78,7 @@ struct LikesPuller: Sendable {
         _ rows: [ServerLike], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date = .distantFuture, db: Database
     ) throws -> [PhotoChange] {
         let now = Date()
-        for photo in photos {
-            let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, try PhotoRecord.fetchOne(db, key: photo.photo_id) == nil else { continue }
-            let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
-            try PhotoRecord(
-                source: parts[0], remoteId: parts[1], title: photo.title, description: photo.description,
-                authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
-                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, fetchedAt: now
-            ).insert(db)
-        }
+        try ServerPhotos.insert(photos, db: db, now: now)
         var changes: [PhotoChange] = []
         for row in rows {
             defer { try? SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: "likes") }
@@ -113,11 +86,7 @@ struct LikesPuller: Sendable {
                 SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'in_flight')
                 """, arguments: [accountId, LikeActions.entity, row.photo_id]) ?? 0
             if waiting > 0 { continue }  // the person's newer change wins until it is sent
-            if try PhotoRecord.fetchOne(db, key: row.photo_id) == nil {
-                let parts = row.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
-                guard parts.count == 2, PhotoSource(rawValue: parts[0]) != nil else { continue }
-                try PhotoRecord(source: parts[0], remoteId: parts[1], fetchedAt: now).insert(db)
-            }
+            guard try ServerPhotos.ensureBare(row.photo_id, db: db, now: now) else { continue }
             let likedAt = SupabaseTime.parse(row.liked_at) ?? now
             let deletedAt = row.deleted_at.flatMap(SupabaseTime.parse)
             let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": row.photo_id])

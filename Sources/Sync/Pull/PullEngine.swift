@@ -12,6 +12,7 @@ public final class PullEngine: Service, Sendable {
     private let store: Store
     private let session: SessionManager
     private let puller: LikesPuller
+    private let editsPuller: EditsPuller
     private let network: NetworkGate
     private let interval: Duration
     private let logger: Logger
@@ -21,7 +22,8 @@ public final class PullEngine: Service, Sendable {
     private let gate: SyncGate
 
     public init(
-        store: Store, session: SessionManager, backend: SupabaseBackend, network: NetworkGate, interval: Duration = .seconds(300),
+        store: Store, session: SessionManager, backend: SupabaseBackend, dataDirectory: String, network: NetworkGate,
+        interval: Duration = .seconds(300),
         gate: SyncGate = SyncGate(), logger: Logger, synced: @escaping @Sendable () -> Void = {},
         changed: @escaping @Sendable ([PhotoChange]) -> Void
     ) {
@@ -30,6 +32,7 @@ public final class PullEngine: Service, Sendable {
         self.store = store
         self.session = session
         self.puller = LikesPuller(backend: backend, store: store)
+        self.editsPuller = EditsPuller(backend: backend, store: store, dataDirectory: dataDirectory)
         self.network = network
         self.interval = interval
         self.logger = logger
@@ -63,12 +66,16 @@ public final class PullEngine: Service, Sendable {
         let started = ContinuousClock.now
         do throws(AccountFailure) {
             let applied = try await session.authorized { token throws(BackendError) in
-                try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
+                var applied = try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
+                let edits = try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
+                applied.changes += edits.changes
+                applied.rows += edits.rows
+                return applied
             }
             if !applied.changes.isEmpty { changed(applied.changes) }
             synced()
             if applied.rows > 0 {
-                logger.info("pulled \(applied.rows) likes, \(applied.changes.count) changed here", metadata: [
+                logger.info("pulled \(applied.rows) likes and edits, \(applied.changes.count) changed here", metadata: [
                     "splashd_op": "pull", "splashd_count": "\(applied.rows)",
                     "splashd_duration_ms": "\((ContinuousClock.now - started).components.seconds * 1000)",
                 ])

@@ -7,7 +7,8 @@ import ServiceLifecycle
 import Shared
 import Store
 
-/// Drains the outbox to the server: likes and unlikes in batches, in order per photo, with retries.
+/// Drains the outbox to the server: likes and unlikes in batches, edits one by one, in order per
+/// entity, with retries.
 ///
 /// Idle means asleep: with nothing due the engine waits for a ring (an op was queued, the network came
 /// back, someone signed in); with ops waiting on a backoff it sleeps until the earliest is due.
@@ -33,7 +34,7 @@ public final class PushEngine: Service, Sendable {
 
     private let store: Store
     private let session: SessionManager
-    private let pusher: LikesPusher?
+    private let pushers: [any OutboxPusher]
     private let network: NetworkGate
     private let configuration: Configuration
     private let logger: Logger
@@ -41,15 +42,21 @@ public final class PushEngine: Service, Sendable {
     private let wakeup = Wakeup()
     private let gate: SyncGate
 
+    /// `dataDirectory` is where edits' renderings are (their paths are relative to it).
     public init(
-        store: Store, session: SessionManager, backend: SupabaseBackend?, network: NetworkGate,
+        store: Store, session: SessionManager, backend: SupabaseBackend?, dataDirectory: String, network: NetworkGate,
         configuration: Configuration = .init(), gate: SyncGate = SyncGate(), logger: Logger,
         outboxChanged: @escaping @Sendable () -> Void
     ) {
         self.gate = gate
         self.store = store
         self.session = session
-        self.pusher = backend.map(LikesPusher.init(backend:))
+        self.pushers = backend.map { backend in
+            [
+                LikesPusher(backend: backend, batchSize: configuration.batchSize),
+                EditsPusher(backend: backend, store: store, dataDirectory: dataDirectory),
+            ]
+        } ?? []
         self.network = network
         self.configuration = configuration
         self.logger = logger
@@ -83,7 +90,7 @@ public final class PushEngine: Service, Sendable {
 
     /// The signed-in account whose ops may go out now (a signed-out account's ops wait for it).
     private func pushableAccount() async -> String? {
-        guard pusher != nil else { return nil }
+        guard !pushers.isEmpty else { return nil }
         let status = await session.status
         guard status.state != .signedOut else { return nil }
         return status.userId
@@ -91,27 +98,40 @@ public final class PushEngine: Service, Sendable {
 
     private func nextDeadline(accountId: String) -> ContinuousClock.Instant? {
         let now = Date()
-        let due = (try? store.read { db in try OutboxStore.nextDue(db, accountId: accountId, entity: LikeActions.entity, now: now) }) ?? .nothing
-        switch due {
-        case .nothing: return nil
-        case .now: return .now + .milliseconds(10)
-        case .at(let date): return .now + .seconds(max(0, date.timeIntervalSince(now)))
+        let deadlines = pushers.compactMap { pusher -> ContinuousClock.Instant? in
+            let due = (try? store.read { db in try OutboxStore.nextDue(db, accountId: accountId, entity: pusher.entity, now: now) }) ?? .nothing
+            switch due {
+            case .nothing: return nil
+            case .now: return .now + .milliseconds(10)
+            case .at(let date): return .now + .seconds(max(0, date.timeIntervalSince(now)))
+            }
         }
+        return deadlines.min()
     }
 
-    /// Pushes everything due for `accountId`, batch after batch, until the outbox has nothing due or a
-    /// transient failure says to wait.
+    /// Pushes everything due for `accountId`, likes first (they are small and many), then edits;
+    /// batch after batch until nothing is due or a transient failure says to wait.
     @discardableResult
     public func drain(accountId: String) async -> Report {
         var report = Report()
-        guard let pusher else { return report }
+        for pusher in pushers {
+            let part = await drain(accountId: accountId, pusher: pusher)
+            report.pushed += part.pushed
+            report.rejected += part.rejected
+            report.deferred += part.deferred
+        }
+        return report
+    }
+
+    private func drain(accountId: String, pusher: any OutboxPusher) async -> Report {
+        var report = Report()
         while !Task.isCancelled {
             let now = Date()
             let round = await gate.run { () -> (batch: Int, report: Report, keepGoing: Bool) in
                 let batch: [OutboxEntry]
                 do {
                     batch = try self.store.write { db in
-                        let due = try OutboxStore.due(db, accountId: accountId, entity: LikeActions.entity, now: now, limit: self.configuration.batchSize)
+                        let due = try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize)
                         try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
                         return due
                     }
@@ -122,7 +142,7 @@ public final class PushEngine: Service, Sendable {
                 if batch.isEmpty { return (0, Report(), false) }
                 self.outboxChanged()
                 var roundReport = Report()
-                let keepGoing = await self.send(batch, pusher: pusher, report: &roundReport)
+                let keepGoing = await self.send(batch, pusher: pusher, accountId: accountId, report: &roundReport)
                 self.outboxChanged()
                 return (batch.count, roundReport, keepGoing)
             }
@@ -136,11 +156,10 @@ public final class PushEngine: Service, Sendable {
 
     /// Sends one batch and records the outcome of every op in it. Returns false when the engine
     /// should stop for now (a transient failure, or no session).
-    private func send(_ batch: [OutboxEntry], pusher: LikesPusher, report: inout Report) async -> Bool {
+    private func send(_ batch: [OutboxEntry], pusher: any OutboxPusher, accountId: String, report: inout Report) async -> Bool {
         let started = ContinuousClock.now
-        let payloads: [LikeActions.Payload]
         do {
-            payloads = try LikesPusher.payloads(batch)
+            try pusher.check(batch)
         } catch {
             // An op this version cannot read is kept and shown, never dropped in silence.
             finish(batch, .reject("unreadable op: \(error)"))
@@ -148,20 +167,22 @@ public final class PushEngine: Service, Sendable {
             return true
         }
         do throws(AccountFailure) {
-            try await session.authorized { token throws(BackendError) in try await pusher.push(payloads, token: token) }
+            try await session.authorized { token throws(BackendError) in try await pusher.push(batch, token: token, accountId: accountId) }
             finish(batch, .done)
             report.pushed += batch.count
-            logger.info("pushed \(batch.count) likes", metadata: [
+            logger.info("pushed \(batch.count) \(pusher.noun)", metadata: [
                 "splashd_op": "push", "splashd_count": "\(batch.count)",
                 "splashd_duration_ms": "\((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
             ])
             return true
         } catch {
-            return await handle(error, batch: batch, pusher: pusher, report: &report)
+            return await handle(error, batch: batch, pusher: pusher, accountId: accountId, report: &report)
         }
     }
 
-    private func handle(_ failure: AccountFailure, batch: [OutboxEntry], pusher: LikesPusher, report: inout Report) async -> Bool {
+    private func handle(
+        _ failure: AccountFailure, batch: [OutboxEntry], pusher: any OutboxPusher, accountId: String, report: inout Report
+    ) async -> Bool {
         switch failure {
         case .notSignedIn:
             // Signed out meanwhile: the ops stay, marked as this account's, for its next sign-in.
@@ -188,7 +209,7 @@ public final class PushEngine: Service, Sendable {
                 let first = Array(batch[..<half]), second = Array(batch[half...])
                 for part in [first, second] {
                     guard (try? store.write({ db in try OutboxStore.markInFlight(db, part.compactMap(\.seq), now: Date()) })) != nil else { return false }
-                    if !(await send(part, pusher: pusher, report: &report)) { return false }
+                    if !(await send(part, pusher: pusher, accountId: accountId, report: &report)) { return false }
                 }
                 return true
             }

@@ -6,10 +6,15 @@ public enum ImagePaths {
         "library/\(safe(source))/\(safe(remoteId)).\(safe(variant)).jpg"
     }
 
+    /// An edit's rendering, beside its original: `library/unsplash/Dwu85P9SOIk.edit-<edit id>.jpg`.
+    public static func edit(source: String, remoteId: String, editId: String) -> String {
+        "library/\(safe(source))/\(safe(remoteId)).edit-\(safe(editId)).jpg"
+    }
+
     /// A remote id as a file name: letters, digits, `-` and `_` kept; anything else (NASA ids hold spaces,
     /// a hostile catalogue could send `../`) becomes `_`, and then a short hash of the original keeps two
     /// ids that differ only there apart. Never starts with a dot, never longer than 120 bytes.
-    static func safe(_ text: String) -> String {
+    public static func safe(_ text: String) -> String {
         var out = ""
         var changed = false
         for scalar in text.unicodeScalars {

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import Shared
+import Store
+
+/// Saving and removing edits in the store: each change written with its outbox op in the same
+/// transaction (principle 1). The rendering itself is EditStudio's; this only records it.
+public struct EditActions: Sendable {
+    public static let entity = "edit"
+    public let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// What the outbox carries for an edit: the server row's desired state, where the rendered file
+    /// is on this machine (to upload), and the photo's metadata so other devices can show it.
+    public struct Payload: Codable, Sendable, Equatable {
+        public var editId: String
+        public var photoId: String
+        public var pipeline: [FilterStep]
+        /// Relative to the data directory.
+        public var path: String?
+        public var createdAt: Date
+        public var deletedAt: Date?
+        /// No op for this edit has reached the server: removing it before it is sent needs nothing there.
+        public var wasNew: Bool
+        public var photo: LikeActions.PhotoMetadata?
+    }
+
+    /// Records a rendered edit already in place at `path` (relative to the data directory).
+    public func record(
+        editId: String, photoId: String, accountId: String, pipeline: [FilterStep], path: String, bytes: Int64,
+        checksum: String, now: Date = Date()
+    ) throws -> EditRecord {
+        try store.write { db in
+            guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
+            let edit = EditRecord(
+                id: editId, accountId: accountId, photoId: photoId, pipeline: try Self.encode(pipeline), path: path,
+                storagePath: nil, createdAt: now, updatedAt: now)
+            try edit.insert(db)
+            try PhotoFileStore.record(db, PhotoFileStore.File(
+                photoId: photoId, variant: "edit:\(editId)", path: path, inLibrary: true, bytes: bytes, checksum: checksum,
+                createdAt: now, lastAccessAt: now))
+            let payload = Payload(
+                editId: editId, photoId: photoId, pipeline: pipeline, path: path, createdAt: now, deletedAt: nil, wasNew: true,
+                photo: LikeActions.PhotoMetadata(photo))
+            var op = OutboxEntry(
+                accountId: accountId, entity: Self.entity, entityId: editId, op: "upsert", payload: try Self.encode(payload), now: now)
+            try op.insert(db)
+            return edit
+        }
+    }
+
+    public enum Removal: Sendable, Equatable {
+        /// Tombstoned; `queued` says whether the server must hear of it. `path` is the rendered file to
+        /// remove now that no row points at it.
+        case removed(queued: Bool, path: String?)
+        case alreadyRemoved
+    }
+
+    /// Tombstones an edit of `accountId`. An edit not yet sent and removed again never reaches the server.
+    public func remove(editId: String, accountId: String, now: Date = Date()) throws -> Removal {
+        try store.write { db in
+            guard var edit = try EditRecord.fetchOne(db, key: editId), edit.accountId == accountId else {
+                throw LibraryError.unknownEdit(editId)
+            }
+            guard edit.deletedAt == nil else { return .alreadyRemoved }
+            let pending = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: editId)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let pendingPayload = try pending.last.map { try decoder.decode(Payload.self, from: Data($0.payload.utf8)) }
+            let inFlight = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'in_flight'
+                """, arguments: [accountId, Self.entity, editId]) ?? 0
+            let path = edit.path
+            edit.deletedAt = now
+            edit.updatedAt = now
+            edit.path = nil
+            try edit.update(db)
+            try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [edit.photoId, "edit:\(editId)"])
+            for op in pending { try op.delete(db) }
+            if pendingPayload?.wasNew == true && inFlight == 0 {
+                return .removed(queued: false, path: path)
+            }
+            let payload = Payload(
+                editId: editId, photoId: edit.photoId, pipeline: try Self.decodePipeline(edit.pipeline), path: nil,
+                createdAt: edit.createdAt, deletedAt: now, wasNew: false, photo: nil)
+            var op = OutboxEntry(
+                accountId: accountId, entity: Self.entity, entityId: editId, op: "delete", payload: try Self.encode(payload), now: now)
+            try op.insert(db)
+            return .removed(queued: true, path: path)
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    public static func decodePipeline(_ json: String) throws -> [FilterStep] {
+        try JSONDecoder().decode([FilterStep].self, from: Data(json.utf8))
+    }
+
+    public static func decodePayload(_ json: String) throws -> Payload {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(Payload.self, from: Data(json.utf8))
+    }
+}
+
+extension LikeActions.PhotoMetadata {
+    init(_ photo: PhotoRecord) {
+        self.init(
+            title: photo.title, description: photo.description, authorName: photo.authorName, authorUrl: photo.authorUrl,
+            color: photo.color, width: photo.width, height: photo.height, urls: photo.urls)
+    }
+}

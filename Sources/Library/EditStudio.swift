@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Editing
+import Foundation
+import GRDB
+import HTTP
+import Shared
+import Store
+
+/// Edits from start to finish: find the original on this machine (or have it fetched), render with
+/// libvips, put the rendering beside the original atomically, and record it with its outbox op.
+/// Works offline once the original is here; the upload waits in the outbox for the network.
+public struct EditStudio: Sendable {
+    public let store: Store
+    public let editor: ImageEditor
+    public let dataDirectory: String
+    public let cacheDirectory: String
+    /// Brings a photo's original into the library (the image queue does it, when online). Throws a
+    /// protocol error saying why it cannot (offline, the catalogue has no URL).
+    let fetchOriginal: @Sendable (String) async throws -> Void
+
+    public init(
+        store: Store, editor: ImageEditor, dataDirectory: String, cacheDirectory: String,
+        fetchOriginal: @escaping @Sendable (String) async throws -> Void
+    ) {
+        self.store = store
+        self.editor = editor
+        self.dataDirectory = dataDirectory
+        self.cacheDirectory = cacheDirectory
+        self.fetchOriginal = fetchOriginal
+    }
+
+    /// A small rendering to look at; nothing is saved.
+    public func preview(photoId: String, steps: [FilterStep], size: Int) async throws -> RenderedImage {
+        try await withOriginal(photoId) { original in
+            try await editor.preview(source: original, steps: steps, size: size)
+        }
+    }
+
+    /// Renders and saves a new edit. On any failure nothing is left: no file, no row, no op.
+    public func create(photoId: String, steps: [FilterStep], accountId: String) async throws -> EditRecord {
+        let photo = try store.read { db in try PhotoRecord.fetchOne(db, key: photoId) }
+        guard let photo else { throw LibraryError.unknownPhoto(photoId) }
+        let rendered = try await withOriginal(photoId) { original in try await editor.render(source: original, steps: steps) }
+        let editId = UUID().uuidString.lowercased()
+        let relative = ImagePaths.edit(source: photo.source, remoteId: photo.remoteId, editId: editId)
+        let final = dataDirectory + "/" + relative
+        try Self.writeAtomically(rendered.jpeg, to: final)
+        do {
+            let checksum = try FileDigest.sha256Hex(path: final)
+            return try EditActions(store: store).record(
+                editId: editId, photoId: photoId, accountId: accountId, pipeline: steps, path: relative,
+                bytes: Int64(rendered.jpeg.count), checksum: checksum)
+        } catch {
+            unlink(final)
+            throw error
+        }
+    }
+
+    /// Tombstones an edit and removes its rendering from this machine.
+    public func remove(editId: String, accountId: String) throws -> EditActions.Removal {
+        let removal = try EditActions(store: store).remove(editId: editId, accountId: accountId)
+        if case .removed(_, let path?) = removal { unlink(dataDirectory + "/" + path) }
+        return removal
+    }
+
+    /// Runs `body` on the original. The image queue may move a file between the library and the cache
+    /// at any moment (a like or an edit pins it, an unlike unpins it); a file gone between finding it
+    /// and opening it is looked for again.
+    func withOriginal<T>(_ photoId: String, _ body: (URL) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            let path = try await originalPath(photoId)
+            do {
+                return try await body(URL(fileURLWithPath: path))
+            } catch EditingError.io(let detail) where attempt < 3 && access(path, F_OK) != 0 {
+                attempt += 1
+                _ = detail
+            }
+        }
+    }
+
+    /// The best local file of a photo's original: a library file first, then the largest cached one.
+    /// Fetched first when there is none.
+    func originalPath(_ photoId: String) async throws -> String {
+        if let path = try localOriginal(photoId) { return path }
+        guard try store.read({ db in try PhotoRecord.fetchOne(db, key: photoId) }) != nil else {
+            throw LibraryError.unknownPhoto(photoId)
+        }
+        try await fetchOriginal(photoId)
+        guard let path = try localOriginal(photoId) else {
+            throw EditingError.io("the original of \(photoId) could not be brought to this machine")
+        }
+        return path
+    }
+
+    func localOriginal(_ photoId: String) throws -> String? {
+        let files = try store.read { db in try PhotoFileStore.files(db, photoId: photoId) }
+            .filter { !$0.variant.hasPrefix("edit:") }
+            .sorted { ($0.inLibrary ? 1 : 0, $0.bytes) > ($1.inLibrary ? 1 : 0, $1.bytes) }
+        for file in files {
+            let path = file.path.hasPrefix("/") ? file.path : (file.inLibrary ? dataDirectory : cacheDirectory) + "/" + file.path
+            if access(path, R_OK) == 0 { return path }
+        }
+        return nil
+    }
+
+    /// `<final>.part`, written and flushed, then renamed: the library never holds half an edit, even
+    /// after a crash or a full disk.
+    public static func writeAtomically(_ data: Data, to final: String) throws {
+        let directory = (final as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw EditingError.io("cannot create \(directory): \(error.localizedDescription)")
+        }
+        let part = final + ".part"
+        let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw EditingError.io("cannot write \(part): \(String(cString: strerror(errno)))") }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0 && rename(part, final) != 0 { failure = errno }
+        guard failure == 0 else {
+            unlink(part)
+            throw EditingError.io("cannot save the edit: \(String(cString: strerror(failure)))")
+        }
+        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 {
+            fsync(dir)
+            close(dir)
+        }
+    }
+}

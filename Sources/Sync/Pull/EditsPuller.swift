@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Account
+import Foundation
+import GRDB
+import HTTP
+import Library
+import Shared
+import Store
+
+struct EditingFileError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// Pulls the account's edits: rows since the cursor are applied (the server wins unless a local op on
+/// the same edit waits), tombstones remove the rendering here, and every live edit whose rendering
+/// is not on this machine is downloaded from Storage. The edit's photo becomes a library photo, so
+/// the image queue brings its original too.
+struct EditsPuller: Sendable {
+    let backend: SupabaseBackend
+    let store: Store
+    let dataDirectory: String
+    let pageSize = 200
+
+    struct ServerEdit: Decodable {
+        var id: String
+        var photo_id: String
+        var pipeline: [FilterStep]
+        var storage_path: String?
+        var created_at: String
+        var updated_at: String
+        var deleted_at: String?
+    }
+
+    func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> LikesPuller.Applied {
+        var applied = LikesPuller.Applied()
+        while true {
+            let outcome = await gate.run { () -> Result<(LikesPuller.Applied, Bool), BackendError> in
+                do throws(BackendError) {
+                    return .success(try await self.pullPage(accountId: accountId, token: token))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let (page, more) = try outcome.get()
+            applied.changes += page.changes
+            applied.rows += page.rows
+            if !more { break }
+        }
+        applied.changes += try await downloadMissing(accountId: accountId, token: token)
+        return applied
+    }
+
+    private func pullPage(accountId: String, token: String) async throws(BackendError) -> (LikesPuller.Applied, Bool) {
+        var applied = LikesPuller.Applied()
+        let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: "edits") }) ?? .start
+        let fetchStarted = Date()
+        let response = try await backend.send(
+            "GET", "/rest/v1/edits",
+            query: [("select", "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"), ("or", cursor.afterFilter),
+                    ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
+            bearer: token)
+        let rows = try SupabaseBackend.decode([ServerEdit].self, from: response)
+        if rows.isEmpty { return (applied, false) }
+        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(\.photo_id), token: token)
+        let removedFiles: [String]
+        do {
+            (applied.changes, removedFiles) = try store.write { db in
+                try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, db: db)
+            }
+        } catch {
+            throw .malformed(status: response.status, detail: "cannot apply pulled edits: \(error)")
+        }
+        for path in removedFiles { unlink(dataDirectory + "/" + path) }
+        applied.rows = rows.count
+        return (applied, rows.count == pageSize)
+    }
+
+    /// Applies one page in one transaction and moves the cursor past it. Returns the changes and the
+    /// renderings (relative paths) to delete once the transaction is committed.
+    static func apply(
+        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, db: Database
+    ) throws -> ([PhotoChange], [String]) {
+        let now = Date()
+        try ServerPhotos.insert(photos, db: db, now: now)
+        var changes: [PhotoChange] = []
+        var removed: [String] = []
+        for row in rows {
+            defer { try? SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: "edits") }
+            let id = row.id.lowercased()
+            let waiting = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'in_flight')
+                """, arguments: [accountId, EditActions.entity, id]) ?? 0
+            if waiting > 0 { continue }  // the person's newer change here wins until it is sent
+            let existing = try EditRecord.fetchOne(db, key: id)
+            if let existing, existing.accountId != accountId || existing.updatedAt > fetchStarted { continue }
+            guard try ServerPhotos.ensureBare(row.photo_id, db: db, now: now) else { continue }
+            let pipeline = String(decoding: try JSONEncoder().encode(row.pipeline), as: UTF8.self)
+            if let deletedAt = row.deleted_at.flatMap(SupabaseTime.parse) {
+                guard let existing, existing.deletedAt == nil else { continue }
+                var record = existing
+                record.deletedAt = deletedAt
+                record.updatedAt = now
+                if let path = record.path { removed.append(path) }
+                record.path = nil
+                try record.update(db)
+                try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [record.photoId, "edit:\(id)"])
+                changes.append(PhotoChange(id: record.photoId, change: .updated))
+            } else {
+                let record = EditRecord(
+                    id: id, accountId: accountId, photoId: row.photo_id, pipeline: pipeline,
+                    path: existing?.deletedAt == nil ? existing?.path : nil, storagePath: row.storage_path,
+                    createdAt: SupabaseTime.parse(row.created_at) ?? now, updatedAt: now)
+                try record.save(db)
+                if existing == nil || existing?.deletedAt != nil { changes.append(PhotoChange(id: row.photo_id, change: .edited)) }
+            }
+        }
+        return (changes, removed)
+    }
+
+    /// Downloads the renderings of live edits that are not on this machine, each written beside its
+    /// original atomically and recorded with its checksum. A failure is left for the next pull.
+    private func downloadMissing(accountId: String, token: String) async throws(BackendError) -> [PhotoChange] {
+        let missing: [(EditRecord, PhotoRecord)]
+        do {
+            missing = try store.read { db in
+                try EditRecord.fetchAll(db, sql: """
+                    SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL AND path IS NULL AND storage_path IS NOT NULL
+                    ORDER BY created_at DESC LIMIT 100
+                    """, arguments: [accountId]).compactMap { edit in
+                    try PhotoRecord.fetchOne(db, key: edit.photoId).map { (edit, $0) }
+                }
+            }
+        } catch {
+            throw .malformed(status: 0, detail: "cannot read the store: \(error)")
+        }
+        var changes: [PhotoChange] = []
+        for (edit, photo) in missing {
+            guard let name = edit.storagePath else { continue }
+            let response = try await backend.send(
+                "GET", "/storage/v1/object/authenticated/\(EditsPusher.bucket)/\(name)", bearer: token, timeout: .seconds(120))
+            let body = response.body
+            guard body.count >= 3, body[0] == 0xFF, body[1] == 0xD8, body[2] == 0xFF else {
+                throw .malformed(status: response.status, detail: "Storage sent something that is not a JPEG for edit \(edit.id)")
+            }
+            let relative = ImagePaths.edit(source: photo.source, remoteId: photo.remoteId, editId: edit.id)
+            let final = dataDirectory + "/" + relative
+            // Two pulls may download the same edit at once (sync.now beside the schedule): each writes
+            // its own staged copy, and only the one that records the row renames it into place.
+            let staged = final + ".pulled-" + UUID().uuidString.prefix(8).lowercased()
+            do {
+                try EditStudio.writeAtomically(Data(body), to: staged)
+                let checksum = try FileDigest.sha256Hex(path: staged)
+                let recorded = try store.write { db -> Bool in
+                    // Removed or downloaded meanwhile: this copy is not wanted.
+                    guard var current = try EditRecord.fetchOne(db, key: edit.id), current.deletedAt == nil, current.path == nil else { return false }
+                    guard rename(staged, final) == 0 else {
+                        throw EditingFileError(message: "cannot move the edit into the library: \(String(cString: strerror(errno)))")
+                    }
+                    current.path = relative
+                    try current.update(db)
+                    let now = Date()
+                    try PhotoFileStore.record(db, PhotoFileStore.File(
+                        photoId: edit.photoId, variant: "edit:\(edit.id)", path: relative, inLibrary: true,
+                        bytes: Int64(body.count), checksum: checksum, createdAt: now, lastAccessAt: now))
+                    return true
+                }
+                if recorded {
+                    changes.append(PhotoChange(id: edit.photoId, change: .edited))
+                } else {
+                    unlink(staged)
+                }
+            } catch {
+                unlink(staged)
+                throw .malformed(status: 0, detail: "cannot save edit \(edit.id): \(error)")
+            }
+        }
+        return changes
+    }
+}

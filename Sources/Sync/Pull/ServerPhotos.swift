@@ -1,0 +1,52 @@
+import Account
+import Foundation
+import GRDB
+import Shared
+import Store
+
+/// The metadata of photos a pulled like or edit refers to that this device has never seen, from the
+/// server's `photos` table (written there by the device that liked or edited them).
+struct ServerPhotos: Sendable {
+    let backend: SupabaseBackend
+    let store: Store
+
+    /// Fetches the rows of those of `ids` the store does not hold.
+    func fetchUnknown(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhotoRow] {
+        let unknown: [String]
+        do {
+            unknown = try store.read { db in try Set(ids).filter { try PhotoRecord.fetchOne(db, key: $0) == nil } }
+        } catch {
+            throw .malformed(status: 0, detail: "cannot read the store: \(error)")
+        }
+        if unknown.isEmpty { return [] }
+        let list = unknown.sorted().map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+        let response = try await backend.send(
+            "GET", "/rest/v1/photos",
+            query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
+            bearer: token)
+        return try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
+    }
+
+    /// Inserts the photos not in the store yet (a photo already here keeps its richer local copy).
+    static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date) throws {
+        for photo in photos {
+            let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, try PhotoRecord.fetchOne(db, key: photo.photo_id) == nil else { continue }
+            let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+            try PhotoRecord(
+                source: parts[0], remoteId: parts[1], title: photo.title, description: photo.description,
+                authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
+                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, fetchedAt: now
+            ).insert(db)
+        }
+    }
+
+    /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.
+    static func ensureBare(_ photoId: String, db: Database, now: Date) throws -> Bool {
+        if try PhotoRecord.fetchOne(db, key: photoId) != nil { return true }
+        let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, PhotoSource(rawValue: parts[0]) != nil else { return false }
+        try PhotoRecord(source: parts[0], remoteId: parts[1], fetchedAt: now).insert(db)
+        return true
+    }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Account
+import Foundation
+import Library
+import Shared
+import Store
+
+/// Sends edit ops, one at a time. A new edit: the rendering to Storage at `edits/<user id>/<edit id>.jpg`
+/// (x-upsert, so a resend overwrites), then the photo's metadata and the edit row (upserts keyed by
+/// id). A removal: the row's tombstone first — so other devices stop showing it even if what follows
+/// fails — then the Storage object (already gone is fine).
+struct EditsPusher: OutboxPusher {
+    static let bucket = "edits"
+    let backend: SupabaseBackend
+    let store: Store
+    let dataDirectory: String
+    let entity = EditActions.entity
+    let batchSize = 1
+    let noun = "edits"
+
+    struct EditRow: Encodable {
+        var id: String
+        var photo_id: String
+        var pipeline: [FilterStep]
+        var storage_path: String
+        var created_at: String
+        var deleted_at: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(photo_id, forKey: .photo_id)
+            try c.encode(pipeline, forKey: .pipeline)
+            try c.encode(storage_path, forKey: .storage_path)
+            try c.encode(created_at, forKey: .created_at)
+            try c.encode(deleted_at, forKey: .deleted_at)  // null, explicitly: a re-created edit comes back
+        }
+
+        enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, deleted_at }
+    }
+
+    func check(_ batch: [OutboxEntry]) throws {
+        for op in batch { _ = try EditActions.decodePayload(op.payload) }
+    }
+
+    /// `<user id>/<edit id>.jpg`, inside the bucket.
+    static func objectName(accountId: String, editId: String) -> String {
+        "\(accountId)/\(editId).jpg"
+    }
+
+    func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
+        for op in batch {
+            let payload: EditActions.Payload
+            do {
+                payload = try EditActions.decodePayload(op.payload)
+            } catch {
+                throw .malformed(status: 0, detail: "unreadable op: \(error)")
+            }
+            let name = Self.objectName(accountId: accountId, editId: payload.editId)
+            let row = EditRow(
+                id: payload.editId, photo_id: payload.photoId, pipeline: payload.pipeline, storage_path: name,
+                created_at: SupabaseWire.timestamp(payload.createdAt), deleted_at: payload.deletedAt.map(SupabaseWire.timestamp))
+            if payload.deletedAt == nil {
+                try await upload(payload, name: name, token: token)
+                if let photo = payload.photo {
+                    try await LikesPusher(backend: backend, batchSize: 1).upsertPhotos([(payload.photoId, photo)], token: token)
+                }
+                try await upsert(row, token: token)
+                do {
+                    try store.write { db in
+                        try db.execute(sql: "UPDATE edits SET storage_path = ? WHERE id = ?", arguments: [name, payload.editId])
+                    }
+                } catch {
+                    // Only bookkeeping: the next pull writes the same value.
+                }
+            } else {
+                try await upsert(row, token: token)
+                do {
+                    _ = try await backend.send("DELETE", "/storage/v1/object/\(Self.bucket)/\(name)", bearer: token)
+                } catch {
+                    // Storage answers 400 or 404 "not_found" for an object already gone: the goal is met.
+                    guard let status = error.serverError?.status, status == 404 || status == 400 else { throw error }
+                }
+            }
+        }
+    }
+
+    private func upload(_ payload: EditActions.Payload, name: String, token: String) async throws(BackendError) {
+        guard let path = payload.path else { throw .malformed(status: 0, detail: "the edit has no rendered file") }
+        let bytes: [UInt8]
+        do {
+            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dataDirectory + "/" + path)))
+        } catch {
+            throw .malformed(status: 0, detail: "the rendered file of edit \(payload.editId) cannot be read: \(error.localizedDescription)")
+        }
+        _ = try await backend.send(
+            "POST", "/storage/v1/object/\(Self.bucket)/\(name)", body: bytes, bearer: token,
+            headers: [("Content-Type", "image/jpeg"), ("x-upsert", "true")], timeout: .seconds(120))
+    }
+
+    private func upsert(_ row: EditRow, token: String) async throws(BackendError) {
+        let encoder = JSONEncoder()
+        let body: [UInt8]
+        do {
+            body = Array(try encoder.encode([row]))
+        } catch {
+            throw .malformed(status: 0, detail: "cannot encode the edit: \(error)")
+        }
+        _ = try await backend.send(
+            "POST", "/rest/v1/edits", query: [("on_conflict", "id")], body: body, bearer: token,
+            headers: [("Prefer", "resolution=merge-duplicates,return=minimal")])
+    }
+}

@@ -1,0 +1,100 @@
+import Account
+import Foundation
+import Library
+import Store
+
+/// Sends a batch of like ops as two bulk upserts: the photos' metadata (so other devices can show
+/// them) and the likes themselves, keyed by (user_id, photo_id). Unlikes are tombstones
+/// (`deleted_at`), so every op is idempotent and a resend is harmless.
+struct LikesPusher: OutboxPusher {
+    let backend: SupabaseBackend
+    let entity = LikeActions.entity
+    let batchSize: Int
+    let noun = "likes"
+
+    func check(_ batch: [OutboxEntry]) throws {
+        _ = try Self.payloads(batch)
+    }
+
+    func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
+        let payloads: [LikeActions.Payload]
+        do {
+            payloads = try Self.payloads(batch)
+        } catch {
+            throw .malformed(status: 0, detail: "unreadable op: \(error)")
+        }
+        try await push(payloads, token: token)
+    }
+
+    struct LikeRow: Encodable {
+        var photo_id: String
+        var liked_at: Date
+        var deleted_at: Date?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(photo_id, forKey: .photo_id)
+            try c.encode(liked_at, forKey: .liked_at)
+            try c.encode(deleted_at, forKey: .deleted_at)
+        }
+
+        enum CodingKeys: String, CodingKey { case photo_id, liked_at, deleted_at }
+    }
+
+    static func payloads(_ ops: [OutboxEntry]) throws -> [LikeActions.Payload] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try ops.map { try decoder.decode(LikeActions.Payload.self, from: Data($0.payload.utf8)) }
+    }
+
+    func push(_ payloads: [LikeActions.Payload], token: String) async throws(BackendError) {
+        let likes = payloads.map { LikeRow(photo_id: $0.photoId, liked_at: $0.likedAt, deleted_at: $0.deletedAt) }
+        let likesBody: [UInt8]
+        do {
+            likesBody = Array(try Self.encoder.encode(likes))
+        } catch {
+            throw .malformed(status: 0, detail: "cannot encode the batch: \(error)")
+        }
+        try await upsertPhotos(payloads.map { ($0.photoId, $0.photo) }, token: token)
+        _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: likesBody, bearer: token, headers: Self.upsert)
+    }
+
+    static let upsert = [("Prefer", "resolution=merge-duplicates,return=minimal")]
+    static let conflict = [("on_conflict", "user_id,photo_id")]
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var c = encoder.singleValueContainer()
+            try c.encode(SupabaseWire.timestamp(date))
+        }
+        return encoder
+    }
+
+    /// The photos' metadata, so that other devices can show what this one liked or edited.
+    func upsertPhotos(_ photos: [(id: String, metadata: LikeActions.PhotoMetadata?)], token: String) async throws(BackendError) {
+        let rows = photos.map { id, photo in
+            ServerPhotoRow(
+                photo_id: id, title: photo?.title, description: photo?.description,
+                author_name: photo?.authorName, author_url: photo?.authorUrl, color: photo?.color,
+                width: photo?.width, height: photo?.height,
+                urls: photo?.urls.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:])
+        }
+        let body: [UInt8]
+        do {
+            body = Array(try Self.encoder.encode(rows))
+        } catch {
+            throw .malformed(status: 0, detail: "cannot encode the photos: \(error)")
+        }
+        _ = try await backend.send("POST", "/rest/v1/photos", query: Self.conflict, body: body, bearer: token, headers: Self.upsert)
+    }
+}
+
+/// Timestamps as PostgREST reads them.
+enum SupabaseWire {
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

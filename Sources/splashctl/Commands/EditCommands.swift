@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import Shared
+import SplashClient
+
+// splashctl's editing commands: edit (save or preview), filters, edits list / rm.
+
+struct EditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Apply filters to a photo: save an edit (the original stays), or --preview to a file.",
+        discussion: """
+            Filters apply in order: --filter sepia:0.8 --filter vignette:1.0,0.6. Parameters left out take
+            their defaults; splashctl filters lists them all.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The photo id, e.g. unsplash:Dwu85P9SOIk.") var id: String
+    @Option(name: .customLong("filter"), help: "A filter, NAME[:P1,P2...]; repeat for a chain.") var filters: [String] = []
+    @Option(help: "Render a small preview to this JPEG file instead of saving an edit.") var preview: String?
+    @Option(help: "With --preview: the longest side in pixels (16-2048, default 512).") var size: Int?
+    @Flag(help: "With --preview: open the preview with xdg-open.") var open = false
+
+    func validate() throws {
+        if filters.isEmpty { throw ValidationError("give at least one --filter (splashctl filters lists them)") }
+        if preview == nil && (size != nil || open) { throw ValidationError("--size and --open go with --preview") }
+    }
+
+    func run() async throws {
+        var steps: [FilterStep] = []
+        do throws(RPCError) {
+            for filter in filters { steps.append(try FilterStep(parsing: filter)) }
+        } catch {
+            Output.error(error.message)
+            throw ExitCode(ErrorKind.invalidInput.exitCode)
+        }
+        guard let preview else {
+            try await global.run(EditsCreateRequest(id: id, filters: steps)) { edit, style in
+                var lines = ["saved edit \(style.bold(edit.editId)) of \(edit.photoId): " + edit.filters.map(\.description).joined(separator: " → ")]
+                if let path = edit.path { lines.append("  " + path) }
+                lines.append(edit.state == "synced" ? "  uploaded" : "  queued for upload (splashctl sync sends it now)")
+                return lines.joined(separator: "\n")
+            }
+            return
+        }
+        try await global.withClient { client in
+            let result = try await client.send(EditsPreviewRequest(id: id, filters: steps, size: size))
+            do {
+                try result.jpeg.write(to: URL(fileURLWithPath: preview), options: .atomic)
+            } catch {
+                Output.error("cannot write \(preview): \(error.localizedDescription)")
+                throw ExitCode(73)  // EX_CANTCREAT
+            }
+            if global.json {
+                Output.json(PreviewWritten(preview: preview, width: result.width, height: result.height, bytes: result.jpeg.count))
+            } else {
+                Output.line("preview \(result.width)×\(result.height) written to \(preview)")
+            }
+            if open { Self.openWithDesktop(preview) }
+        }
+    }
+
+    /// Hands the file to the desktop's viewer when there is one; says so when there is none.
+    static func openWithDesktop(_ path: String) {
+        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/xdg-open" }
+        guard let opener = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            Output.error("xdg-open is not installed; open \(path) yourself")
+            return
+        }
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(opener), strdup(path), nil]
+        defer { argv.forEach { free($0) } }
+        if posix_spawn(&pid, opener, nil, nil, argv, environ) != 0 {
+            Output.error("cannot start xdg-open; open \(path) yourself")
+        }
+    }
+}
+
+/// What `edit --preview --json` prints: where the preview went (its bytes are in the file, not on stdout).
+struct PreviewWritten: Encodable {
+    var preview: String
+    var width: Int
+    var height: Int
+    var bytes: Int
+}
+
+struct FiltersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "filters", abstract: "List the filters, their parameters, ranges and defaults.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(FiltersListRequest()) { result, style in
+            var table = Table(headers: ["FILTER", "PARAMETERS", "WHAT IT DOES"].map(style.bold))
+            for filter in result.filters {
+                let parameters = filter.parameters.map { p in
+                    "\(p.name) \(Self.number(p.minimum))…\(Self.number(p.maximum)) (\(Self.number(p.defaultValue)))"
+                }.joined(separator: ", ")
+                table.rows.append([filter.name, parameters.isEmpty ? "-" : parameters, filter.summary])
+            }
+            return table.render() + "\nExample: splashctl edit ID --filter sepia:0.8 --filter vignette:1.0,0.6"
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+struct EditsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edits", abstract: "Your saved edits.", subcommands: [EditsList.self, EditsRemove.self], defaultSubcommand: EditsList.self)
+}
+
+struct EditsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List edits, newest first (of one photo when given).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Only this photo's edits.") var id: String?
+
+    func run() async throws {
+        try await global.run(EditsListRequest(id: id)) { result, style in
+            if result.edits.isEmpty { return id.map { "No edits of \($0)." } ?? "No edits yet: splashctl edit ID --filter sepia" }
+            var table = Table(headers: ["EDIT", "PHOTO", "FILTERS", "STATE", "SAVED", "FILE"].map(style.bold))
+            for edit in result.edits {
+                table.rows.append([
+                    String(edit.editId.prefix(8)), edit.photoId, edit.filters.map(\.description).joined(separator: " "),
+                    edit.state, Formatting.relative(edit.createdAt), edit.path ?? "(downloading)",
+                ])
+            }
+            return table.render()
+        }
+    }
+}
+
+struct EditsRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an edit here, on the server and in Storage.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The edit id (a unique prefix from splashctl edits list is enough).") var edit: String
+
+    func run() async throws {
+        try await global.withClient { client in
+            let editId = try await Self.resolve(edit, client: client)
+            let request = EditsDeleteRequest(editId: editId)
+            if global.json {
+                Output.json(try await client.sendRaw(request))
+                return
+            }
+            let result = try await client.send(request)
+            Output.line(!result.changed ? "edit \(editId) was already removed"
+                : result.queued ? "removed edit \(editId); the server hears of it at the next sync" : "removed edit \(editId) (it had never left this machine)")
+        }
+    }
+
+    /// A full id as is; a prefix through edits.list, refused when it matches none or several.
+    static func resolve(_ text: String, client: SplashClient) async throws -> String {
+        if UUID(uuidString: text) != nil { return text.lowercased() }
+        let matches = try await client.send(EditsListRequest()).edits.map(\.editId).filter { $0.hasPrefix(text.lowercased()) }
+        guard matches.count == 1 else {
+            throw RPCError(.notFound, matches.isEmpty ? "no edit starts with '\(text)'" : "'\(text)' matches \(matches.count) edits; give more of the id", field: "edit_id")
+        }
+        return matches[0]
+    }
+}
