@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -264,9 +265,22 @@ class Daemon:
                     ready = time.perf_counter() - t0
                 if time.time() > deadline:
                     raise RuntimeError("no READY=1")
-        if self.launcher:
-            # ip netns exec execs the daemon, so the pid is the daemon's
-            pass
+        # Read every later datagram, as systemd does: a full notify socket blocks the daemon's sendmsg.
+        self.notify_counts = {"WATCHDOG=1": 0, "STATUS": 0}
+        notify.settimeout(None)
+
+        def reader(sock=notify, counts=self.notify_counts):
+            while True:
+                try:
+                    msg = sock.recv(65536).decode(errors="replace")
+                except OSError:
+                    return
+                for line in msg.split("\n"):
+                    if line == "WATCHDOG=1":
+                        counts["WATCHDOG=1"] += 1
+                    elif line.startswith("STATUS="):
+                        counts["STATUS"] += 1
+        threading.Thread(target=reader, daemon=True).start()
         return ready
 
     def stderr_tail(self, n=4000):
@@ -294,6 +308,10 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        try:
+            self.notify.shutdown(socket.SHUT_RDWR)
+        except Exception:  # noqa: BLE001
+            pass
         try:
             self.notify.close()
         except Exception:  # noqa: BLE001
@@ -430,3 +448,30 @@ def threads(pid):
 
 def have(cmd):
     return shutil.which(cmd) is not None
+
+
+def add_library_files(daemon, photo_ids, sample):
+    """Gives liked photos their library file (a hard link to one real JPEG) and photo_files row, so the image
+    queue has nothing to fetch for them and does not compete with what a scenario measures."""
+    size = os.path.getsize(sample)
+    lib = os.path.join(daemon.dir, "data", "library", "unsplash")
+    os.makedirs(lib, exist_ok=True)
+    con = sqlite3.connect(daemon.db, timeout=60)
+    now = now_text()
+    with con:
+        for pid in photo_ids:
+            rid = pid.split(":", 1)[1]
+            rel = f"library/unsplash/{rid}.regular.jpg"
+            if not os.path.exists(os.path.join(daemon.dir, "data", rel)):
+                os.link(sample, os.path.join(daemon.dir, "data", rel))
+            con.execute("INSERT OR REPLACE INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, "
+                        "last_access_at) VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (pid, rel, size, now, now))
+    con.close()
+
+
+def sample_jpeg(ctx):
+    path = os.path.join(ctx.work, "sample.jpg")
+    if not os.path.exists(path):
+        catalogue = ctx.devstack.unsplash_ids(1)[0]
+        urllib.request.urlretrieve(ctx.devstack.url + f"/cdn/unsplash/photo-{catalogue}?w=200", path)
+    return path

@@ -18,7 +18,14 @@ def perf_while(ctx, pid, workload, label, seconds=8):
     out = sh(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "dso,symbol", "-g", "none",
               "--percent-limit", "1.5"], check=False).stdout
     lines = [l for l in out.splitlines() if l.strip() and not l.startswith("#")]
-    head = f"perf record -e cpu-clock -F 999 -g -p <splashd> while: {label}\nperf report --no-children --sort dso,symbol (top entries):\n"
+    samples = next((l for l in out.splitlines() if l.startswith("# Samples:")), "# Samples: ?")
+    try:
+        n = int(samples.split(":")[1].split()[0].rstrip("K")) * (1000 if "K" in samples.split(":")[1].split()[0] else 1)
+        busy = f"{n} samples at 999 Hz over {seconds} s: the daemon was on a CPU {n / (999 * seconds) * 100:.0f} % of the window"
+    except (ValueError, IndexError):
+        busy = samples
+    head = (f"perf record -e cpu-clock -F 999 -g -p <splashd> while: {label}\n{busy}\n"
+            "perf report --no-children --sort dso,symbol (top entries):\n")
     return head + "\n".join(_shorten(l) for l in lines[:30])
 
 

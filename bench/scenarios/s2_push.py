@@ -1,0 +1,116 @@
+"""2. Push: 10,000 queued likes drained, against one bulk POST of the same rows (the floor)."""
+import json
+import os
+import time
+
+from benchlib import add_library_files, log, sample_jpeg, seed_photos, sh, signup, fresh_tag, summary
+
+ID = 2
+TITLE = "Push: 10,000 queued likes drained"
+TARGET = "≤ 2 × one bulk POST of the same rows, and under 3 s"
+N = 10_000
+
+
+def run(ctx):
+    d = ctx.fresh_daemon("push")
+    d.start()
+    rpc = d.rpc()
+    email, password, user_id = signup(rpc, "push" + fresh_tag())
+    d.wait_state(rpc, "online")
+    rpc.close()
+    d.stop()
+    ds = ctx.devstack
+    token, _ = ds.password_token(email, password)
+    sample = sample_jpeg(ctx)
+    drain, from_ready, floor1, floor2 = [], [], [], []
+    for rep in range(ctx.reps):
+        prefix = f"push{rep}x"
+        ids = seed_photos(d.db, N, prefix, account_id=user_id, liked_every=1, outbox=True)
+        add_library_files(d, ids, sample)
+        before = ds.server_like_count(user_id)
+        ready = d.start()
+        t_ready = time.perf_counter()
+        sub = d.rpc()
+        snap = sub.call("events.subscribe", {"types": ["connectivity.changed", "outbox.changed"]})
+        t_online = t_ready if snap["snapshot"]["connectivity"]["state"] == "online" else None
+        t_done, seen_work = None, False
+        deadline = time.time() + 120
+        while t_done is None and time.time() < deadline:
+            ev = sub.next_event(5)
+            if ev is None:
+                continue
+            t, p = ev
+            if p["type"] == "connectivity.changed" and p["data"]["state"] == "online" and t_online is None:
+                t_online = t
+            if p["type"] == "outbox.changed":
+                if p["data"]["pending"] or p["data"]["in_flight"]:
+                    seen_work = True
+                elif seen_work:
+                    t_done = t
+        sub.close()
+        after = ds.server_like_count(user_id)
+        d.stop()
+        if t_done is None or after - before != N:
+            raise RuntimeError(f"drain incomplete: server has {after - before} of {N} new likes")
+        drain.append(t_done - (t_online or t_ready))
+        from_ready.append(t_done - t_ready)
+        log(f"s2 rep {rep + 1}: online→drained {drain[-1]:.2f} s, READY→drained {from_ready[-1]:.2f} s")
+        # the floor: the same number of rows, new ones, in one bulk upsert (and the two requests the daemon sends)
+        likes = [{"photo_id": f"unsplash:floor{rep}x{n}", "liked_at": "2026-11-21T12:00:00.000Z", "deleted_at": None} for n in range(N)]
+        photos = [{"photo_id": f"unsplash:floor{rep}x{n}", "title": f"Photo {n}", "description": None, "author_name": "Author",
+                   "author_url": None, "color": "#2C5A8C", "width": 4000, "height": 3000,
+                   "urls": {"regular": "http://127.0.0.1/cdn/x.jpg"}} for n in range(N)]
+        lf, pf = os.path.join(ctx.work, "likes.json"), os.path.join(ctx.work, "photos.json")
+        json.dump(likes, open(lf, "w"))
+        json.dump(photos, open(pf, "w"))
+        base = ds.env["SPLASHD_BACKEND_URL"]
+        hdr = ["-H", "apikey: " + ds.env["SPLASHD_ANON_KEY"], "-H", "Authorization: Bearer " + token, "-H",
+               "Content-Type: application/json", "-H", "Prefer: resolution=merge-duplicates,return=minimal"]
+        t0 = time.perf_counter()
+        sh(["curl", "-sS", "--fail", "-o", "/dev/null"] + hdr + ["--data-binary", "@" + lf, base + "/rest/v1/likes?on_conflict=user_id,photo_id"])
+        floor1.append(time.perf_counter() - t0)
+        for f in (pf, lf):
+            f2 = f.replace(".json", "2.json")
+            rows = json.load(open(f))
+            for r in rows:
+                r["photo_id"] = r["photo_id"].replace("floor", "floorb")
+            json.dump(rows, open(f2, "w"))
+        t0 = time.perf_counter()
+        sh(["curl", "-sS", "--fail", "-o", "/dev/null"] + hdr + ["--data-binary", "@" + pf.replace(".json", "2.json"),
+                                                                 base + "/rest/v1/photos?on_conflict=user_id,photo_id"])
+        sh(["curl", "-sS", "--fail", "-o", "/dev/null"] + hdr + ["--data-binary", "@" + lf.replace(".json", "2.json"),
+                                                                 base + "/rest/v1/likes?on_conflict=user_id,photo_id"])
+        floor2.append(time.perf_counter() - t0)
+    d.start()  # leave it as found for the profile, then stop
+    d.stop()
+    s = summary(drain, "s")
+    f1 = summary(floor1, "s")
+    ratio = s["median"] / f1["median"]
+    res = {"splashd": {"drain 10,000 likes": s, "READY → drained (includes the first probe)": summary(from_ready, "s")},
+           "anchors": {"curl: one bulk POST /rest/v1/likes of 10,000 rows (floor)": {"drain 10,000 likes": f1},
+                       "curl: POST photos + POST likes, 10,000 rows each (what the daemon sends, in one go)": {"drain 10,000 likes": summary(floor2, "s")}},
+           "verdict": [{"target": "≤ 2 × the floor", "value": f"{ratio:.2f} ×", "met": ratio <= 2},
+                       {"target": "under 3 s", "value": f"{s['median']:.2f} s", "met": s["median"] < 3}],
+           "commands": ["(daemon stopped) seed 10,000 photos, likes and outbox ops (as LikeActions writes them) into its SQLite store; "
+                        "start it; events.subscribe; time from connectivity online to the outbox.changed event with pending 0 and "
+                        "in_flight 0; check the server's like count grew by 10,000",
+                        "curl -sS --fail -H 'apikey: …' -H 'Authorization: Bearer …' -H 'Prefer: resolution=merge-duplicates,return=minimal' "
+                        "--data-binary @likes.json '$SPLASHD_BACKEND_URL/rest/v1/likes?on_conflict=user_id,photo_id'"],
+           "notes": ["The daemon pushes in batches of 500 (PushEngine batchSize), each batch as two upserts: photos' metadata, then likes.",
+                     "Each liked photo already has its library file, so the image queue stays out of the measurement."]}
+    if any(v["met"] is False for v in res["verdict"]):
+        res["profile"] = _profile(ctx, d, user_id, sample)
+    return res
+
+
+def _profile(ctx, d, user_id, sample):
+    import profiling
+    ids = seed_photos(d.db, N, "pushprof", account_id=user_id, liked_every=1, outbox=True)
+    add_library_files(d, ids, sample)
+    d.start()
+    rpc = d.rpc()
+    try:
+        return profiling.perf_while(ctx, d.pid, lambda: d.wait_drained(rpc, 60), "draining 10,000 queued likes", seconds=6)
+    finally:
+        rpc.close()
+        d.stop()
