@@ -39,8 +39,11 @@ enum EditRoutes {
         router.register(FiltersListRequest.self) { _, _ in
             FiltersListResult(filters: FilterCatalog.all)
         }
-        guard let edits else { return }
-        let studio = edits.studio
+        // Every method is registered whatever the daemon has; without the editor they say so.
+        @Sendable func studio() throws(RPCError) -> EditStudio {
+            guard let edits else { throw RPCError(.internalError, "editing is not available in this daemon (see its log)") }
+            return edits.studio
+        }
 
         @Sendable func signedInAccount() throws(RPCError) -> String {
             let account = state.current.account
@@ -52,6 +55,7 @@ enum EditRoutes {
 
         router.register(EditsPreviewRequest.self) { request, _ in
             let steps = try FilterCatalog.resolve(request.filters)
+            let studio = try studio()
             let rendered = try await mapped {
                 try await studio.preview(photoId: request.id, steps: steps, size: request.size ?? EditsPreviewRequest.defaultSize)
             }
@@ -61,6 +65,7 @@ enum EditRoutes {
         router.register(EditsCreateRequest.self) { request, _ in
             let account = try signedInAccount()
             let steps = try FilterCatalog.resolve(request.filters)
+            let studio = try studio()
             let started = ContinuousClock.now
             let edit = try await mapped { try await studio.create(photoId: request.id, steps: steps, accountId: account) }
             logger.info("edit saved", metadata: [
@@ -75,12 +80,14 @@ enum EditRoutes {
 
         router.register(EditsListRequest.self) { request, _ in
             let account = try signedInAccount()
+            let studio = try studio()
             let records = try library.store.read { db in try EditRecord.live(db, accountId: account, photoId: request.id) }
             return EditsListResult(edits: try records.map { try summary($0, store: library.store, dataDirectory: studio.dataDirectory) })
         }
 
         router.register(EditsDeleteRequest.self) { request, _ in
             let account = try signedInAccount()
+            let studio = try studio()
             let removal = try await mapped { try studio.remove(editId: request.editId.lowercased(), accountId: account) }
             switch removal {
             case .alreadyRemoved:
