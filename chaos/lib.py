@@ -329,6 +329,10 @@ class Daemon:
             os.unlink(notify_path)
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.notify.bind(notify_path)
+        self.messages = []
+        self.ready = threading.Event()
+        self.ready_at = None
+        threading.Thread(target=self.read_notifications, args=(self.notify, self.ready), daemon=True).start()
         env = {"PATH": "/usr/bin:/bin", "HOME": self.directory, "LANG": "C.UTF-8", "NOTIFY_SOCKET": notify_path}
         env.update(self.env)
         flags = ["--state-dir", os.path.join(self.directory, "state"), "--data-dir", self.data_dir,
@@ -342,22 +346,28 @@ class Daemon:
             self.wait_ready(timeout)
         return self
 
-    def notifications(self, timeout):
-        self.notify.settimeout(timeout)
-        try:
-            return self.notify.recv(65536).decode(errors="replace")
-        except socket.timeout:
-            return None
+    def read_notifications(self, sock, ready):
+        # Read the notify socket for as long as the daemon lives, as systemd does: a notify socket
+        # nobody reads fills up, and sd_notify() then blocks the daemon.
+        while True:
+            try:
+                message = sock.recv(65536).decode(errors="replace")
+            except OSError:
+                return
+            if not message:
+                return
+            self.messages.append((time.monotonic(), message))
+            if "READY=1" in message.split("\n") and not ready.is_set():
+                self.ready_at = time.monotonic()
+                ready.set()
 
     def wait_ready(self, timeout=60.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if self.ready.wait(0.2):
+                return self.ready_at - self.started_at
             if self.proc.poll() is not None:
                 raise Failure(f"splashd exited {self.proc.returncode} before READY=1: {self.tail()}")
-            message = self.notifications(0.2)
-            if message and "READY=1" in message.split("\n"):
-                self.ready_at = time.monotonic()
-                return self.ready_at - self.started_at
         raise Failure(f"splashd sent no READY=1 within {timeout}s: {self.tail()}")
 
     def tail(self, n=2000):
@@ -403,6 +413,11 @@ class Daemon:
         return self.proc.returncode if self.proc else None
 
     def close_files(self):
+        if self.notify:
+            try:
+                self.notify.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         for f in (self.notify, getattr(self, "stderr", None)):
             try:
                 f and f.close()
