@@ -162,7 +162,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SourceTests",
-            dependencies: ["PhotoSources", "Daemon", "Shared", "SplashClient", "Store", "TestSupport"],
+            dependencies: ["PhotoSources", "Daemon", "Editing", "HTTP", "Shared", "SplashClient", "Store", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "EditingTests", dependencies: ["Editing", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),

@@ -85,6 +85,14 @@ static inline void *splashd_vips_write_memory(VipsImage *in, size_t *size) { ret
 static inline int splashd_vips_orientation_swaps(VipsImage *in) { return vips_image_get_orientation_swap(in); }
 static inline const char *splashd_vips_find_loader(const char *path) { return vips_foreign_find_load(path); }
 static inline int splashd_vips_orientation(VipsImage *in) { return vips_image_get_orientation(in); }
+// A string field of the header (EXIF tags arrive as "exif-ifd2-DateTimeOriginal" and the like), or
+// NULL when there is none; the string belongs to the image.
+static inline const char *splashd_vips_header_string(VipsImage *image, const char *name) {
+    if (vips_image_get_typeof(image, name) == 0) return NULL;
+    const char *value = NULL;
+    if (vips_image_get_string(image, name, &value) != 0) { vips_error_clear(); return NULL; }
+    return value;
+}
 static inline void splashd_vips_unref(VipsImage *image) { g_object_unref(image); }
 static inline int splashd_vips_width(VipsImage *image) { return vips_image_get_width(image); }
 static inline int splashd_vips_height(VipsImage *image) { return vips_image_get_height(image); }

@@ -144,10 +144,12 @@ public enum DaemonRunner {
 
         // Editing (issue 9): libvips renders beside the original; the outbox uploads to Storage.
         let edits = EditRoutes.makeCapability(config: config, store: store, directories: directories, images: images, network: network)
+        // Local folders (issue 8): imported with perceptual hashes, near-duplicates skipped.
+        let imports = ImportRoutes.makeCapability(config: config, store: store)
 
         // Sources (issue 8): searches, topics and followed feeds, kept in the store.
         let search = Self.makeSearchService(config: config, store: store, logger: logger)
-        let feeds = search.map { FeedService(search: $0, logger: logger) }
+        let feeds = search.map { FeedService(search: $0, logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) }) }
 
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
@@ -159,7 +161,7 @@ public enum DaemonRunner {
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: search, feeds: feeds,
-                images: images, edits: edits),
+                images: images, edits: edits, imports: imports),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and

@@ -34,6 +34,11 @@ public struct ImageEditor: Sendable {
         try await run { () throws(EditingError) -> ImageInfo in try Self.open(source, limits: limits, sequential: true).info }
     }
 
+    /// The 64-bit DCT perceptual hash of an image file (see PerceptualHash).
+    public func perceptualHash(_ source: URL) async throws(EditingError) -> PerceptualHash {
+        try await run { () throws(EditingError) -> PerceptualHash in try PerceptualHash.of(file: source, limits: limits) }
+    }
+
     /// A small rendering, `size` pixels on its longer side at most, decoded with shrink-on-load.
     public func preview(source: URL, steps: [FilterStep], size: Int) async throws(EditingError) -> RenderedImage {
         try await run { () throws(EditingError) -> RenderedImage in
@@ -87,7 +92,8 @@ public struct ImageEditor: Sendable {
         let swaps = splashd_vips_orientation_swaps(pointer) != 0
         let info = ImageInfo(
             width: swaps ? picture.height : picture.width, height: swaps ? picture.width : picture.height,
-            format: ImageInfo.format(ofLoader: String(cString: loader)), orientation: picture.orientation)
+            format: ImageInfo.format(ofLoader: String(cString: loader)), orientation: picture.orientation,
+            takenAt: splashd_vips_header_string(pointer, "exif-ifd2-DateTimeOriginal").flatMap { ImageInfo.exifDate(String(cString: $0)) })
         guard info.width * info.height <= limits.maxPixels else {
             throw .tooLarge(width: info.width, height: info.height, limitPixels: limits.maxPixels)
         }
@@ -137,6 +143,21 @@ public struct ImageInfo: Sendable, Equatable {
     /// jpeg, png, webp, tiff, gif, heif, or the loader's name.
     public var format: String
     public var orientation: Int
+    /// EXIF DateTimeOriginal, read as UTC (EXIF has no time zone).
+    public var takenAt: Date?
+
+    /// EXIF's "2019:07:14 18:20:11", possibly followed by libvips' description in parentheses.
+    static func exifDate(_ text: String) -> Date? {
+        let digits = text.prefix(19)
+        guard digits.count == 19 else { return nil }
+        var components = DateComponents()
+        components.timeZone = TimeZone(identifier: "UTC")
+        let numbers = digits.split(whereSeparator: { $0 == ":" || $0 == " " }).compactMap { Int($0) }
+        guard numbers.count == 6, numbers[0] > 1800 else { return nil }
+        (components.year, components.month, components.day) = (numbers[0], numbers[1], numbers[2])
+        (components.hour, components.minute, components.second) = (numbers[3], numbers[4], numbers[5])
+        return Calendar(identifier: .gregorian).date(from: components)
+    }
 
     static func format(ofLoader loader: String) -> String {
         let name = loader.lowercased()

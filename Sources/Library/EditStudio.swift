@@ -74,9 +74,10 @@ public struct EditStudio: Sendable {
             let path = try await originalPath(photoId)
             do {
                 return try await body(URL(fileURLWithPath: path))
-            } catch EditingError.io(let detail) where attempt < 3 && access(path, F_OK) != 0 {
+            } catch let error as EditingError where attempt < 5 && access(path, F_OK) != 0 {
+                // Gone under libvips' feet (it reopens the file to decode): look again.
                 attempt += 1
-                _ = detail
+                _ = error
             }
         }
     }
@@ -84,15 +85,28 @@ public struct EditStudio: Sendable {
     /// The best local file of a photo's original: a library file first, then the largest cached one.
     /// Fetched first when there is none.
     func originalPath(_ photoId: String) async throws -> String {
-        if let path = try localOriginal(photoId) { return path }
+        if let path = try await settledOriginal(photoId) { return path }
         guard try store.read({ db in try PhotoRecord.fetchOne(db, key: photoId) }) != nil else {
             throw LibraryError.unknownPhoto(photoId)
         }
         try await fetchOriginal(photoId)
-        guard let path = try localOriginal(photoId) else {
+        guard let path = try await settledOriginal(photoId) else {
             throw EditingError.io("the original of \(photoId) could not be brought to this machine")
         }
         return path
+    }
+
+    /// The local original, allowing for a move between the library and the cache in progress: the
+    /// image queue moves the file first and its row second, so for a moment the row points at the
+    /// old place. With no row at all there is nothing to wait for.
+    private func settledOriginal(_ photoId: String) async throws -> String? {
+        for _ in 0..<40 {
+            if let path = try localOriginal(photoId) { return path }
+            let rows = try store.read { db in try PhotoFileStore.files(db, photoId: photoId) }.filter { !$0.variant.hasPrefix("edit:") }
+            if rows.isEmpty { return nil }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
     }
 
     func localOriginal(_ photoId: String) throws -> String? {

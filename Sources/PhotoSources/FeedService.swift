@@ -16,10 +16,17 @@ public final class FeedService: Service, Sendable {
     /// Requests left in Unsplash's hour below which background work waits.
     public static let reserve = 20
 
-    public init(search: SearchService, interval: Duration = .seconds(1800), logger: Logger) {
+    /// Told the photos of each refreshed feed, so their thumbnails are fetched into the cache.
+    private let thumbnailsWanted: @Sendable ([String]) -> Void
+
+    public init(
+        search: SearchService, interval: Duration = .seconds(1800), logger: Logger,
+        thumbnailsWanted: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) {
         self.search = search
         self.interval = interval
         self.logger = logger
+        self.thumbnailsWanted = thumbnailsWanted
     }
 
     var store: Store { search.store }
@@ -82,10 +89,11 @@ public final class FeedService: Service, Sendable {
                 return
             }
             do {
-                switch info.feed.kind {
-                case .topic: _ = try await search.topicPhotos(TopicPhotosRequest(slug: info.feed.value, perPage: info.keep), accountId: "")
-                case .search: _ = try await search.search(Self.searchRequest(info.feed, keep: info.keep), accountId: "")
+                let result = switch info.feed.kind {
+                case .topic: try await search.topicPhotos(TopicPhotosRequest(slug: info.feed.value, perPage: info.keep), accountId: "")
+                case .search: try await search.search(Self.searchRequest(info.feed, keep: info.keep), accountId: "")
                 }
+                thumbnailsWanted(result.photos.filter { $0.dismissedAt == nil }.map(\.id))
                 try store.write { db in
                     try db.execute(
                         sql: "UPDATE feeds SET refreshed_at = ? WHERE kind = ? AND source = ? AND value = ?",

@@ -15,7 +15,7 @@ struct SplashCtl: AsyncParsableCommand {
             SearchCommand.self, HistoryCommand.self, RandomCommand.self, TopicsCommand.self, TopicCommand.self,
             FollowCommand.self, UnfollowCommand.self, FeedsCommand.self,
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,
-            EditCommand.self, FiltersCommand.self, EditsCommand.self, CacheCommand.self,
+            ImportCommand.self, EditCommand.self, FiltersCommand.self, EditsCommand.self, CacheCommand.self,
             SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, ProfileCommand.self, UsersCommand.self,
         ])
 

@@ -46,6 +46,8 @@ import Testing
         .libraryChanged(LibraryCounts(photos: 10, liked: 2, edited: 1, dismissed: 0, files: 4, bytes: 123_456)),
         .photoChanged(PhotoChange(id: "unsplash:Dwu85P9SOIk", change: .liked)),
         .imagesChanged(ImagesProgress(photo: "unsplash:Dwu85P9SOIk", change: .finished, downloading: 3, waiting: 0, finished: 12, bytes: 3_400_000)),
+        .importProgress(ImportProgress(
+            root: "/home/ana/Pictures", total: 120, done: 40, imported: 37, duplicates: 2, failed: 1, current: "/home/ana/Pictures/tram.jpg")),
         .profileUpdated(.example),
         .daemonReloaded,
         .daemonStopping,

@@ -29,6 +29,17 @@ import TestSupport
         #expect(feeds.first { $0.feed.kind == .topic }?.photos == 8)
         #expect(feeds.first { $0.feed.kind == .search }?.photos == 5)
 
+        // Their thumbnails come into the cache (no sign-in needed), never into the library.
+        var usage = try await client.send(CacheStatusRequest())
+        for _ in 0..<200 where usage.cacheFiles < 13 {
+            try await Task.sleep(for: .milliseconds(50))
+            usage = try await client.send(CacheStatusRequest())
+        }
+        #expect(usage.cacheFiles == 13 && usage.libraryFiles == 0, "\(usage)")
+        let feedPhoto = try #require(try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 5)).photos.first)
+        let thumb = try #require(try await client.send(PhotosShowRequest(id: feedPhoto.id)).files.first)
+        #expect(thumb.variant == "thumb" && thumb.location == .cache && thumb.present)
+
         let after = try await client.send(FeedsUnfollowRequest(feed: FeedKey(kind: .topic, value: topic)))
         #expect(after.feeds.map(\.feed.kind) == [.search])
         await #expect { try await client.send(FeedsUnfollowRequest(feed: FeedKey(kind: .topic, value: topic))) } throws: {

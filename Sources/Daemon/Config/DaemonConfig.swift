@@ -34,6 +34,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var imagesMaxMegapixels = 64
     /// JPEG quality of saved edits.
     public var editsJPEGQuality = 90
+    /// Perceptual hashes at most this many bits apart (of 64) are near-duplicates.
+    public var duplicateThreshold = 8
 
     public init() {}
 
@@ -86,6 +88,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "images.max_megapixels": { config, value, path throws(ConfigError) in
             config.imagesMaxMegapixels = try value.integer("images.max_megapixels", in: 1...1000, path)
+        },
+        "import.duplicate_threshold": { config, value, path throws(ConfigError) in
+            config.duplicateThreshold = try value.integer("import.duplicate_threshold", in: 0...32, path)
         },
         "edits.jpeg_quality": { config, value, path throws(ConfigError) in
             config.editsJPEGQuality = try value.integer("edits.jpeg_quality", in: 1...100, path)

@@ -2,9 +2,12 @@
 import Glibc
 #endif
 import Control
+import Editing
 import Foundation
 import HTTP
+import Library
 import Logging
+import PhotoSources
 import Shared
 import Store
 import Sync
@@ -40,6 +43,23 @@ enum ImageRoutes {
         configuration.cacheMaxBytes = config.cacheMaxBytes
         configuration.unsplashAPIURL = config.unsplashAPIURL
         configuration.unsplashAccessKey = config.unsplashAccessKey
+        // A saved remote photo that looks like one already in the library is reported (NicePhotoApp
+        // refused such photos; here the like stands, and the person is told).
+        let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000))
+        let threshold = config.duplicateThreshold
+        configuration.fileArrived = { photoId, path in
+            guard let hash = try? await editor.perceptualHash(URL(fileURLWithPath: path)) else { return }
+            let accountId = state.current.account.userId ?? ""
+            let duplicates = try? store.write { db in
+                try db.execute(sql: "UPDATE photos SET phash = ? WHERE id = ?", arguments: [Int64(bitPattern: hash.value), photoId])
+                return try DuplicateFinder.duplicates(of: photoId, accountId: accountId, threshold: threshold, db: db)
+            }
+            if let nearest = duplicates?.first {
+                logger.notice("\(photoId) looks like \(nearest.id), already in the library (\(nearest.distance) bits apart)", metadata: [
+                    "splashd_op": "images", "splashd_photo": "\(photoId)", "splashd_duplicate_of": "\(nearest.id)",
+                ])
+            }
+        }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
             accountId: {
@@ -61,19 +81,40 @@ enum ImageRoutes {
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)
     }
 
-    static func register(into router: inout Router, state: DaemonState, store: Store, images: ImageCapability?) {
+    static func register(
+        into router: inout Router, state: DaemonState, store: Store, images: ImageCapability?, search: SearchService? = nil,
+        network: NetworkGate = .alwaysOnline, duplicateThreshold: Int = 8
+    ) {
         router.register(PhotosShowRequest.self) { request, _ in
+            // The first show of a remote photo completes its metadata (exif, location, NASA's
+            // renditions) when online, within a few seconds; otherwise it answers from the store.
+            if let search, network.isOnline() {
+                _ = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask { (try? await search.completeDetails(photoId: request.id)) ?? false }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(5))
+                        return false
+                    }
+                    let first = await group.next() ?? false
+                    group.cancelAll()
+                    return first
+                }
+            }
+            let accountId = state.current.account.userId ?? ""
             guard var detail = try store.read({ db in try PhotoDetailQuery.fetch(db, id: request.id, accountId: state.current.account.userId ?? "") }) else {
                 throw RPCError(.notFound, "no photo \(request.id) in the store; splashctl photos list shows what is here", field: "id")
             }
             let files = try store.read { db in try PhotoFileStore.files(db, photoId: request.id) }
             detail.files = files.map { file in
                 let base = file.inLibrary ? (images?.dataDirectory ?? state.status().directories.data) : (images?.cacheDirectory ?? state.status().directories.cache)
-                let path = base + "/" + file.path
+                let path = file.path.hasPrefix("/") ? file.path : base + "/" + file.path
                 return PhotoFileInfo(
                     variant: file.variant, path: path, bytes: file.bytes, location: file.inLibrary ? .library : .cache,
                     present: access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt, lastAccessAt: file.lastAccessAt)
             }
+            detail.duplicates = try store.read { db in
+                try DuplicateFinder.duplicates(of: request.id, accountId: accountId, threshold: duplicateThreshold, db: db)
+            }.map { NearDuplicate(id: $0.id, distance: $0.distance) }
             switch images?.queue.state(of: request.id) {
             case .downloading(let bytes, let total)?:
                 detail.download = DownloadStatus(state: .downloading, bytes: bytes, total: total)

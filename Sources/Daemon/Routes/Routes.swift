@@ -4,6 +4,7 @@ import Library
 import Logging
 import PhotoSources
 import Shared
+import Sync
 
 /// Every control method's handler, registered in one place. Handlers are thin: they call the domain
 /// and return its answer; JSON-RPC is the router's concern.
@@ -11,14 +12,17 @@ enum Routes {
     static func make(
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
-        images: ImageCapability? = nil, edits: EditCapability? = nil
+        images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil
     ) -> Router {
         var router = Router(logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state)
         LibraryRoutes.register(into: &router, state: state, library: library, sync: sync, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
-        ImageRoutes.register(into: &router, state: state, store: library.store, images: images)
+        ImageRoutes.register(
+            into: &router, state: state, store: library.store, images: images, search: search, network: sync?.network ?? .alwaysOnline,
+            duplicateThreshold: imports?.importer.duplicateThreshold ?? 8)
         EditRoutes.register(into: &router, state: state, library: library, edits: edits, sync: sync, images: images, logger: logger)
+        ImportRoutes.register(into: &router, state: state, library: library, imports: imports, logger: logger)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)

@@ -36,11 +36,39 @@ struct NASASearch: Decodable {
 
     var collection: Collection
 
+    /// NASA's hrefs often say http:// for hosts that serve https; splashd speaks TLS to every host but
+    /// loopback (a test backend), so the scheme is upgraded rather than the download refused.
+    static func secure(_ href: String) -> String {
+        guard href.hasPrefix("http://"), let host = URL(string: href)?.host,
+              !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else { return href }
+        return "https://" + href.dropFirst("http://".count)
+    }
+
+    /// `GET /asset/<nasa_id>`: every rendition's href, by the name's suffix (`~orig.jpg`, `~large.jpg`, ...).
+    struct Asset: Decodable {
+        struct Collection: Decodable { var items: [Link] }
+        var collection: Collection
+
+        var renditions: [String: String] {
+            var urls: [String: String] = [:]
+            for href in collection.items.compactMap(\.href).map(NASASearch.secure) {
+                let name = (href.removingPercentEncoding ?? href).split(separator: "/").last.map(String.init) ?? ""
+                if name == "metadata.json" {
+                    urls["metadata"] = href
+                } else if let tilde = name.lastIndex(of: "~") {
+                    let rendition = name[name.index(after: tilde)...].split(separator: ".").first.map(String.init) ?? ""
+                    if !rendition.isEmpty { urls[rendition] = href }
+                }
+            }
+            return urls
+        }
+    }
+
     static func record(_ item: Item, fetchedAt: Date) -> PhotoRecord? {
         guard let data = item.data?.first, let id = data.nasa_id, !id.isEmpty else { return nil }
         var urls: [String: String] = [:]
         for link in item.links ?? [] {
-            guard let href = link.href else { continue }
+            guard let href = link.href.map(secure) else { continue }
             switch link.rel {
             case "preview": urls["thumb"] = href
             case "alternate": urls["regular"] = urls["regular"] ?? href

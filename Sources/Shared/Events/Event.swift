@@ -7,6 +7,7 @@ public enum EventType: String, Codable, Sendable, CaseIterable {
     case libraryChanged = "library.changed"
     case photoChanged = "photo.changed"
     case imagesChanged = "images.changed"
+    case importProgress = "import.progress"
     case profileUpdated = "profile.updated"
     case daemonReloaded = "daemon.reloaded"
     case daemonStopping = "daemon.stopping"
@@ -23,6 +24,8 @@ public enum Event: Sendable, Equatable {
     case photoChanged(PhotoChange)
     /// A library file started downloading, arrived, or failed.
     case imagesChanged(ImagesProgress)
+    /// A folder import went one file further.
+    case importProgress(ImportProgress)
     /// The signed-in account's profile changed here or on the server.
     case profileUpdated(Profile)
     case daemonReloaded
@@ -37,6 +40,7 @@ public enum Event: Sendable, Equatable {
         case .libraryChanged: .libraryChanged
         case .photoChanged: .photoChanged
         case .imagesChanged: .imagesChanged
+        case .importProgress: .importProgress
         case .profileUpdated: .profileUpdated
         case .daemonReloaded: .daemonReloaded
         case .daemonStopping: .daemonStopping
@@ -91,6 +95,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .libraryChanged: event = .libraryChanged(try container.decode(LibraryCounts.self, forKey: .data))
         case .photoChanged: event = .photoChanged(try container.decode(PhotoChange.self, forKey: .data))
         case .imagesChanged: event = .imagesChanged(try container.decode(ImagesProgress.self, forKey: .data))
+        case .importProgress: event = .importProgress(try container.decode(ImportProgress.self, forKey: .data))
         case .profileUpdated: event = .profileUpdated(try container.decode(Profile.self, forKey: .data))
         case .daemonReloaded: event = .daemonReloaded
         case .daemonStopping: event = .daemonStopping
@@ -110,6 +115,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .libraryChanged(let value): try container.encode(value, forKey: .data)
         case .photoChanged(let value): try container.encode(value, forKey: .data)
         case .imagesChanged(let value): try container.encode(value, forKey: .data)
+        case .importProgress(let value): try container.encode(value, forKey: .data)
         case .profileUpdated(let value): try container.encode(value, forKey: .data)
         case .daemonReloaded, .daemonStopping: try container.encode(NoParams(), forKey: .data)
         case .eventsMissed(let count): try container.encode(MissedCount(count: count), forKey: .data)

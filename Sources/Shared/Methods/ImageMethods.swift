@@ -16,10 +16,51 @@ public struct PhotosShowRequest: RPCRequest {
             variant: "regular", path: "/home/ana/.local/share/splashd/library/unsplash/Dwu85P9SOIk.regular.jpg", bytes: 284_113,
             location: .library, present: true, checksum: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
             createdAt: Date(timeIntervalSince1970: 1_795_000_110), lastAccessAt: Date(timeIntervalSince1970: 1_795_000_110))],
-        download: nil)
+        download: nil, tags: ["harbour", "fog", "lisbon"], authorUrl: "https://unsplash.com/@analima",
+        pageUrl: "https://unsplash.com/photos/Dwu85P9SOIk", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+        exif: PhotoExif(make: "FUJIFILM", model: "X-T4", exposureTime: "1/250", aperture: "5.6", focalLength: "23", iso: 160),
+        location: PhotoLocation(name: "Lisbon, Portugal", latitude: 38.7223, longitude: -9.1393),
+        attribution: "Photo by Ana Lima on Unsplash", duplicates: [])
     public var id: String
     public init(id: String) { self.id = id }
     public func validate() throws(RPCError) { try PhotoID.validate(id) }
+}
+
+public struct PhotoExif: Codable, Sendable, Equatable {
+    public var make: String?
+    public var model: String?
+    public var exposureTime: String?
+    public var aperture: String?
+    public var focalLength: String?
+    public var iso: Int?
+    public init(make: String? = nil, model: String? = nil, exposureTime: String? = nil, aperture: String? = nil, focalLength: String? = nil, iso: Int? = nil) {
+        self.make = make
+        self.model = model
+        self.exposureTime = exposureTime
+        self.aperture = aperture
+        self.focalLength = focalLength
+        self.iso = iso
+    }
+}
+
+public struct PhotoLocation: Codable, Sendable, Equatable {
+    public var name: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public init(name: String? = nil, latitude: Double? = nil, longitude: Double? = nil) {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+public struct NearDuplicate: Codable, Sendable, Equatable {
+    public var id: String
+    public var distance: Int
+    public init(id: String, distance: Int) {
+        self.id = id
+        self.distance = distance
+    }
 }
 
 /// A photo as `photos.show` shows it. Fields are added over time (author details, exif, ...); clients
@@ -42,12 +83,34 @@ public struct PhotoDetail: Codable, Sendable, Equatable {
     public var files: [PhotoFileInfo]
     /// Set while a library file is on its way (downloading, or waiting to retry after a failure).
     public var download: DownloadStatus?
+    public var tags: [String]?
+    public var authorUrl: String?
+    /// The photo's page at its source.
+    public var pageUrl: String?
+    /// When it was taken (EXIF) or published.
+    public var createdAt: Date?
+    public var exif: PhotoExif?
+    public var location: PhotoLocation?
+    /// The credit line the source asks for, e.g. "Photo by Ana Lima on Unsplash".
+    public var attribution: String?
+    /// Library photos that look the same (perceptual hash within import.duplicate_threshold bits).
+    public var duplicates: [NearDuplicate]?
 
     public init(
         id: String, source: PhotoSource, title: String? = nil, description: String? = nil, author: String? = nil,
         width: Int? = nil, height: Int? = nil, color: String? = nil, urls: [String: String] = [:], fetchedAt: Date,
-        likedAt: Date? = nil, dismissedAt: Date? = nil, files: [PhotoFileInfo] = [], download: DownloadStatus? = nil
+        likedAt: Date? = nil, dismissedAt: Date? = nil, files: [PhotoFileInfo] = [], download: DownloadStatus? = nil,
+        tags: [String]? = nil, authorUrl: String? = nil, pageUrl: String? = nil, createdAt: Date? = nil, exif: PhotoExif? = nil,
+        location: PhotoLocation? = nil, attribution: String? = nil, duplicates: [NearDuplicate]? = nil
     ) {
+        self.tags = tags
+        self.authorUrl = authorUrl
+        self.pageUrl = pageUrl
+        self.createdAt = createdAt
+        self.exif = exif
+        self.location = location
+        self.attribution = attribution
+        self.duplicates = duplicates
         self.id = id
         self.source = source
         self.title = title

@@ -21,6 +21,7 @@ public enum MethodRegistry {
         FeedsFollowRequest.self,
         FeedsUnfollowRequest.self,
         FeedsListRequest.self,
+        LibraryImportRequest.self,
         FiltersListRequest.self,
         EditsPreviewRequest.self,
         EditsCreateRequest.self,

@@ -14,9 +14,56 @@ public enum PhotoDetailQuery {
         if let json = photo.urls, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {
             for (key, value) in object { if let url = value as? String { urls[key] = url } }
         }
+        let metadata = photo.metadata.flatMap { try? JSONDecoder().decode(Metadata.self, from: Data($0.utf8)) }
+        let source = PhotoSource(rawValue: photo.source) ?? .local
+        let exif = metadata?.exif.map {
+            PhotoExif(make: $0.make, model: $0.model, exposureTime: $0.exposure_time, aperture: $0.aperture, focalLength: $0.focal_length, iso: $0.iso)
+        }
+        let place = metadata?.location.flatMap { location -> PhotoLocation? in
+            let name = location.name ?? [location.city, location.country].compactMap { $0 }.joined(separator: ", ")
+            guard !name.isEmpty || location.position?.latitude != nil else { return nil }
+            return PhotoLocation(name: name.isEmpty ? nil : name, latitude: location.position?.latitude, longitude: location.position?.longitude)
+        }
         return PhotoDetail(
-            id: photo.id, source: PhotoSource(rawValue: photo.source) ?? .local, title: photo.title, description: photo.description,
+            id: photo.id, source: source, title: photo.title, description: photo.description,
             author: photo.authorName, width: photo.width, height: photo.height, color: photo.color, urls: urls,
-            fetchedAt: photo.fetchedAt, likedAt: likedAt, dismissedAt: photo.dismissedAt)
+            fetchedAt: photo.fetchedAt, likedAt: likedAt, dismissedAt: photo.dismissedAt,
+            tags: photo.tags.split(separator: " ").map(String.init), authorUrl: photo.authorUrl,
+            pageUrl: metadata?.links?["html"], createdAt: photo.createdAt, exif: exif, location: place,
+            attribution: attribution(source: source, author: photo.authorName, metadata: metadata))
+    }
+
+    /// The credit each source asks for (Unsplash's guidelines: "Photo by NAME on Unsplash").
+    static func attribution(source: PhotoSource, author: String?, metadata: Metadata?) -> String? {
+        switch source {
+        case .unsplash: author.map { "Photo by \($0) on Unsplash" } ?? "Photo on Unsplash"
+        case .nasa: "Image courtesy of " + (author ?? "NASA")
+        case .local: nil
+        }
+    }
+
+    /// What `photos.metadata` may hold (sources write it; every part is optional).
+    struct Metadata: Decodable {
+        struct Exif: Decodable {
+            var make: String?
+            var model: String?
+            var exposure_time: String?
+            var aperture: String?
+            var focal_length: String?
+            var iso: Int?
+        }
+        struct Location: Decodable {
+            struct Position: Decodable {
+                var latitude: Double?
+                var longitude: Double?
+            }
+            var name: String?
+            var city: String?
+            var country: String?
+            var position: Position?
+        }
+        var links: [String: String]?
+        var exif: Exif?
+        var location: Location?
     }
 }

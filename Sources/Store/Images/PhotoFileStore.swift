@@ -89,6 +89,7 @@ public enum PhotoFileStore {
         try Row.fetchAll(db, sql: """
             SELECT f.* FROM photo_files f
             WHERE f.in_library = 1 AND f.variant NOT LIKE 'edit:%'
+              AND f.path NOT LIKE '/%'  -- an imported file is the person's own: never moved, never evicted
               AND NOT EXISTS (SELECT 1 FROM likes l WHERE l.photo_id = f.photo_id AND l.deleted_at IS NULL)
               AND NOT EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = f.photo_id AND e.deleted_at IS NULL)
             LIMIT ?

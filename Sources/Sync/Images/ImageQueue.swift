@@ -34,6 +34,10 @@ public final class ImageQueue: Service, Sendable {
         public var unsplashAPIURL: String?
         public var unsplashAccessKey: String?
 
+        /// Called with the photo id and the file's absolute path after a library file is recorded
+        /// (the daemon takes its perceptual hash there, to report near-duplicates).
+        public var fileArrived: (@Sendable (String, String) async -> Void)?
+
         public init(dataDirectory: String, cacheDirectory: String) {
             self.dataDirectory = dataDirectory
             self.cacheDirectory = cacheDirectory
@@ -64,6 +68,8 @@ public final class ImageQueue: Service, Sendable {
     }
 
     private struct State {
+        /// Photos of followed feeds whose thumbnail is wanted in the cache, oldest wish first.
+        var thumbnails: [String] = []
         var retries: [String: Retry] = [:]
         var active: [String: (bytes: Int64, total: Int64?)] = [:]
         var finished = 0
@@ -91,6 +97,20 @@ public final class ImageQueue: Service, Sendable {
         self.network = network
         self.logger = logger
         self.changed = changed
+    }
+
+    /// The most thumbnails waiting at once; older wishes are dropped first (a feed refresh asks again).
+    static let thumbnailBacklog = 2000
+
+    /// Followed feeds were refreshed: their photos' thumbnails belong in the cache. They are fetched
+    /// after every library file, in the slots left free.
+    public func wantThumbnails(_ photoIds: [String]) {
+        state.withLock { state in
+            let known = Set(state.thumbnails)
+            state.thumbnails += photoIds.filter { !known.contains($0) }
+            if state.thumbnails.count > Self.thumbnailBacklog { state.thumbnails.removeFirst(state.thumbnails.count - Self.thumbnailBacklog) }
+        }
+        wakeup.ring()
     }
 
     /// Likes changed, a pull finished, the network is back, a sign-in: look for missing files.
@@ -148,10 +168,19 @@ public final class ImageQueue: Service, Sendable {
                     let moved = mover.reconcile(accountId: account, variant: configuration.variant)
                     if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
                 }
-                if let account = await accountId(), network.isOnline() {
-                    for job in startable(accountId: account) {
+                if network.isOnline() {
+                    if let account = await accountId() {
+                        for job in startable(accountId: account) {
+                            group.addTask {
+                                await self.fetch(job)
+                                self.wakeup.ring()
+                            }
+                        }
+                    }
+                    // Feeds need no account: their thumbnails come whoever is signed in.
+                    for job in startableThumbnails() {
                         group.addTask {
-                            await self.fetch(job)
+                            await self.fetchThumbnail(job)
                             self.wakeup.ring()
                         }
                     }
@@ -234,6 +263,53 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
+    /// Thumbnail jobs for the slots the library left free. A thumbnail that fails is dropped, not
+    /// retried: the next refresh of its feed asks again.
+    private func startableThumbnails() -> [PhotoFileStore.Missing] {
+        let limit = max(1, configuration.concurrency)
+        let candidates = state.withLock { state -> [String] in
+            let free = limit - state.active.count
+            return free > 0 ? Array(state.thumbnails.prefix(free * 4)) : []
+        }
+        guard !candidates.isEmpty else { return [] }
+        let jobs: [(id: String, job: PhotoFileStore.Missing?)]
+        do {
+            jobs = try store.read { db in
+                try candidates.map { id in
+                    let present = try PhotoFileStore.files(db, photoId: id).contains { $0.variant == "thumb" }
+                    return (id, present ? nil : try PhotoFileStore.job(db, photoId: id))
+                }
+            }
+        } catch {
+            return []
+        }
+        return state.withLock { state in
+            var chosen: [PhotoFileStore.Missing] = []
+            for (id, job) in jobs {
+                guard let job, state.active.count < limit else {
+                    if job == nil { state.thumbnails.removeAll { $0 == id } }
+                    continue
+                }
+                let key = "thumb:" + id
+                guard state.active[key] == nil else { continue }
+                state.active[key] = (0, nil)
+                state.thumbnails.removeAll { $0 == id }
+                chosen.append(job)
+            }
+            return chosen
+        }
+    }
+
+    private func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
+        defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
+        do throws(ImageFailure) {
+            _ = try await download(job, variant: "thumb", inLibrary: false)
+            cache.evict(maxBytes: configuration.cacheMaxBytes)
+        } catch {
+            logger.debug("thumbnail not fetched: \(error.message)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
+        }
+    }
+
     private func fetch(_ job: PhotoFileStore.Missing) async {
         let started = ContinuousClock.now
         announce(job.photoId, .started)
@@ -261,6 +337,7 @@ public final class ImageQueue: Service, Sendable {
             ])
             announce(job.photoId, .finished)
             await trackDownload(job)
+            await configuration.fileArrived?(job.photoId, configuration.dataDirectory + "/" + file.path)
         case .failure(let failure)?:
             let retry = state.withLock { state -> Retry in
                 state.active.removeValue(forKey: job.photoId)
@@ -294,13 +371,17 @@ public final class ImageQueue: Service, Sendable {
 
     /// Fetches one file into the library and records it. After a crash the pieces are picked up where they
     /// lie: a `.part` resumes, a staged or placed file that was complete is verified and recorded as is.
-    private func download(_ job: PhotoFileStore.Missing) async throws(ImageFailure) -> PhotoFileStore.File {
-        let variant = configuration.variant
+    private func download(
+        _ job: PhotoFileStore.Missing, variant requested: String? = nil, inLibrary: Bool = true
+    ) async throws(ImageFailure) -> PhotoFileStore.File {
+        let variant = requested ?? configuration.variant
         guard let url = Self.url(job.urls, variant: variant) else {
             throw ImageFailure(message: "the photo has no \(variant) URL", transient: false)
         }
-        let relative = ImagePaths.library(source: job.source, remoteId: job.remoteId, variant: variant)
-        let final = configuration.dataDirectory + "/" + relative
+        let libraryPath = ImagePaths.library(source: job.source, remoteId: job.remoteId, variant: variant)
+        // Thumbnails of feeds live in the cache, evictable; library files in the data directory.
+        let relative = inLibrary ? libraryPath : ImageMover.cachePath(forLibrary: libraryPath)
+        let final = (inLibrary ? configuration.dataDirectory : configuration.cacheDirectory) + "/" + relative
         // The finished body lands in `<final>.download` (its `.part` beside it) and is checked before it
         // takes the library name: the library never holds an HTML error page, even for an instant.
         let staged = final + ".download"
@@ -309,8 +390,9 @@ public final class ImageQueue: Service, Sendable {
             if !Self.exists(staged) {
                 let photoId = job.photoId
                 do {
+                    let key = inLibrary ? photoId : "thumb:" + photoId
                     _ = try await http.download(HTTPRequest(url: url, followRedirects: true), to: staged) { bytes, total in
-                        self.state.withLock { $0.active[photoId] = (bytes, total) }
+                        self.state.withLock { $0.active[key] = (bytes, total) }
                     }
                 } catch {
                     // An empty .part (a refused or redirected request) is no progress worth keeping.
@@ -346,7 +428,7 @@ public final class ImageQueue: Service, Sendable {
         }
         let now = Date()
         let file = PhotoFileStore.File(
-            photoId: job.photoId, variant: variant, path: relative, inLibrary: true, bytes: Self.size(final) ?? 0,
+            photoId: job.photoId, variant: variant, path: relative, inLibrary: inLibrary, bytes: Self.size(final) ?? 0,
             checksum: checksum, createdAt: now, lastAccessAt: now)
         do {
             try store.write { db in try PhotoFileStore.record(db, file) }

@@ -14,8 +14,27 @@ struct ShowPhoto: AsyncParsableCommand {
 
     static func render(_ photo: PhotoDetail, _ style: TerminalStyle) -> String {
         var lines = [style.bold(photo.id) + (photo.title.map { "  \($0)" } ?? "")]
-        if let author = photo.author { lines.append("by \(author)") }
+        if let author = photo.author { lines.append("by \(author)" + (photo.authorUrl.map { "  \(style.dim($0))" } ?? "")) }
+        if let description = photo.description, description != photo.title { lines.append(description) }
         if let width = photo.width, let height = photo.height { lines.append("\(width)×\(height)" + (photo.color.map { "  \($0)" } ?? "")) }
+        if let created = photo.createdAt { lines.append("taken " + Formatting.absolute(created)) }
+        if let tags = photo.tags, !tags.isEmpty { lines.append("tags: " + tags.joined(separator: ", ")) }
+        if let exif = photo.exif {
+            let camera = [exif.make, exif.model].compactMap { $0 }.joined(separator: " ")
+            let settings = [exif.focalLength.map { "\($0) mm" }, exif.aperture.map { "f/\($0)" }, exif.exposureTime.map { "\($0) s" },
+                            exif.iso.map { "ISO \($0)" }].compactMap { $0 }.joined(separator: "  ")
+            let text = [camera, settings].filter { !$0.isEmpty }.joined(separator: "  ")
+            if !text.isEmpty { lines.append("camera: " + text) }
+        }
+        if let location = photo.location {
+            let position = location.latitude.flatMap { lat in location.longitude.map { String(format: "%.4f, %.4f", lat, $0) } }
+            lines.append("location: " + [location.name, position].compactMap { $0 }.joined(separator: "  "))
+        }
+        if let page = photo.pageUrl { lines.append("page: " + page) }
+        if let attribution = photo.attribution { lines.append(style.dim(attribution)) }
+        for duplicate in photo.duplicates ?? [] {
+            lines.append(style.yellow("looks like \(duplicate.id)") + " (\(duplicate.distance) bits apart)")
+        }
         lines.append(photo.likedAt.map { "liked " + Formatting.relative($0) } ?? "not liked")
         if let dismissed = photo.dismissedAt { lines.append("dismissed " + Formatting.relative(dismissed)) }
         if photo.files.isEmpty {

@@ -38,6 +38,8 @@ struct WatchCommand: AsyncParsableCommand {
         case .photoChanged(let change): "\(change.id) \(change.change.rawValue)"
         case .imagesChanged(let images):
             "\(images.photo) \(images.change.rawValue)\(images.error.map { ": \($0)" } ?? "") (\(images.downloading) downloading, \(images.waiting) waiting)"
+        case .importProgress(let progress):
+            "\(progress.done)/\(progress.total) \(progress.current ?? "done"): \(progress.imported) imported, \(progress.duplicates) duplicates, \(progress.failed) failed"
         case .profileUpdated(let profile): "\(profile.username ?? "?") (\(profile.sync.rawValue))"
         case .daemonReloaded: "configuration reloaded"
         case .daemonStopping: "the daemon is stopping"

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Editing
+import Foundation
+import GRDB
+import HTTP
+import Shared
+import Store
+
+/// Imports local files as `local:` photos (NicePhotoApp's gallery, on the desktop). Each file is
+/// probed from its header (size limit, format), hashed twice — SHA-256 for its identity, so the same
+/// bytes are never imported twice, and a perceptual hash to find near-duplicates — and recorded in
+/// its own transaction, so an import stopped half-way keeps what it did. The file stays where it is;
+/// the library points at it.
+public struct PhotoImporter: Sendable {
+    public let store: Store
+    public let editor: ImageEditor
+    /// Near-duplicates are at most this many bits apart (of 64).
+    public let duplicateThreshold: Int
+
+    public init(store: Store, editor: ImageEditor, duplicateThreshold: Int) {
+        self.store = store
+        self.editor = editor
+        self.duplicateThreshold = duplicateThreshold
+    }
+
+    public func importPath(
+        _ root: String, recursive: Bool, accountId: String, progress: @Sendable (ImportProgress) -> Void
+    ) async throws -> ImportResult {
+        let listing = DirectoryWalker.list(root, recursive: recursive)
+        if listing.images.isEmpty, let problem = listing.problems.first, problem.path == root {
+            throw LibraryError.unreadable(root, problem.error)
+        }
+        var result = ImportResult(imported: [], duplicates: [], alreadyImported: 0, ignored: listing.ignored, failed: listing.problems)
+        var known = try store.read { db in try DuplicateFinder.libraryHashes(db, accountId: accountId) }
+        for (index, path) in listing.images.enumerated() {
+            if Task.isCancelled { break }
+            progress(ImportProgress(
+                root: root, total: listing.images.count, done: index, imported: result.imported.count,
+                duplicates: result.duplicates.count, failed: result.failed.count, current: path))
+            do {
+                switch try await importFile(path, known: known) {
+                case .imported(let photo, let hash):
+                    result.imported.append(photo)
+                    known.append((photo.id, hash))
+                case .duplicate(let duplicate):
+                    result.duplicates.append(duplicate)
+                case .alreadyThere:
+                    result.alreadyImported += 1
+                }
+            } catch let error as EditingError {
+                result.failed.append(ImportFailure(path: path, error: error.description))
+            } catch {
+                result.failed.append(ImportFailure(path: path, error: "\(error)"))
+            }
+        }
+        progress(ImportProgress(
+            root: root, total: listing.images.count, done: listing.images.count, imported: result.imported.count,
+            duplicates: result.duplicates.count, failed: result.failed.count, current: nil))
+        return result
+    }
+
+    enum Outcome {
+        case imported(ImportedPhoto, PerceptualHash)
+        case duplicate(ImportDuplicate)
+        case alreadyThere
+    }
+
+    private func importFile(_ path: String, known: [(id: String, hash: PerceptualHash)]) async throws -> Outcome {
+        let url = URL(fileURLWithPath: path)
+        let info = try await editor.probe(url)
+        guard ["jpeg", "png", "webp"].contains(info.format) else {
+            throw EditingError.unsupported("\(url.lastPathComponent) is \(info.format), not JPEG, PNG or WebP")
+        }
+        let checksum: String
+        do {
+            checksum = try FileDigest.sha256Hex(path: path)
+        } catch {
+            throw EditingError.io("cannot read \(path): \(error)")
+        }
+        let id = "local:" + checksum.prefix(16)
+        if try store.read({ db in try PhotoRecord.fetchOne(db, key: id) }) != nil { return .alreadyThere }
+        // Decoding the pixels (for the hash) is what finds a damaged file.
+        let hash = try await editor.perceptualHash(url)
+        if let nearest = DuplicateFinder.nearest(to: hash, in: known), nearest.distance <= duplicateThreshold {
+            return .duplicate(ImportDuplicate(path: path, duplicateOf: nearest.id, distance: nearest.distance))
+        }
+        var status = stat()
+        let found = stat(path, &status) == 0
+        let modified = found ? Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec)) : Date()
+        let bytes = found ? Int64(status.st_size) : 0
+        let now = Date()
+        let name = url.deletingPathExtension().lastPathComponent
+        let metadata = String(decoding: try JSONEncoder().encode(["path": path, "format": info.format]), as: UTF8.self)
+        try store.write { db in
+            try PhotoRecord(
+                source: PhotoSource.local.rawValue, remoteId: String(checksum.prefix(16)), title: name,
+                width: info.width, height: info.height, metadata: metadata, phash: Int64(bitPattern: hash.value),
+                createdAt: info.takenAt ?? modified, fetchedAt: now
+            ).insert(db)
+            try PhotoFileStore.record(db, PhotoFileStore.File(
+                photoId: id, variant: "orig", path: path, inLibrary: true, bytes: bytes, checksum: checksum,
+                createdAt: now, lastAccessAt: now))
+        }
+        return .imported(ImportedPhoto(id: id, path: path, width: info.width, height: info.height), hash)
+    }
+}

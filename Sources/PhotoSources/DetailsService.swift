@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import Shared
+import Store
+
+extension SearchService {
+    /// Completes a photo's metadata once: Unsplash's details call (exif, location, tags, downloads)
+    /// or NASA's asset manifest (every rendition). Returns false when there was nothing to do (already
+    /// complete, or a local photo). Upserted like any search result, so local state is kept.
+    public func completeDetails(photoId: String) async throws(SourceError) -> Bool {
+        let photo: PhotoRecord?
+        do {
+            photo = try store.read { db in try PhotoRecord.fetchOne(db, key: photoId) }
+        } catch {
+            return false
+        }
+        guard let photo, !Self.hasDetails(photo) else { return false }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-_")
+        let escaped = photo.remoteId.addingPercentEncoding(withAllowedCharacters: allowed) ?? photo.remoteId
+        var updated: PhotoRecord
+        switch photo.source {
+        case PhotoSource.unsplash.rawValue:
+            let response = try await unsplashGet("/photos/\(escaped)", query: [])
+            updated = try sourceHTTP.decode(UnsplashPhoto.self, response, service: "Unsplash").record(fetchedAt: Date(), details: true)
+        case PhotoSource.nasa.rawValue:
+            let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/asset/\(escaped)", query: [], headers: [], service: "NASA's library")
+            let asset = try sourceHTTP.decode(NASASearch.Asset.self, response, service: "NASA's library")
+            updated = photo
+            var urls = (photo.urls.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) }) ?? [:]
+            urls.merge(asset.renditions) { _, new in new }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            updated.urls = (try? encoder.encode(urls)).map { String(decoding: $0, as: UTF8.self) }
+            var metadata = (photo.metadata.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }) ?? [:]
+            metadata["details"] = true
+            updated.metadata = (try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+        default:
+            return false
+        }
+        let fetched = updated
+        do {
+            try store.write { db in
+                var updated = fetched
+                guard var current = try PhotoRecord.fetchOne(db, key: photoId) else { return }
+                let keep = (current.dismissedAt, current.phash, current.colorBucket)
+                if updated.tags.isEmpty { updated.tags = current.tags }
+                current = updated
+                (current.dismissedAt, current.phash) = (keep.0, keep.1)
+                current.colorBucket = current.colorBucket ?? keep.2
+                try current.update(db)
+            }
+        } catch {
+            return false
+        }
+        return true
+    }
+
+    static func hasDetails(_ photo: PhotoRecord) -> Bool {
+        guard let json = photo.metadata,
+              let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return false }
+        return object["details"] as? Bool == true
+    }
+}
