@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system docs install uninstall clean
+.PHONY: all setup build run test test-swift test-devstack test-system docs install uninstall clean bench
 
 all: build
 
@@ -81,3 +81,10 @@ docs: build
 	@d=$$(mktemp -d); $(BIN)/splashd --state-dir $$d/s --data-dir $$d/d --cache-dir $$d/c --socket $$d/c.sock 2>/dev/null & pid=$$!; \
 	for i in $$(seq 50); do [ -S $$d/c.sock ] && break; sleep 0.1; done; \
 	{ cat docs/protocol-intro.md; scripts/protocol-doc $$d/c.sock; } > docs/protocol.md; kill $$pid; wait $$pid; rm -rf $$d
+
+# Benchmarks beside the tools a user would use instead (issue 11): builds release binaries, starts its own
+# devstack, writes bench/results/ and docs/performance.md. Not part of `make test`; timings never fail.
+#   make bench BENCH_ARGS=--quick
+BENCH_ARGS ?=
+bench:
+	bench/run $(BENCH_ARGS)

@@ -21,7 +21,7 @@ def perf_while(ctx, pid, workload, label, seconds=8):
     samples = next((l for l in out.splitlines() if l.startswith("# Samples:")), "# Samples: ?")
     try:
         n = int(samples.split(":")[1].split()[0].rstrip("K")) * (1000 if "K" in samples.split(":")[1].split()[0] else 1)
-        busy = f"{n} samples at 999 Hz over {seconds} s: the daemon was on a CPU {n / (999 * seconds) * 100:.0f} % of the window"
+        busy = f"about {n} samples at 999 Hz over {seconds} s: the daemon was on a CPU {n / (999 * seconds) * 100:.0f} % of the window"
     except (ValueError, IndexError):
         busy = samples
     head = (f"perf record -e cpu-clock -F 999 -g -p <splashd> while: {label}\n{busy}\n"
