@@ -122,14 +122,24 @@ extension Devstack {
         return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
     }
 
-    /// The first `count` photos of the Unsplash catalogue, as the API returns them.
+    /// The first `count` photos of the Unsplash catalogue, as the API returns them (30 a page).
     func unsplashPhotos(_ count: Int) async throws -> [[String: Any]] {
         let key = env["SPLASHD_UNSPLASH_ACCESS_KEY"] ?? ""
-        let response = try await Self.plainHTTP.send(HTTPRequest(
-            url: (env["SPLASHD_UNSPLASH_API_URL"] ?? "") + "/photos?per_page=\(count)&order_by=oldest",
-            headers: [("Authorization", "Client-ID \(key)")], timeout: .seconds(10)))
-        let photos = (try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]) ?? []
-        guard photos.count == count else { throw DevstackError.failed("asked for \(count) photos, got \(photos.count): HTTP \(response.status)") }
+        var photos: [[String: Any]] = []
+        var page = 1
+        while photos.count < count {
+            let perPage = min(30, count - photos.count)
+            // Pages of the same size, so that page N starts where N-1 stopped.
+            let size = count <= 30 ? count : 30
+            let response = try await Self.plainHTTP.send(HTTPRequest(
+                url: (env["SPLASHD_UNSPLASH_API_URL"] ?? "") + "/photos?per_page=\(size)&page=\(page)&order_by=oldest",
+                headers: [("Authorization", "Client-ID \(key)")], timeout: .seconds(10)))
+            let batch = (try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]) ?? []
+            guard !batch.isEmpty else { break }
+            photos += batch.prefix(perPage)
+            page += 1
+        }
+        guard photos.count == count else { throw DevstackError.failed("asked for \(count) photos, got \(photos.count)") }
         return photos
     }
 

@@ -18,14 +18,23 @@ struct ServerPhotos: Sendable {
         } catch {
             throw .malformed(status: 0, detail: "cannot read the store: \(error)")
         }
-        if unknown.isEmpty { return [] }
-        let list = unknown.sorted().map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
-        let response = try await backend.send(
-            "GET", "/rest/v1/photos",
-            query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
-            bearer: token)
-        return try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
+        // In chunks: a page of 500 ids in one `in.(...)` filter would make a request line longer than
+        // servers accept (8 KiB is common).
+        var rows: [ServerPhotoRow] = []
+        let sorted = unknown.sorted()
+        for start in stride(from: 0, to: sorted.count, by: Self.idsPerRequest) {
+            let chunk = sorted[start..<min(start + Self.idsPerRequest, sorted.count)]
+            let list = chunk.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+            let response = try await backend.send(
+                "GET", "/rest/v1/photos",
+                query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
+                bearer: token)
+            rows += try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
+        }
+        return rows
     }
+
+    static let idsPerRequest = 50
 
     /// Inserts the photos not in the store yet (a photo already here keeps its richer local copy).
     static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date) throws {
