@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system docs install uninstall clean bench
+.PHONY: all setup build run test test-swift test-devstack test-system chaos docs install uninstall clean bench
 
 all: build
 
@@ -46,6 +46,11 @@ test-devstack:
 
 test-system:
 	tests/system/run $(BIN)
+
+# The reliability and security suite (chaos/README.md): release binaries in .build-chaos against a
+# devstack of its own. The full run writes docs/reliability.md; CHAOS_ARGS=--short is the quick one.
+chaos: setup
+	chaos/run $(CHAOS_ARGS)
 
 # Release binaries, the units (user and system), and bash/zsh/fish completions for splashctl.
 DESTDIR ?=
