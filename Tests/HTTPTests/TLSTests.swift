@@ -14,25 +14,8 @@ final class TLSTests {
     init() throws { directory = try temporaryDirectory() }
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-    /// Writes cert.pem and key.pem for CN/SAN 127.0.0.1 into a fresh directory.
-    private func makeCertificate() throws -> (cert: String, key: String) {
-        let cert = directory + "/cert.pem", key = directory + "/key.pem"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opensslPath!)
-        process.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        ChildProcess.reap(process)
-        #expect(FileManager.default.fileExists(atPath: cert) && FileManager.default.fileExists(atPath: key))
-        return (cert, key)
-    }
-
     @Test func selfSignedCertificateIsRejectedByDefault() async throws {
-        let tls = try makeCertificate()
+        let tls = try await makeSelfSignedCertificate(in: directory)
         try await withServer(tls: tls) { server in
             let client = try makeClient()
             do {
@@ -46,7 +29,7 @@ final class TLSTests {
     }
 
     @Test func configuredCAFileIsTrusted() async throws {
-        let tls = try makeCertificate()
+        let tls = try await makeSelfSignedCertificate(in: directory)
         try await withServer(tls: tls) { server in
             let client = try makeClient { $0.caFile = tls.cert }
             let response = try await client.send(HTTPRequest(url: server.url("/echo")))
