@@ -47,9 +47,15 @@ def run(ctx):
     rpc.close()
     cli = []
     argv = [SPLASHCTL, "photos", "list", "--liked", "--color", "blue", "--sort", "-liked", "--limit", "50"]
+    cli_env = dict(os.environ, SPLASHD_SOCKET=d.socket)
+    cli_note = None
+    if subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=cli_env).returncode == 64:
+        cli_note = ("`splashctl photos list … --sort -liked` (as the README and the issue write it) exits 64: the argument parser "
+                    "takes '-liked' for an option. Timed with `--sort=-liked` instead.")
+        argv[6:8] = ["--sort=-liked"]
     for _ in range(10):
         t0 = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=dict(os.environ, SPLASHD_SOCKET=d.socket))
+        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=cli_env)
         cli.append((time.perf_counter() - t0) * 1000)
     # the floor: the sqlite3 shell running a comparable query on the same file
     sql = ("SELECT p.id, p.title FROM photos p JOIN likes l ON l.photo_id = p.id AND l.account_id = '%s' AND l.deleted_at IS NULL "
@@ -78,6 +84,8 @@ def run(ctx):
                   "Inside the daemon = median round trip of the query minus the median daemon.ping round trip on the same "
                   "connection, measured in the same batch; the daemon logs no per-request timing.",
                   "The sqlite3 anchor is a floor for the SQL alone (no JSON, no socket); its SQL is comparable, not the daemon's."]}
+    if cli_note:
+        res["notes"].append(cli_note)
     ctx.profile_if_missed(res, d, lambda: rtt(d.rpc(), "photos.list", LIST if l["median"] > 5 else FTS, 2000),
                           "photos.list in a loop")
     return res
