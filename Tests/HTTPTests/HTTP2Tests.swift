@@ -11,6 +11,11 @@ private let nghttpd = ["/usr/sbin/nghttpd", "/usr/bin/nghttpd"].first { FileMana
 /// HTTP/2 when the server offers it: parallel downloads share one multiplexed connection rather than
 /// opening one each (nghttpd, nghttp2's reference server, over TLS with a test CA; it logs every
 /// connection it accepts, so the test counts them).
+///
+/// `make test` runs this suite in a process of its own: beside the other HTTP tests' clients, Debian
+/// 12's libcurl 7.88 now and then leaves one multiplexed stream unprocessed after the server has sent
+/// all of it (nghttpd's log shows every DATA frame sent), until the low-speed timer fails it; the
+/// image queue then resumes the file with Range. See the note in docs/images.md.
 @Suite(.enabled(if: nghttpd != nil, "nghttpd is not installed (Debian: nghttp2-server)"))
 struct HTTP2Tests {
     @Test func parallelDownloadsShareOneMultiplexedConnection() async throws {
@@ -21,16 +26,22 @@ struct HTTP2Tests {
         let files = 16
         for n in 0..<files { try Data(fileBytes(200_000 + n)).write(to: URL(fileURLWithPath: "\(root)/f\(n).bin")) }
         let tls = try await makeSelfSignedCertificate(in: directory)
-        let port = try freePort()
+        // A port outside the kernel's ephemeral range, so no other test's server (bound to port 0) can
+        // take it between choosing and binding; nghttpd exits if it is taken, and another is tried.
         let log = directory + "/nghttpd.log"
-        let server = try ChildProcess(
-            executable: nghttpd!, arguments: ["-v", "-d", root, "--address=127.0.0.1", String(port), tls.key, tls.cert],
-            environment: [:], stdoutPath: log, stderrPath: log)
+        var started: (ChildProcess, Int)?
+        for _ in 0..<10 where started == nil {
+            let port = Int.random(in: 20_000..<30_000)
+            let server = try ChildProcess(
+                executable: nghttpd!, arguments: ["-v", "-d", root, "--address=127.0.0.1", String(port), tls.key, tls.cert],
+                environment: [:], stdoutPath: log, stderrPath: log)
+            if try await waitForListener(port: port, server: server) { started = (server, port) }
+        }
+        let (server, port) = try #require(started)
         defer {
             server.signal(SIGTERM)
             _ = server.exitStatus
         }
-        try await waitForListener(port: port)
 
         let client = try makeClient {
             $0.caFile = tls.cert
@@ -59,21 +70,10 @@ struct HTTP2Tests {
         #expect(streams == files && ids.count == 1, "\(files) parallel requests: \(streams) streams over \(ids.count) connections")
     }
 
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private func waitForListener(port: Int) async throws {
+    /// True once the server accepts connections; false if it exited (the port was taken).
+    private func waitForListener(port: Int, server: ChildProcess) async throws -> Bool {
         for _ in 0..<100 {
+            if !server.isRunning { return false }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -83,10 +83,11 @@ struct HTTP2Tests {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             close(fd)
-            if connected == 0 { return }
+            if connected == 0 { return true }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw POSIXError(.ECONNREFUSED)
+        server.signal(SIGKILL)
+        return false
     }
 }
 
