@@ -327,9 +327,11 @@ def edits_and_imports(devstack, base, figures, a, email, liked, urls, cdn, trial
             pass
         restart(label)
         local = {e["edit_id"]: e for e in a.call("edits.list")["edits"]}
-        if (acked_new - in_flight_removal) - set(local) or acked_gone & set(local):
+        # Created and acknowledged in this trial, and not removed (acknowledged or cut off) since.
+        kept = acked_new - acked_gone - in_flight_removal
+        if kept - set(local) or acked_gone & set(local):
             counts["lost"] += 1
-            figures.bug(f"{label}: acknowledged edits lost {sorted(acked_new - set(local))[:2]} or removals undone "
+            figures.bug(f"{label}: acknowledged edits lost {sorted(kept - set(local))[:2]} or removals undone "
                         f"{sorted(acked_gone & set(local))[:2]}")
         intended = set(local)  # an edit cut off by the kill may or may not exist; the store decides
         try:
