@@ -45,6 +45,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Shared", swiftSettings: strict),
         .target(name: "SplashClient", dependencies: ["Shared"], swiftSettings: strict),
@@ -66,7 +67,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "HTTP",
-            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCurl", "CCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
             name: "Account",

@@ -93,6 +93,8 @@ public enum DaemonRunner {
         let account = AccountRoutes.makeCapability(
             config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
         await account.start()
+        // The counts taken above knew no account; liked and queued counts are per account.
+        LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
 
         // Connectivity (issue 6): netlink changes and failed requests trigger a probe of the backend;
         // the state shows in status, events and the STATUS line, and gates the push engine.

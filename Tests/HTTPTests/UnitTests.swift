@@ -46,7 +46,7 @@ import Testing
 
     @Test func chunkedUpdatesMatchOneShot() {
         let data = (0..<1000).map { UInt8($0 % 256) }
-        var hasher = SHA256()
+        let hasher = SHA256()
         for chunk in stride(from: 0, to: data.count, by: 37) { hasher.update(Array(data[chunk..<min(chunk + 37, data.count)])) }
         #expect(hasher.finalize() == SHA256.hash(data))
     }

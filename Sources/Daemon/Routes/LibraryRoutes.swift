@@ -5,6 +5,7 @@ import Logging
 import Shared
 import Store
 import Sync
+import Synchronization
 
 /// Likes, dismissals, the queue and `sync.now`.
 struct SyncCapability: Sendable {
@@ -150,13 +151,20 @@ enum LibraryRoutes {
         }
     }
 
+    /// Counting and publishing happen under one lock: callers on several threads (the push engine,
+    /// the image queue, handlers) would otherwise publish their counts out of the order they read them,
+    /// and an older count could arrive after a newer one (seen in the benchmark's event timings).
     static func refreshCounts(state: DaemonState, library: PhotoLibrary, logger: Logger) {
-        do {
-            let counts = try library.counts(accountId: state.current.account.userId ?? "")
-            state.setLibrary(counts.library)
-            state.setOutbox(counts.outbox)
-        } catch {
-            logger.error("cannot count the library: \(error)")
+        countsLock.withLock { _ in
+            do {
+                let counts = try library.counts(accountId: state.current.account.userId ?? "")
+                state.setLibrary(counts.library)
+                state.setOutbox(counts.outbox)
+            } catch {
+                logger.error("cannot count the library: \(error)")
+            }
         }
     }
+
+    private static let countsLock = Mutex(())
 }

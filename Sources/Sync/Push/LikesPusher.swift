@@ -55,7 +55,10 @@ struct LikesPusher: OutboxPusher {
         } catch {
             throw .malformed(status: 0, detail: "cannot encode the batch: \(error)")
         }
-        try await upsertPhotos(payloads.map { ($0.photoId, $0.photo) }, token: token)
+        // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
+        // or a rejected op would have half reached the server. Unlikes need no metadata.
+        let photos = payloads.filter { $0.deletedAt == nil }.map { ($0.photoId, $0.photo) }
+        if !photos.isEmpty { try await upsertPhotos(photos, token: token) }
         _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: likesBody, bearer: token, headers: Self.upsert)
     }
 

@@ -18,7 +18,9 @@ import Store
 /// hold back the good ones.
 public final class PushEngine: Service, Sendable {
     public struct Configuration: Sendable {
-        public var batchSize = 500
+        /// Likes per request. A like row is ~100 bytes: 2,000 make a 200 KB body, and 10,000 queued
+        /// likes drain in five round trips.
+        public var batchSize = 2000
         /// 1 s doubling to 5 min, with jitter (each delay between half and all of it).
         public var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0.5)
         public init() {}

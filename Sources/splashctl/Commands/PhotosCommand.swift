@@ -17,7 +17,8 @@ struct ListPhotos: AsyncParsableCommand {
     @Option(help: "unsplash, nasa or local.") var source: String?
     @Option(help: "Colour bucket, e.g. blue, red, black_and_white.") var color: String?
     @Option(help: "Full-text search over title, description, tags and author.") var text: String?
-    @Option(help: "created, liked or fetched; prefix '-' for descending (default -fetched).") var sort: String?
+    // Unconditional: "--sort -liked" must read "-liked" as the value, not as an option.
+    @Option(parsing: .unconditional, help: "created, liked or fetched; prefix '-' for descending (default -fetched).") var sort: String?
     @Option(help: "At most this many (1–1000, default 50).") var limit: Int?
     @Option(help: "Skip this many.") var offset: Int?
 
