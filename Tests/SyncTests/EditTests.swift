@@ -34,10 +34,15 @@ import TestSupport
         let rendered = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(rendered.starts(with: [0xFF, 0xD8, 0xFF]) && Int64(rendered.count) == edit.bytes)
 
-        // The original is untouched and in the library (an edited photo is a library photo).
+        // The original is untouched and in the library (an edited photo is a library photo; the image
+        // queue may still be moving it back from the cache, where it went while it was nobody's).
         let original = daemon.directory + "/data/library/unsplash/\(photo.remoteId).regular.jpg"
+        var shown = try await daemon.client.send(PhotosShowRequest(id: photo.id))
+        for _ in 0..<100 where !shown.files.contains(where: { $0.variant == "regular" && $0.location == .library && $0.present }) {
+            try await Task.sleep(for: .milliseconds(50))
+            shown = try await daemon.client.send(PhotosShowRequest(id: photo.id))
+        }
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: original))) == (try await devstack.cdnBytes(photo.url)))
-        let shown = try await daemon.client.send(PhotosShowRequest(id: photo.id))
         #expect(Set(shown.files.map(\.variant)) == ["regular", "edit:\(edit.editId)"])
         #expect(try await daemon.client.send(PhotosListRequest(edited: true)).photos.map(\.id) == [photo.id])
 
