@@ -44,6 +44,7 @@ def start_hostile(upstream_unsplash, unsplash_key):
     bomb = make_bomb(1)
     stop = threading.Event()
     served = {}
+    assigned = {}
     lock = threading.Lock()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -114,9 +115,15 @@ def start_hostile(upstream_unsplash, unsplash_key):
                 with urllib.request.urlopen(request, timeout=30) as response:
                     data = json.loads(response.read())
                 port = self.server.server_address[1]
-                for i, photo in enumerate(data.get("results", [])):
-                    mode = MODES[i % len(MODES)]
-                    photo["urls"] = {k: f"http://127.0.0.1:{port}/cdn/{mode}/{photo['id']}-{k}.jpg" for k in photo["urls"]}
+                # Every photo object (search results, a photo's details, lists) gets URLs here, each
+                # photo always the same hostile mode.
+                photos = data.get("results", []) if isinstance(data, dict) and "results" in data else \
+                    data if isinstance(data, list) else [data]
+                for photo in photos:
+                    if isinstance(photo, dict) and isinstance(photo.get("urls"), dict):
+                        with lock:
+                            mode = assigned.setdefault(photo["id"], MODES[len(assigned) % len(MODES)])
+                        photo["urls"] = {k: f"http://127.0.0.1:{port}/cdn/{mode}/{photo['id']}-{k}.jpg" for k in photo["urls"]}
                 body = json.dumps(data).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
