@@ -11,7 +11,7 @@ struct SplashCtl: AsyncParsableCommand {
             + "70 internal error, 75 try again later (offline, busy, rate limited), 76 protocol error, 77 not permitted. "
             + "See docs/protocol.md.",
         subcommands: [
-            StatusCommand.self, PhotosCommand.self, WatchCommand.self,
+            SetupCommand.self, StatusCommand.self, PhotosCommand.self, WatchCommand.self,
             SearchCommand.self, HistoryCommand.self, RandomCommand.self, TopicsCommand.self, TopicCommand.self,
             FollowCommand.self, UnfollowCommand.self, FeedsCommand.self,
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,

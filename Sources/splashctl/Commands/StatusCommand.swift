@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Shared
 
 struct StatusCommand: AsyncParsableCommand {
@@ -6,7 +7,14 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await global.run(StatusRequest(), render: Self.render)
+        try await global.run(StatusRequest()) { status, style in
+            var text = Self.render(status, style)
+            // Until setup has run once: the way in. Never again after.
+            if !SetupState.isDone(environment: ProcessInfo.processInfo.environment) {
+                text += "\n" + style.dim("First time? splashctl setup walks you through the backend, keys and signing in.")
+            }
+            return text
+        }
     }
 
     static func render(_ status: DaemonStatus, _ style: TerminalStyle) -> String {

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import Shared
+import SplashClient
+
+/// The first run: where the account lives, its keys, the user units, and signing in. Secrets go to
+/// files of their own (mode 0600) that the config names with `*_file` keys, never inline; the config
+/// is 0600 too. Asks for what the flags do not give when there is a terminal.
+struct SetupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "setup",
+        abstract: "First run: backend URL, keys, the user units, and signing in.",
+        discussion: """
+            Writes $XDG_CONFIG_HOME/splashd/config.toml (mode 0600) with the keys in files beside it
+            (anon_key, unsplash_key, mode 0600), enables splashd.socket for your user when systemd is
+            there, and signs you in. Run it again to change anything; the old config is kept as
+            config.toml.bak.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The Supabase project URL, e.g. https://abcd.supabase.co.") var backendURL: String?
+    @Option(help: "A file holding the project's anon (publishable) key.") var anonKeyFile: String?
+    @Option(help: "A file holding an Unsplash access key (optional: without one, Unsplash search is off).") var unsplashKeyFile: String?
+    @Option(help: "Sign in as this e-mail address.") var email: String?
+    @Flag(help: "Create the account (with --username) instead of signing in.") var signup = false
+    @Option(help: "With --signup: the username.") var username: String?
+    @Flag(help: "Read the password from standard input.") var passwordStdin = false
+    @Flag(help: "Do not touch systemd's user units.") var noEnable = false
+    @Flag(help: "Do not sign in now.") var noSignIn = false
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let interactive = isatty(STDIN_FILENO) == 1 && !passwordStdin
+        let directory = SetupState.configDirectory(environment: environment)
+
+        let url = try value(backendURL, ask: "Backend URL (your Supabase project, e.g. https://abcd.supabase.co): ", interactive: interactive, flag: "--backend-url")
+        guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+            throw ValidationError("'\(url)' is not an http(s) URL")
+        }
+        let anonKey = try secret(file: anonKeyFile, ask: "Anon key (from the project's API settings): ", interactive: interactive, flag: "--anon-key-file")
+        let unsplashKey: String? = if let unsplashKeyFile {
+            try Self.readSecretFile(unsplashKeyFile)
+        } else if interactive {
+            Self.ask("Unsplash access key (Enter to skip): ").flatMap { $0.isEmpty ? nil : $0 }
+        } else {
+            nil
+        }
+
+        let written = try SetupState.write(
+            directory: directory, backendURL: url, anonKey: anonKey, unsplashKey: unsplashKey)
+        Output.line("wrote \(written.config) (0600)" + (written.backup.map { "; the previous one is \($0)" } ?? ""))
+
+        if !noEnable {
+            switch UserUnits.enableSocket() {
+            case .enabled: Output.line("enabled splashd.socket for your user; splashd starts on first use")
+            case .noSystemd(let reason): Output.line("systemd's user manager is not here (\(reason)); start splashd yourself")
+            case .failed(let message): Output.error("could not enable splashd.socket: \(message)")
+            }
+        }
+
+        if !noSignIn, let account = try accountToSignIn(interactive: interactive) {
+            try await global.withClient { client in
+                _ = try await client.send(StatusRequest())  // the daemon is up (socket activation starts it)
+                let password = try PasswordPrompt.read(fromStdin: passwordStdin)
+                let result: WhoamiResult = if signup {
+                    try await client.send(SignupRequest(email: account, password: password, username: try requireUsername()))
+                } else {
+                    try await client.send(LoginRequest(email: account, password: password))
+                }
+                Output.line("signed in as \(result.account.username ?? result.account.email ?? account)")
+            }
+        }
+        try SetupState.markDone(directory: directory)
+        Output.line("setup done. Next: splashctl search lake; splashctl like ID; splashctl status")
+    }
+
+    private func accountToSignIn(interactive: Bool) throws -> String? {
+        if let email { return email }
+        guard interactive else { return nil }
+        let answer = Self.ask("E-mail to sign in with (Enter to skip): ") ?? ""
+        return answer.isEmpty ? nil : answer
+    }
+
+    private func requireUsername() throws -> String {
+        if let username { return username }
+        guard let answer = Self.ask("Username: "), !answer.isEmpty else { throw ValidationError("--signup needs --username") }
+        return answer
+    }
+
+    private func value(_ given: String?, ask prompt: String, interactive: Bool, flag: String) throws -> String {
+        if let given { return given }
+        guard interactive, let answer = Self.ask(prompt), !answer.isEmpty else {
+            throw ValidationError("give \(flag) (or run splashctl setup on a terminal to be asked)")
+        }
+        return answer
+    }
+
+    private func secret(file: String?, ask prompt: String, interactive: Bool, flag: String) throws -> String {
+        if let file { return try Self.readSecretFile(file) }
+        guard interactive, let answer = Self.ask(prompt), !answer.isEmpty else {
+            throw ValidationError("give \(flag) (or run splashctl setup on a terminal to be asked)")
+        }
+        return answer
+    }
+
+    static func readSecretFile(_ path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read \(path)") }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.contains("\n") else { throw ValidationError("\(path) should hold the key on one line") }
+        return trimmed
+    }
+
+    static func ask(_ prompt: String) -> String? {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
+    }
+}
