@@ -128,10 +128,12 @@ let package = Package(
             name: "splashd",
             dependencies: ["Daemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
+        // splashctl's words in English and Brazilian Portuguese (a library so tests can reach them).
+        .target(name: "CLIText", swiftSettings: strict),
         .executableTarget(
             name: "splashctl",
             dependencies: [
-                "Shared", "SplashClient",
+                "Shared", "SplashClient", "CLIText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -148,7 +150,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport"],
+            dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport", "CLIText"],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -30,7 +31,7 @@ struct GlobalOptions: ParsableArguments {
             defer { Task { await client.close() } }
             try await body(client)
         } catch let error as ClientError {
-            Output.error(error.description)
+            Output.error(Self.text(error))
             throw ExitCode(error.exitCode)
         } catch let error as RPCError {
             if json {
@@ -40,6 +41,19 @@ struct GlobalOptions: ParsableArguments {
             }
             throw ExitCode(error.kind?.exitCode ?? ErrorKind.internalError.exitCode)
         }
+    }
+
+    /// SplashClient's failures in the user's language (the reasons inside come from the system).
+    static func text(_ error: ClientError) -> String {
+        let message: Message = switch error {
+        case .notRunning(let path): .daemonNotRunning(path: path)
+        case .permissionDenied(let path): .socketPermissionDenied(path: path)
+        case .invalidSocketPath(let path): .socketPathTooLong(path: path)
+        case .cannotConnect(let path, let reason): .cannotConnect(path: path, reason: reason)
+        case .connectionLost(let reason): .connectionLost(reason: reason)
+        case .protocolError(let reason): .unexpectedAnswer(reason: reason)
+        }
+        return message.text()
     }
 
     /// Sends `request` and prints the result: raw JSON with `--json`, else through `render`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -22,8 +23,8 @@ struct SignupCommand: AsyncParsableCommand {
             var text = WhoamiCommand.render(result, style)
             // The server makes a taken name unique with a suffix rather than refuse the sign-up.
             if let given = result.account.username, given != wanted {
-                text += "\n" + style.yellow("the username '\(wanted)' was taken; the server chose '\(given)'")
-                    + " (change it with: splashctl profile set-username NAME)"
+                text += "\n" + style.yellow(Message.usernameTaken(wanted: wanted, given: given).text())
+                    + " " + Message.changeUsernameHint.text()
             }
             return text
         }
@@ -51,9 +52,9 @@ struct LogoutCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(LogoutRequest()) { result, style in
-            var text = style.yellow("signed out")
-            if result.keptOutbox > 0 { text += " — \(result.keptOutbox) queued change(s) kept; they go out when you sign in again" }
-            if !result.serverNotified { text += style.dim(" (the server could not be told; the session ends when it expires)") }
+            var text = style.yellow(Message.signedOut.text())
+            if result.keptOutbox > 0 { text += " — " + Message.queuedChangesKept(result.keptOutbox).text() }
+            if !result.serverNotified { text += " " + style.dim(Message.serverNotToldOfLogout.text()) }
             return text
         }
     }
@@ -72,16 +73,16 @@ struct WhoamiCommand: AsyncParsableCommand {
         let name = account.username ?? account.email ?? "?"
         switch account.state {
         case .signedOut:
-            return style.yellow("signed out") + (result.signedOutReason.map { " — \($0)" } ?? "")
+            // The reason is the daemon's words.
+            return style.yellow(Message.signedOut.text()) + (result.signedOutReason.map { " — \($0)" } ?? "")
         case .signedIn, .signedInOffline:
-            var lines = [
-                (account.state == .signedIn ? style.green("signed in") : style.yellow("signed in (offline)")) + " as \(style.bold(name))",
-                "  e-mail    \(account.email ?? "?")",
-                "  user id   \(account.userId ?? "?")",
-            ]
-            if let profile = result.profile { lines.append("  profile   " + ProfileCommand.syncText(profile, style)) }
-            if let expires = result.sessionExpiresAt { lines.append("  session   refreshed before \(Formatting.absolute(expires))") }
-            return lines.joined(separator: "\n")
+            let state = account.state == .signedIn ? style.green(Message.signedIn.text()) : style.yellow(Message.signedInOffline.text())
+            var rows: [(Label, String)] = [(.email, account.email ?? "?"), (.userID, account.userId ?? "?")]
+            if let profile = result.profile { rows.append((.profile, ProfileCommand.syncText(profile, style))) }
+            if let expires = result.sessionExpiresAt {
+                rows.append((.session, Message.sessionRefreshedBefore(Formatting.absolute(expires)).text()))
+            }
+            return ([state + " " + Message.asName(style.bold(name)).text()] + Label.aligned(rows)).joined(separator: "\n")
         }
     }
 }
@@ -93,24 +94,21 @@ struct ProfileCommand: AsyncParsableCommand {
 
     static func syncText(_ profile: Profile, _ style: TerminalStyle) -> String {
         switch profile.sync {
-        case .synced: style.green("in sync")
-        case .pending: style.yellow("waiting to be sent")
-        case .rejected: style.red("refused by the server") + (profile.rejectedReason.map { ": \($0)" } ?? "")
+        case .synced: style.green(Message.profileInSync.text())
+        case .pending: style.yellow(Message.profileWaitingToBeSent.text())
+        case .rejected: style.red(Message.profileRefusedByServer.text()) + (profile.rejectedReason.map { ": \($0)" } ?? "")
         }
     }
 
     static func render(_ profile: Profile, stale: Bool, fetchedAt: Date?, _ style: TerminalStyle) -> String {
-        var lines = [
-            style.bold(profile.username ?? "(no username)") + "  " + syncText(profile, style),
-            "  e-mail        \(profile.email)",
-        ]
-        if let created = profile.createdAt { lines.append("  member since  \(Formatting.absolute(created))") }
-        if let lastSignIn = profile.lastSignInAt { lines.append("  last sign-in  \(Formatting.absolute(lastSignIn))") }
+        var rows: [(Label, String)] = [(.email, profile.email)]
+        if let created = profile.createdAt { rows.append((.memberSince, Formatting.absolute(created))) }
+        if let lastSignIn = profile.lastSignInAt { rows.append((.lastSignIn, Formatting.absolute(lastSignIn))) }
         if let fetchedAt {
-            lines.append("  fetched       \(Formatting.relative(fetchedAt))" + (stale ? style.yellow(" (offline: may be out of date)") : ""))
-        } else if stale {
-            lines.append(style.yellow("  offline: may be out of date"))
+            rows.append((.fetched, Formatting.relative(fetchedAt) + (stale ? " " + style.yellow("(\(Message.mayBeOutOfDate.text()))") : "")))
         }
+        var lines = [style.bold(profile.username ?? Message.noUsername.text()) + "  " + syncText(profile, style)] + Label.aligned(rows)
+        if fetchedAt == nil && stale { lines.append(style.yellow("  " + Message.mayBeOutOfDate.text())) }
         return lines.joined(separator: "\n")
     }
 }
@@ -136,8 +134,8 @@ struct SetUsername: AsyncParsableCommand {
     func run() async throws {
         if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
         try await global.run(SetUsernameRequest(username: username)) { result, style in
-            guard result.opId != nil else { return "username is already \(style.bold(username))" }
-            return "username set to \(style.bold(username)) — " + ProfileCommand.syncText(result.profile, style)
+            guard result.opId != nil else { return Message.usernameAlready(style.bold(username)).text() }
+            return Message.usernameSetTo(style.bold(username)).text() + " — " + ProfileCommand.syncText(result.profile, style)
         }
     }
 }
@@ -147,7 +145,7 @@ struct UsersCommand: AsyncParsableCommand {
         commandName: "users", abstract: "What the server says about everyone.", subcommands: [CountUsers.self, RecentUsers.self])
 
     static func staleNote(stale: Bool, age: Double, _ style: TerminalStyle) -> String {
-        stale ? style.yellow(" (offline: as of \(Formatting.duration(age)) ago)") : ""
+        stale ? " " + style.yellow(Message.offlineAsOf(Formatting.duration(age)).text()) : ""
     }
 }
 
@@ -157,7 +155,7 @@ struct CountUsers: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(UsersCountRequest()) { result, style in
-            "\(result.count) accounts" + UsersCommand.staleNote(stale: result.stale, age: result.ageSeconds, style)
+            Message.accountCount(result.count).text() + UsersCommand.staleNote(stale: result.stale, age: result.ageSeconds, style)
         }
     }
 }
@@ -175,7 +173,7 @@ struct RecentUsers: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         try await global.run(request) { result, style in
-            var table = Table(headers: ["USERNAME", "JOINED"])
+            var table = Table(headers: [Column.username, .joined].map { $0.text() })
             table.rows = result.users.map { [$0.username, Formatting.relative($0.createdAt)] }
             return table.render() + UsersCommand.staleNote(stale: result.stale, age: result.ageSeconds, style)
         }

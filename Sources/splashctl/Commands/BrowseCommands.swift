@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -25,11 +26,11 @@ struct TopicsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(TopicsListRequest(order: order)) { result, style in
-            var table = Table(headers: ["SLUG", "TITLE", "PHOTOS", "ABOUT"].map(style.bold))
+            var table = Table([.slug, .title, .photos, .about], style)
             for topic in result.topics {
                 table.rows.append([topic.slug, topic.title, topic.totalPhotos.map(String.init) ?? "-", String((topic.description ?? "").prefix(60))])
             }
-            let stale = result.stale ? style.yellow("offline: the list from \(Formatting.relative(result.fetchedAt))") + "\n" : ""
+            let stale = result.stale ? style.yellow(Message.offlineTopicsFrom(Formatting.relative(result.fetchedAt)).text()) + "\n" : ""
             return stale + table.render()
         }
     }
@@ -51,8 +52,8 @@ struct TopicCommand: AsyncParsableCommand {
 /// The photo table search, random and topic share.
 enum PhotoTable {
     static func render(_ photos: [PhotoSummary], _ style: TerminalStyle) -> String {
-        if photos.isEmpty { return "No photos." }
-        var table = Table(headers: ["ID", "COLOUR", "SIZE", "LIKED", "BY", "TITLE"].map(style.bold))
+        if photos.isEmpty { return Message.noPhotos.text() }
+        var table = Table([.id, .colour, .size, .liked, .by, .title], style)
         for photo in photos {
             table.rows.append([
                 photo.id, photo.colorBucket ?? "-",

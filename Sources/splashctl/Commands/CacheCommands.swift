@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -19,13 +20,18 @@ struct CacheShow: AsyncParsableCommand {
     }
 
     static func render(_ usage: CacheUsage, _ style: TerminalStyle) -> String {
-        func files(_ n: Int) -> String { "\(n) file\(n == 1 ? "" : "s")" }
+        let library = Message.sizeInFiles(size: Formatting.bytes(usage.libraryBytes), files: usage.libraryFiles).text()
+        let cache = Message.sizeInFiles(size: Formatting.bytes(usage.cacheBytes), files: usage.cacheFiles).text()
+            + " " + Message.ofAtMost(Formatting.bytes(usage.maxBytes)).text()
+        let names = [Label.library.text(), Label.cache.text()]
+        let width = names.map(\.count).max() ?? 0
+        func label(_ name: String) -> String { style.bold(name) + String(repeating: " ", count: width - name.count + 1) }
         var lines = [
-            "\(style.bold("library")) \(Formatting.bytes(usage.libraryBytes)) in \(files(usage.libraryFiles))  \(style.dim(usage.libraryDirectory))",
-            "\(style.bold("cache"))   \(Formatting.bytes(usage.cacheBytes)) in \(files(usage.cacheFiles)) of at most \(Formatting.bytes(usage.maxBytes))  \(style.dim(usage.cacheDirectory))",
+            label(names[0]) + library + "  " + style.dim(usage.libraryDirectory),
+            label(names[1]) + cache + "  " + style.dim(usage.cacheDirectory),
         ]
-        if usage.downloading > 0 { lines.append("downloading \(files(usage.downloading))") }
-        if usage.waiting > 0 { lines.append(style.yellow("\(files(usage.waiting)) waiting to retry after a failure (splashctl photos show ID says why)")) }
+        if usage.downloading > 0 { lines.append(Message.downloadingFiles(usage.downloading).text()) }
+        if usage.waiting > 0 { lines.append(style.yellow(Message.filesWaitingToRetry(usage.waiting).text())) }
         return lines.joined(separator: "\n")
     }
 }
@@ -37,13 +43,14 @@ struct CachePrune: AsyncParsableCommand {
     @Option(help: "Keep this many bytes of the most recently used cache files (default 0: empty the cache).") var keep: Int64?
 
     func validate() throws {
-        if let keep, keep < 0 { throw ValidationError("--keep cannot be negative") }
+        if let keep, keep < 0 { throw ValidationError(Message.keepCannotBeNegative.text()) }
     }
 
     func run() async throws {
         try await global.run(CachePruneRequest(keepBytes: keep)) { result, _ in
-            "removed \(result.removedFiles) file\(result.removedFiles == 1 ? "" : "s") (\(Formatting.bytes(result.removedBytes))); "
-                + "the cache holds \(Formatting.bytes(result.cacheBytes))"
+            Message.pruned(
+                files: result.removedFiles, bytes: Formatting.bytes(result.removedBytes), cacheBytes: Formatting.bytes(result.cacheBytes)
+            ).text()
         }
     }
 }

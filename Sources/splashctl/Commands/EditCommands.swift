@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -24,8 +25,8 @@ struct EditCommand: AsyncParsableCommand {
     @Flag(help: "With --preview: open the preview with xdg-open.") var open = false
 
     func validate() throws {
-        if filters.isEmpty { throw ValidationError("give at least one --filter (splashctl filters lists them)") }
-        if preview == nil && (size != nil || open) { throw ValidationError("--size and --open go with --preview") }
+        if filters.isEmpty { throw ValidationError(Message.needAFilter.text()) }
+        if preview == nil && (size != nil || open) { throw ValidationError(Message.sizeAndOpenNeedPreview.text()) }
     }
 
     func run() async throws {
@@ -38,9 +39,10 @@ struct EditCommand: AsyncParsableCommand {
         }
         guard let preview else {
             try await global.run(EditsCreateRequest(id: id, filters: steps)) { edit, style in
-                var lines = ["saved edit \(style.bold(edit.editId)) of \(edit.photoId): " + edit.filters.map(\.description).joined(separator: " → ")]
+                let filters = edit.filters.map(\.description).joined(separator: " → ")
+                var lines = [Message.savedEdit(edit: style.bold(edit.editId), photo: edit.photoId, filters: filters).text()]
                 if let path = edit.path { lines.append("  " + path) }
-                lines.append(edit.state == "synced" ? "  uploaded" : "  queued for upload (splashctl sync sends it now)")
+                lines.append("  " + (edit.state == "synced" ? Message.uploaded : .queuedForUpload).text())
                 return lines.joined(separator: "\n")
             }
             return
@@ -50,13 +52,13 @@ struct EditCommand: AsyncParsableCommand {
             do {
                 try result.jpeg.write(to: URL(fileURLWithPath: preview), options: .atomic)
             } catch {
-                Output.error("cannot write \(preview): \(error.localizedDescription)")
+                Output.error(Message.cannotWrite(path: preview, reason: error.localizedDescription).text())
                 throw ExitCode(73)  // EX_CANTCREAT
             }
             if global.json {
                 Output.json(PreviewWritten(preview: preview, width: result.width, height: result.height, bytes: result.jpeg.count))
             } else {
-                Output.line("preview \(result.width)×\(result.height) written to \(preview)")
+                Output.line(Message.previewWritten(width: result.width, height: result.height, path: preview).text())
             }
             if open { Self.openWithDesktop(preview) }
         }
@@ -66,14 +68,14 @@ struct EditCommand: AsyncParsableCommand {
     static func openWithDesktop(_ path: String) {
         let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/xdg-open" }
         guard let opener = candidates.first(where: { access($0, X_OK) == 0 }) else {
-            Output.error("xdg-open is not installed; open \(path) yourself")
+            Output.error(Message.xdgOpenMissing(path: path).text())
             return
         }
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(opener), strdup(path), nil]
         defer { argv.forEach { free($0) } }
         if posix_spawn(&pid, opener, nil, nil, argv, environ) != 0 {
-            Output.error("cannot start xdg-open; open \(path) yourself")
+            Output.error(Message.cannotStartXdgOpen(path: path).text())
         }
     }
 }
@@ -92,14 +94,14 @@ struct FiltersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(FiltersListRequest()) { result, style in
-            var table = Table(headers: ["FILTER", "PARAMETERS", "WHAT IT DOES"].map(style.bold))
+            var table = Table([.filter, .parameters, .whatItDoes], style)
             for filter in result.filters {
                 let parameters = filter.parameters.map { p in
                     "\(p.name) \(Self.number(p.minimum))…\(Self.number(p.maximum)) (\(Self.number(p.defaultValue)))"
                 }.joined(separator: ", ")
                 table.rows.append([filter.name, parameters.isEmpty ? "-" : parameters, filter.summary])
             }
-            return table.render() + "\nExample: splashctl edit ID --filter sepia:0.8 --filter vignette:1.0,0.6"
+            return table.render() + "\n" + Message.filtersExample.text()
         }
     }
 
@@ -120,12 +122,12 @@ struct EditsList: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(EditsListRequest(id: id)) { result, style in
-            if result.edits.isEmpty { return id.map { "No edits of \($0)." } ?? "No edits yet: splashctl edit ID --filter sepia" }
-            var table = Table(headers: ["EDIT", "PHOTO", "FILTERS", "STATE", "SAVED", "FILE"].map(style.bold))
+            if result.edits.isEmpty { return (id.map { Message.noEditsOf($0) } ?? .noEditsYet).text() }
+            var table = Table([.edit, .photo, .filters, .state, .saved, .file], style)
             for edit in result.edits {
                 table.rows.append([
                     String(edit.editId.prefix(8)), edit.photoId, edit.filters.map(\.description).joined(separator: " "),
-                    edit.state, Formatting.relative(edit.createdAt), edit.path ?? "(downloading)",
+                    edit.state, Formatting.relative(edit.createdAt), edit.path ?? Message.downloadingParenthesized.text(),
                 ])
             }
             return table.render()
@@ -147,8 +149,9 @@ struct EditsRemove: AsyncParsableCommand {
                 return
             }
             let result = try await client.send(request)
-            Output.line(!result.changed ? "edit \(editId) was already removed"
-                : result.queued ? "removed edit \(editId); the server hears of it at the next sync" : "removed edit \(editId) (it had never left this machine)")
+            let message: Message = !result.changed ? .editAlreadyRemoved(editId)
+                : result.queued ? .editRemovedServerHearsLater(editId) : .editRemovedNeverLeft(editId)
+            Output.line(message.text())
         }
     }
 
@@ -157,7 +160,7 @@ struct EditsRemove: AsyncParsableCommand {
         if UUID(uuidString: text) != nil { return text.lowercased() }
         let matches = try await client.send(EditsListRequest()).edits.map(\.editId).filter { $0.hasPrefix(text.lowercased()) }
         guard matches.count == 1 else {
-            throw RPCError(.notFound, matches.isEmpty ? "no edit starts with '\(text)'" : "'\(text)' matches \(matches.count) edits; give more of the id", field: "edit_id")
+            throw RPCError(.notFound, (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(), field: "edit_id")
         }
         return matches[0]
     }

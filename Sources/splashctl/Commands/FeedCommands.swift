@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -11,9 +12,9 @@ struct FeedArguments: ParsableArguments {
     @Option(help: "For searches: unsplash (default) or nasa.") var source: String?
 
     func key() throws -> FeedKey {
-        guard let kind = FeedKey.Kind(rawValue: kind) else { throw ValidationError("follow a topic or a search, e.g. follow topic wallpapers") }
-        guard !value.isEmpty else { throw ValidationError("which \(kind.rawValue)?") }
-        guard source.map({ ["unsplash", "nasa"].contains($0) }) ?? true else { throw ValidationError("--source must be unsplash or nasa") }
+        guard let kind = FeedKey.Kind(rawValue: kind) else { throw ValidationError(Message.followTopicOrSearch.text()) }
+        guard !value.isEmpty else { throw ValidationError((kind == .topic ? Message.whichTopic : .whichSearch).text()) }
+        guard source.map({ ["unsplash", "nasa"].contains($0) }) ?? true else { throw ValidationError(Message.optionMustBeOneOf(option: "--source", values: "unsplash, nasa").text()) }
         return FeedKey(kind: kind, value: value.joined(separator: " "), source: source.flatMap(PhotoSource.init(rawValue:)))
     }
 }
@@ -49,12 +50,12 @@ struct FeedsCommand: AsyncParsableCommand {
     }
 
     static func render(_ result: FeedsListResult, _ style: TerminalStyle) -> String {
-        if result.feeds.isEmpty { return "Not following anything. Try: splashctl follow topic wallpapers" }
-        var table = Table(headers: ["KIND", "SOURCE", "FEED", "PHOTOS", "REFRESHED"].map(style.bold))
+        if result.feeds.isEmpty { return Message.notFollowingAnything.text() }
+        var table = Table([.kind, .source, .feed, .photos, .refreshed], style)
         for info in result.feeds {
             table.rows.append([
                 info.feed.kind.rawValue, (info.feed.source ?? .unsplash).rawValue, info.feed.value, "\(info.photos)/\(info.keep)",
-                info.refreshedAt.map { Formatting.relative($0) } ?? "not yet",
+                info.refreshedAt.map { Formatting.relative($0) } ?? Message.notYet.text(),
             ])
         }
         return table.render()

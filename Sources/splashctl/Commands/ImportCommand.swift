@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -25,14 +26,20 @@ struct ImportCommand: AsyncParsableCommand {
         let showProgress = !global.json && isatty(STDERR_FILENO) == 1
         try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil) { result, style in
             var lines: [String] = []
-            lines.append("imported \(result.imported.count) photo\(result.imported.count == 1 ? "" : "s")"
-                + (result.alreadyImported > 0 ? ", \(result.alreadyImported) already in the library" : "")
-                + (result.ignored > 0 ? ", \(result.ignored) other file\(result.ignored == 1 ? "" : "s") ignored" : ""))
-            for duplicate in result.duplicates {
-                lines.append(style.yellow("duplicate") + "  \(duplicate.path) looks like \(duplicate.duplicateOf) (\(duplicate.distance) bits apart); skipped")
+            var summary = [Message.importedPhotos(result.imported.count)]
+            if result.alreadyImported > 0 { summary.append(.alreadyInLibrary(result.alreadyImported)) }
+            if result.ignored > 0 { summary.append(.otherFilesIgnored(result.ignored)) }
+            lines.append(summary.map { $0.text() }.joined(separator: ", "))
+            let duplicate = Message.duplicate.text(), failed = Message.failed.text()
+            let width = max(duplicate.count, failed.count) + 2
+            func pad(_ word: String) -> String { String(repeating: " ", count: width - word.count) }
+            for item in result.duplicates {
+                lines.append(style.yellow(duplicate) + pad(duplicate)
+                    + Message.duplicateSkipped(path: item.path, of: item.duplicateOf, distance: item.distance).text())
             }
+            // The error is the daemon's words.
             for failure in result.failed {
-                lines.append(style.red("failed") + "     \(failure.path): \(failure.error)")
+                lines.append(style.red(failed) + pad(failed) + "\(failure.path): \(failure.error)")
             }
             return lines.joined(separator: "\n")
         }

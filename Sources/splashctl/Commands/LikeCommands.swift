@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -39,9 +40,10 @@ struct DismissCommand: AsyncParsableCommand {
 
 enum PhotoActionText {
     static func render(_ result: PhotoActionResult, _ style: TerminalStyle) -> String {
-        var text = "\(result.id): " + (result.liked ? style.green("liked") : "not liked") + (result.dismissed ? ", dismissed" : "")
-        if !result.changed { text += style.dim(" (no change)") }
-        if result.queued { text += style.dim(" — queued for the server") }
+        var text = "\(result.id): " + (result.liked ? style.green(Message.liked.text()) : Message.notLiked.text())
+            + (result.dismissed ? ", " + Message.dismissed.text() : "")
+        if !result.changed { text += " " + style.dim(Message.noChange.text()) }
+        if result.queued { text += style.dim(" — " + Message.queuedForServer.text()) }
         return text
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -12,8 +13,8 @@ struct PhotoStats: AsyncParsableCommand {
         try await global.run(PhotosStatsRequest(id: id)) { result, style in
             [
                 style.bold(result.id),
-                Self.chart("views", result.views, style),
-                Self.chart("downloads", result.downloads, style),
+                Self.chart(Message.statsViews.text(), result.views, style),
+                Self.chart(Message.statsDownloads.text(), result.downloads, style),
             ].joined(separator: "\n\n")
         }
     }
@@ -25,10 +26,10 @@ struct PhotoStats: AsyncParsableCommand {
         let bars = String(series.values.map { blocks[min(8, Int((Double($0.value) / Double(peak) * 8).rounded(.up)))] })
         let first = series.values.first?.date ?? "", last = series.values.last?.date ?? ""
         return """
-            \(name)  \(style.dim("peak \(peak)/day"))
+            \(name)  \(style.dim(Message.peakPerDay(peak).text()))
             ▕\(bars)▏
              \(first)\(String(repeating: " ", count: max(1, series.values.count - first.count - last.count)))\(last)
-            \(series.change) in \(series.values.count) days · \(series.total) in all
+            \(Message.changeInDays(change: series.change, days: series.values.count, total: series.total).text())
             """
     }
 }

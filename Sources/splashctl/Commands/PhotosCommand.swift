@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Shared
 
 struct PhotosCommand: AsyncParsableCommand {
@@ -24,10 +25,11 @@ struct ListPhotos: AsyncParsableCommand {
 
     func request() throws -> PhotosListRequest {
         guard source.map({ PhotoSource(rawValue: $0) != nil }) ?? true else {
-            throw ValidationError("--source must be one of " + PhotoSource.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError(Message.optionMustBeOneOf(option: "--source", values: PhotoSource.allCases.map(\.rawValue).joined(separator: ", ")).text())
         }
         guard sort.map({ PhotosListRequest.Sort(rawValue: $0) != nil }) ?? true else {
-            throw ValidationError("--sort must be one of " + PhotosListRequest.Sort.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError(
+                Message.optionMustBeOneOf(option: "--sort", values: PhotosListRequest.Sort.allCases.map(\.rawValue).joined(separator: ", ")).text())
         }
         return PhotosListRequest(
             liked: liked ? true : nil, edited: edited ? true : nil, dismissed: dismissed ? true : nil,
@@ -40,8 +42,8 @@ struct ListPhotos: AsyncParsableCommand {
     }
 
     static func render(_ result: PhotosListResult, _ style: TerminalStyle) -> String {
-        if result.photos.isEmpty { return result.total == 0 ? "No photos match." : "No photos on this page (\(result.total) in all)." }
-        var table = Table(headers: ["ID", "COLOUR", "SIZE", "LIKED", "AUTHOR", "TITLE"].map(style.bold))
+        if result.photos.isEmpty { return (result.total == 0 ? Message.noPhotosMatch : .noPhotosOnPage(total: result.total)).text() }
+        var table = Table([.id, .colour, .size, .liked, .author, .title], style)
         for photo in result.photos {
             table.rows.append([
                 photo.id,
@@ -53,6 +55,6 @@ struct ListPhotos: AsyncParsableCommand {
             ])
         }
         let shown = result.offset + result.photos.count
-        return table.render() + "\n" + style.dim("\(result.offset + 1)–\(shown) of \(result.total)")
+        return table.render() + "\n" + style.dim(Message.rangeOfTotal(from: result.offset + 1, to: shown, total: result.total).text())
     }
 }

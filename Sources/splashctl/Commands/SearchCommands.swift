@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -27,12 +28,12 @@ struct SearchCommand: AsyncParsableCommand {
             try await global.withClient { client in
                 found = try await client.send(SearchHistoryRequest()).searches.first { $0.number == again }?.request
             }
-            guard let found else { throw ValidationError("no search number \(again) in the history (splashctl history)") }
+            guard let found else { throw ValidationError(Message.noSearchNumber(again).text()) }
             request = found
             if let page { request.page = page }
         } else {
-            guard !query.isEmpty else { throw ValidationError("what should I search for? e.g. splashctl search blue lake") }
-            guard source.map({ ["unsplash", "nasa"].contains($0) }) ?? true else { throw ValidationError("--source must be unsplash or nasa") }
+            guard !query.isEmpty else { throw ValidationError(Message.whatToSearchFor.text()) }
+            guard source.map({ ["unsplash", "nasa"].contains($0) }) ?? true else { throw ValidationError(Message.optionMustBeOneOf(option: "--source", values: "unsplash, nasa").text()) }
             request = PhotosSearchRequest(
                 query: query.joined(separator: " "), source: source.flatMap(PhotoSource.init(rawValue:)), color: color,
                 orientation: orientation, order: order, media: media, yearFrom: yearFrom, yearTo: yearTo, page: page, perPage: perPage)
@@ -43,14 +44,14 @@ struct SearchCommand: AsyncParsableCommand {
     static func render(_ result: PhotosSearchResult, _ style: TerminalStyle) -> String {
         var lines: [String] = []
         if result.stale {
-            lines.append(style.yellow("offline: results from \(Formatting.relative(result.fetchedAt)), they may be stale"))
+            lines.append(style.yellow(Message.offlineResultsFrom(Formatting.relative(result.fetchedAt)).text()))
         }
         if result.photos.isEmpty {
-            lines.append("Nothing found for \"\(result.query)\".")
+            lines.append(Message.nothingFoundFor(query: result.query).text())
             return lines.joined(separator: "\n")
         }
         lines.append(PhotoTable.render(result.photos, style))
-        lines.append(style.dim("page \(result.page) of \(result.totalPages) · \(result.total) results on \(result.source.rawValue)"))
+        lines.append(style.dim(Message.searchPage(page: result.page, pages: result.totalPages, total: result.total, source: result.source.rawValue).text()))
         return lines.joined(separator: "\n")
     }
 }
@@ -63,11 +64,11 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(SearchHistoryRequest(source: source.flatMap(PhotoSource.init(rawValue:)))) { result, style in
-            if result.searches.isEmpty { return "No searches yet." }
-            var table = Table(headers: ["#", "SOURCE", "QUERY", "FILTERS", "RESULTS", "WHEN"].map(style.bold))
+            if result.searches.isEmpty { return Message.noSearchesYet.text() }
+            var table = Table([.number, .source, .query, .filters, .results, .when], style)
             for entry in result.searches {
                 let r = entry.request
-                let filters = [r.color, r.orientation, r.order, r.media, r.yearFrom.map { "from \($0)" }, r.yearTo.map { "to \($0)" }]
+                let filters = [r.color, r.orientation, r.order, r.media, r.yearFrom.map { Message.fromYear($0).text() }, r.yearTo.map { Message.toYear($0).text() }]
                     .compactMap { $0 }.joined(separator: ", ")
                 table.rows.append([
                     "\(entry.number)", (r.source ?? .unsplash).rawValue, r.query, filters.isEmpty ? "-" : filters,

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -35,28 +36,28 @@ struct SetupCommand: AsyncParsableCommand {
         let interactive = isatty(STDIN_FILENO) == 1 && !passwordStdin
         let directory = SetupState.configDirectory(environment: environment)
 
-        let url = try value(backendURL, ask: "Backend URL (your Supabase project, e.g. https://abcd.supabase.co): ", interactive: interactive, flag: "--backend-url")
+        let url = try value(backendURL, ask: Message.promptBackendURL.text(), interactive: interactive, flag: "--backend-url")
         guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme ?? ""), parsed.host != nil else {
-            throw ValidationError("'\(url)' is not an http(s) URL")
+            throw ValidationError(Message.notAnHTTPURL(url).text())
         }
-        let anonKey = try secret(file: anonKeyFile, ask: "Anon key (from the project's API settings): ", interactive: interactive, flag: "--anon-key-file")
+        let anonKey = try secret(file: anonKeyFile, ask: Message.promptAnonKey.text(), interactive: interactive, flag: "--anon-key-file")
         let unsplashKey: String? = if let unsplashKeyFile {
             try Self.readSecretFile(unsplashKeyFile)
         } else if interactive {
-            Self.ask("Unsplash access key (Enter to skip): ").flatMap { $0.isEmpty ? nil : $0 }
+            Self.ask(Message.promptUnsplashKey.text()).flatMap { $0.isEmpty ? nil : $0 }
         } else {
             nil
         }
 
         let written = try SetupState.write(
             directory: directory, backendURL: url, anonKey: anonKey, unsplashKey: unsplashKey)
-        Output.line("wrote \(written.config) (0600)" + (written.backup.map { "; the previous one is \($0)" } ?? ""))
+        Output.line(Message.wroteConfig(path: written.config).text() + (written.backup.map { "; " + Message.previousConfigIs(path: $0).text() } ?? ""))
 
         if !noEnable {
             switch UserUnits.enableSocket() {
-            case .enabled: Output.line("enabled splashd.socket for your user; splashd starts on first use")
-            case .noSystemd(let reason): Output.line("systemd's user manager is not here (\(reason)); start splashd yourself")
-            case .failed(let message): Output.error("could not enable splashd.socket: \(message)")
+            case .enabled: Output.line(Message.enabledSocket.text())
+            case .noSystemd(let reason): Output.line(Message.noUserManager(reason: reason).text())
+            case .failed(let message): Output.error(Message.couldNotEnableSocket(message).text())
             }
         }
 
@@ -69,30 +70,30 @@ struct SetupCommand: AsyncParsableCommand {
                 } else {
                     try await client.send(LoginRequest(email: account, password: password))
                 }
-                Output.line("signed in as \(result.account.username ?? result.account.email ?? account)")
+                Output.line(Message.signedInAs(result.account.username ?? result.account.email ?? account).text())
             }
         }
         try SetupState.markDone(directory: directory)
-        Output.line("setup done. Next: splashctl search lake; splashctl like ID; splashctl status")
+        Output.line(Message.setupDone.text())
     }
 
     private func accountToSignIn(interactive: Bool) throws -> String? {
         if let email { return email }
         guard interactive else { return nil }
-        let answer = Self.ask("E-mail to sign in with (Enter to skip): ") ?? ""
+        let answer = Self.ask(Message.promptEmail.text()) ?? ""
         return answer.isEmpty ? nil : answer
     }
 
     private func requireUsername() throws -> String {
         if let username { return username }
-        guard let answer = Self.ask("Username: "), !answer.isEmpty else { throw ValidationError("--signup needs --username") }
+        guard let answer = Self.ask(Message.promptUsername.text()), !answer.isEmpty else { throw ValidationError(Message.signupNeedsUsername.text()) }
         return answer
     }
 
     private func value(_ given: String?, ask prompt: String, interactive: Bool, flag: String) throws -> String {
         if let given { return given }
         guard interactive, let answer = Self.ask(prompt), !answer.isEmpty else {
-            throw ValidationError("give \(flag) (or run splashctl setup on a terminal to be asked)")
+            throw ValidationError(Message.giveFlagOrRunOnTerminal(flag: flag).text())
         }
         return answer
     }
@@ -100,15 +101,15 @@ struct SetupCommand: AsyncParsableCommand {
     private func secret(file: String?, ask prompt: String, interactive: Bool, flag: String) throws -> String {
         if let file { return try Self.readSecretFile(file) }
         guard interactive, let answer = Self.ask(prompt), !answer.isEmpty else {
-            throw ValidationError("give \(flag) (or run splashctl setup on a terminal to be asked)")
+            throw ValidationError(Message.giveFlagOrRunOnTerminal(flag: flag).text())
         }
         return answer
     }
 
     static func readSecretFile(_ path: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read \(path)") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError(Message.cannotRead(path: path).text()) }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, !trimmed.contains("\n") else { throw ValidationError("\(path) should hold the key on one line") }
+        guard !trimmed.isEmpty, !trimmed.contains("\n") else { throw ValidationError(Message.keyOnOneLine(path: path).text()) }
         return trimmed
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -14,44 +15,45 @@ struct ShowPhoto: AsyncParsableCommand {
 
     static func render(_ photo: PhotoDetail, _ style: TerminalStyle) -> String {
         var lines = [style.bold(photo.id) + (photo.title.map { "  \($0)" } ?? "")]
-        if let author = photo.author { lines.append("by \(author)" + (photo.authorUrl.map { "  \(style.dim($0))" } ?? "")) }
+        if let author = photo.author { lines.append(Message.byAuthor(author).text() + (photo.authorUrl.map { "  \(style.dim($0))" } ?? "")) }
         if let description = photo.description, description != photo.title { lines.append(description) }
         if let width = photo.width, let height = photo.height { lines.append("\(width)×\(height)" + (photo.color.map { "  \($0)" } ?? "")) }
-        if let created = photo.createdAt { lines.append("taken " + Formatting.absolute(created)) }
-        if let tags = photo.tags, !tags.isEmpty { lines.append("tags: " + tags.joined(separator: ", ")) }
+        if let created = photo.createdAt { lines.append(Message.takenOn(Formatting.absolute(created)).text()) }
+        if let tags = photo.tags, !tags.isEmpty { lines.append(Message.tags(tags.joined(separator: ", ")).text()) }
         if let exif = photo.exif {
             let camera = [exif.make, exif.model].compactMap { $0 }.joined(separator: " ")
             let settings = [exif.focalLength.map { "\($0) mm" }, exif.aperture.map { "f/\($0)" }, exif.exposureTime.map { "\($0) s" },
                             exif.iso.map { "ISO \($0)" }].compactMap { $0 }.joined(separator: "  ")
             let text = [camera, settings].filter { !$0.isEmpty }.joined(separator: "  ")
-            if !text.isEmpty { lines.append("camera: " + text) }
+            if !text.isEmpty { lines.append(Message.camera(text).text()) }
         }
         if let location = photo.location {
             let position = location.latitude.flatMap { lat in location.longitude.map { String(format: "%.4f, %.4f", lat, $0) } }
-            lines.append("location: " + [location.name, position].compactMap { $0 }.joined(separator: "  "))
+            lines.append(Message.location([location.name, position].compactMap { $0 }.joined(separator: "  ")).text())
         }
-        if let page = photo.pageUrl { lines.append("page: " + page) }
+        if let page = photo.pageUrl { lines.append(Message.page(page).text()) }
         if let attribution = photo.attribution { lines.append(style.dim(attribution)) }
         for duplicate in photo.duplicates ?? [] {
-            lines.append(style.yellow("looks like \(duplicate.id)") + " (\(duplicate.distance) bits apart)")
+            lines.append(style.yellow(Message.looksLike(id: duplicate.id).text()) + " " + Message.bitsApart(duplicate.distance).text())
         }
-        lines.append(photo.likedAt.map { "liked " + Formatting.relative($0) } ?? "not liked")
-        if let dismissed = photo.dismissedAt { lines.append("dismissed " + Formatting.relative(dismissed)) }
+        lines.append((photo.likedAt.map { Message.likedWhen(Formatting.relative($0)) } ?? .notLiked).text())
+        if let dismissed = photo.dismissedAt { lines.append(Message.dismissedWhen(Formatting.relative(dismissed)).text()) }
         if photo.files.isEmpty {
-            lines.append(style.dim("no local file"))
+            lines.append(style.dim(Message.noLocalFile.text()))
         }
         for file in photo.files {
-            let state = file.present ? file.location.rawValue : style.red("\(file.location.rawValue), missing on disk")
+            let state = file.present ? file.location.rawValue : style.red(Message.missingOnDisk(location: file.location.rawValue).text())
             lines.append("\(file.variant): \(file.path)  \(Formatting.bytes(file.bytes))  \(state)")
         }
         if let download = photo.download {
             switch download.state {
             case .downloading:
-                let total = download.total.map { " of \(Formatting.bytes($0))" } ?? ""
-                lines.append("downloading: \(Formatting.bytes(download.bytes ?? 0))\(total)")
+                lines.append(Message.downloadingBytes(bytes: Formatting.bytes(download.bytes ?? 0), total: download.total.map { Formatting.bytes($0) }).text())
             case .waiting:
-                let next = download.nextAttemptAt.map { ", next try " + Formatting.relativeFuture($0) } ?? ""
-                lines.append(style.yellow("download failed \(download.attempts ?? 1)×: \(download.lastError ?? "?")\(next)"))
+                // The error is the daemon's words.
+                let message = Message.downloadFailed(
+                    attempts: download.attempts ?? 1, error: download.lastError ?? "?", nextTry: download.nextAttemptAt.map { Formatting.relativeFuture($0) })
+                lines.append(style.yellow(message.text()))
             }
         }
         return lines.joined(separator: "\n")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 
@@ -11,40 +12,43 @@ struct StatusCommand: AsyncParsableCommand {
             var text = Self.render(status, style)
             // Until setup has run once: the way in. Never again after.
             if !SetupState.isDone(environment: ProcessInfo.processInfo.environment) {
-                text += "\n" + style.dim("First time? splashctl setup walks you through the backend, keys and signing in.")
+                text += "\n" + style.dim(Message.firstTimeSetupHint.text())
             }
             return text
         }
     }
 
     static func render(_ status: DaemonStatus, _ style: TerminalStyle) -> String {
+        let name = Message.asName(status.account.username ?? status.account.email ?? "?").text()
         let account: String = switch status.account.state {
-        case .signedOut: style.yellow("signed out")
-        case .signedIn: style.green("signed in") + " as \(status.account.username ?? status.account.email ?? "?")"
-        case .signedInOffline: style.yellow("signed in (offline)") + " as \(status.account.username ?? status.account.email ?? "?")"
+        case .signedOut: style.yellow(Message.signedOut.text())
+        case .signedIn: style.green(Message.signedIn.text()) + " " + name
+        case .signedInOffline: style.yellow(Message.signedInOffline.text()) + " " + name
         }
+        // The reason is the daemon's words.
         let connectivity: String = switch status.connectivity.state {
-        case .online: style.green("online")
-        case .offline: style.red("offline") + " — \(status.connectivity.reason)"
-        case .degraded: style.yellow("degraded") + " — \(status.connectivity.reason)"
-        case .unknown: style.dim("unknown") + " — \(status.connectivity.reason)"
+        case .online: style.green(Message.online.text())
+        case .offline: style.red(Message.offline.text()) + " — \(status.connectivity.reason)"
+        case .degraded: style.yellow(Message.degraded.text()) + " — \(status.connectivity.reason)"
+        case .unknown: style.dim(Message.unknown.text()) + " — \(status.connectivity.reason)"
         }
         let outbox = status.outbox
         let library = status.library
-        var table = Table(headers: ["", ""])
-        table.rows = [
-            ["account", account],
-            ["connectivity", connectivity],
-            ["outbox", "\(outbox.pending) pending · \(outbox.inFlight) in flight · \(outbox.rejected) rejected"],
-            ["synced", status.lastSyncAt.map { Formatting.relative($0) } ?? "not since start"],
-            ["library", "\(library.photos) photos · \(library.liked) liked · \(library.edited) edited · \(library.dismissed) dismissed"],
-            ["files", "\(library.files) (\(Formatting.bytes(library.bytes)))"],
-            ["socket", status.directories.socket],
-            ["state", status.directories.state],
-            ["library dir", status.directories.data],
-            ["cache", status.directories.cache],
+        let rows: [(Label, String)] = [
+            (.account, account),
+            (.connectivity, connectivity),
+            (.outbox, Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()),
+            (.synced, status.lastSyncAt.map { Formatting.relative($0) } ?? Message.notSinceStart.text()),
+            (.library, Message.libraryCounts(
+                photos: library.photos, liked: library.liked, edited: library.edited, dismissed: library.dismissed).text()),
+            (.files, "\(library.files) (\(Formatting.bytes(library.bytes)))"),
+            (.socket, status.directories.socket),
+            (.state, status.directories.state),
+            (.libraryDirectory, status.directories.data),
+            (.cache, status.directories.cache),
         ]
-        let header = style.bold("splashd \(status.version)") + " — pid \(status.pid), up \(Formatting.duration(status.uptimeSeconds))"
-        return header + "\n" + table.render().split(separator: "\n").dropFirst().map { "  " + $0 }.joined(separator: "\n")
+        let header = style.bold("splashd \(status.version)") + " — "
+            + Message.daemonHeader(pid: Int(status.pid), uptime: Formatting.duration(status.uptimeSeconds)).text()
+        return ([header] + Label.aligned(rows)).joined(separator: "\n")
     }
 }

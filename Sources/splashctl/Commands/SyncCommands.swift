@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -20,10 +21,10 @@ struct SyncCommand: AsyncParsableCommand {
         let showProgress = wait && !global.json && isatty(STDERR_FILENO) == 1
         try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil) { result, style in
             var lines: [String] = []
-            if wait { lines.append("sent \(result.pushed) change\(result.pushed == 1 ? "" : "s")") }
-            lines.append(result.drained ? style.green("nothing left to send") : "\(result.pending + result.inFlight) still queued")
-            if result.rejected > 0 { lines.append(style.yellow("\(result.rejected) refused by the server: splashctl queue --rejected")) }
-            if !result.online { lines.append(style.yellow("offline: changes go out when the network is back")) }
+            if wait { lines.append(Message.sentChanges(result.pushed).text()) }
+            lines.append(result.drained ? style.green(Message.nothingLeftToSend.text()) : Message.stillQueued(result.pending + result.inFlight).text())
+            if result.rejected > 0 { lines.append(style.yellow(Message.refusedByServer(result.rejected).text())) }
+            if !result.online { lines.append(style.yellow(Message.offlineChangesGoOutLater.text())) }
             return lines.joined(separator: "\n")
         }
     }
@@ -62,11 +63,11 @@ struct QueueList: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(QueueListRequest(rejected: rejected ? true : nil)) { result, style in
-            if result.ops.isEmpty { return rejected ? "No refused changes." : "Nothing queued." }
-            var table = Table(headers: ["OP", "WHAT", "PHOTO", "STATE", "TRIES", "NOTE"].map(style.bold))
+            if result.ops.isEmpty { return (rejected ? Message.noRefusedChanges : .nothingQueued).text() }
+            var table = Table([.op, .what, .photo, .state, .tries, .note], style)
             for op in result.ops {
                 let note = op.state == "rejected" ? (op.lastError ?? "")
-                    : op.nextAttemptAt.map { "next try " + Formatting.relativeFuture($0) } ?? (op.lastError ?? "")
+                    : op.nextAttemptAt.map { Message.nextTry(Formatting.relativeFuture($0)).text() } ?? (op.lastError ?? "")
                 table.rows.append([String(op.opId.prefix(8)), op.op, op.entityId, op.state, "\(op.attempts)", note])
             }
             return table.render()
@@ -96,11 +97,11 @@ struct QueueDrop: AsyncParsableCommand {
         let id = try await QueueOpResolver.resolve(op, global: global)
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
-                throw ValidationError("refusing to drop \(id) without confirmation; pass --yes")
+                throw ValidationError(Message.dropNeedsConfirmation(op: id).text())
             }
-            FileHandle.standardError.write(Data("Drop \(id)? The server will never get this change. [y/N] ".utf8))
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                Output.line("kept")
+            FileHandle.standardError.write(Data(Message.dropConfirm(op: id).text().utf8))
+            guard let answer = readLine(), ["y", "yes", "s", "sim"].contains(answer.lowercased()) else {
+                Output.line(Message.kept.text())
                 return
             }
         }
@@ -115,7 +116,7 @@ enum QueueOpResolver {
         try await global.withClient { client in
             found = try await client.send(QueueListRequest()).ops.map(\.opId).filter { $0.hasPrefix(prefix) }
         }
-        guard found.count <= 1 else { throw ValidationError("'\(prefix)' matches \(found.count) ops; give more of the id") }
+        guard found.count <= 1 else { throw ValidationError(Message.prefixMatchesOps(prefix: prefix, count: found.count).text()) }
         return found.first ?? prefix
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -16,7 +17,7 @@ struct WatchCommand: AsyncParsableCommand {
             if global.json {
                 Output.json(subscription)
             } else {
-                Output.line(style.dim("watching from event \(subscription.seq); Ctrl-C to stop"))
+                Output.line(style.dim(Message.watchingFrom(seq: Int(subscription.seq)).text()))
                 Output.line(StatusCommand.render(subscription.snapshot, style))
             }
             while let event = try await client.nextEvent() {
@@ -33,17 +34,19 @@ struct WatchCommand: AsyncParsableCommand {
         let text: String = switch notification.event {
         case .connectivityChanged(let status): "\(status.state.rawValue): \(status.reason)"
         case .accountChanged(let account): account.state.rawValue + (account.email.map { " (\($0))" } ?? "")
-        case .outboxChanged(let outbox): "\(outbox.pending) pending, \(outbox.inFlight) in flight, \(outbox.rejected) rejected"
-        case .libraryChanged(let library): "\(library.photos) photos, \(library.liked) liked, \(library.edited) edited"
+        case .outboxChanged(let outbox): Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()
+        case .libraryChanged(let library): Message.libraryCountsShort(photos: library.photos, liked: library.liked, edited: library.edited).text()
         case .photoChanged(let change): "\(change.id) \(change.change.rawValue)"
         case .imagesChanged(let images):
-            "\(images.photo) \(images.change.rawValue)\(images.error.map { ": \($0)" } ?? "") (\(images.downloading) downloading, \(images.waiting) waiting)"
+            "\(images.photo) \(images.change.rawValue)\(images.error.map { ": \($0)" } ?? "") "
+                + Message.imageQueueCounts(downloading: images.downloading, waiting: images.waiting).text()
         case .importProgress(let progress):
-            "\(progress.done)/\(progress.total) \(progress.current ?? "done"): \(progress.imported) imported, \(progress.duplicates) duplicates, \(progress.failed) failed"
+            "\(progress.done)/\(progress.total) \(progress.current ?? Message.importDone.text()): "
+                + Message.importCounts(imported: progress.imported, duplicates: progress.duplicates, failed: progress.failed).text()
         case .profileUpdated(let profile): "\(profile.username ?? "?") (\(profile.sync.rawValue))"
-        case .daemonReloaded: "configuration reloaded"
-        case .daemonStopping: "the daemon is stopping"
-        case .eventsMissed(let count): style.yellow("\(count) events missed (reading too slowly)")
+        case .daemonReloaded: Message.configurationReloaded.text()
+        case .daemonStopping: Message.daemonStopping.text()
+        case .eventsMissed(let count): style.yellow(Message.eventsMissed(count).text())
         }
         return "\(style.dim(Formatting.clock(notification.time)))  \(style.bold(notification.event.type.rawValue))  \(text)"
     }

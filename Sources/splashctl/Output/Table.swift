@@ -1,7 +1,19 @@
+import CLIText
+
 /// Aligned columns; the last column is not padded. Widths count characters, not bytes.
 struct Table {
     var headers: [String]
     var rows: [[String]] = []
+
+    init(headers: [String], rows: [[String]] = []) {
+        self.headers = headers
+        self.rows = rows
+    }
+
+    /// Headers in the user's language, bold on a terminal.
+    init(_ columns: [Column], _ style: TerminalStyle) {
+        self.init(headers: columns.map { style.bold($0.text()) })
+    }
 
     func render() -> String {
         let all = [headers] + rows

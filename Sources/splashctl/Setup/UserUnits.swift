@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLIText
 import Foundation
 
 /// `systemctl --user` for setup: enable the socket (splashd starts on first use), and restart a
@@ -15,10 +16,10 @@ enum UserUnits {
     static func enableSocket() -> Outcome {
         let candidates: [String] = ["/usr/bin/systemctl", "/bin/systemctl"]
         guard let systemctl = candidates.first(where: { access($0, X_OK) == 0 }) else {
-            return .noSystemd("no systemctl")
+            return .noSystemd(Message.noSystemctl.text())
         }
         guard run(systemctl, ["--user", "show-environment"]).status == 0 else {
-            return .noSystemd("no user manager for this session")
+            return .noSystemd(Message.noUserManagerForSession.text())
         }
         _ = run(systemctl, ["--user", "daemon-reload"])
         let enabled = run(systemctl, ["--user", "enable", "--now", "splashd.socket"])
@@ -42,7 +43,7 @@ enum UserUnits {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return (127, "cannot start \(executable)") }
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return (127, Message.cannotStart(program: executable).text()) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

@@ -1,0 +1,235 @@
+/// Every sentence splashctl itself prints, one case per message; the parts that vary are associated
+/// values. The catalogues (`English`, `BrazilianPortuguese`) switch over every case, so a message
+/// missing from one language does not compile. Table headers are `Column`, row labels `Label`.
+///
+/// Values passed in may already carry terminal colour (splashctl styles names and ids); the
+/// catalogues only place them. Words that come from the daemon (error messages, states such as
+/// `synced`) are passed through untouched.
+public enum Message: Sendable, Equatable {
+    // Reaching the daemon
+    case daemonNotRunning(path: String)
+    case socketPermissionDenied(path: String)
+    case socketPathTooLong(path: String)
+    case cannotConnect(path: String, reason: String)
+    case connectionLost(reason: String)
+    case unexpectedAnswer(reason: String)
+
+    // Relative times (Formatting)
+    case justNow
+    case minutesAgo(Int)
+    case hoursAgo(Int)
+    case daysAgo(Int)
+    case now
+    case inDuration(String)
+
+    // Status
+    case daemonHeader(pid: Int, uptime: String)
+    case signedOut
+    case signedIn
+    case signedInOffline
+    case asName(String)
+    case online
+    case offline
+    case degraded
+    case unknown
+    case outboxCounts(pending: Int, inFlight: Int, rejected: Int)
+    case notSinceStart
+    case libraryCounts(photos: Int, liked: Int, edited: Int, dismissed: Int)
+    case firstTimeSetupHint
+
+    // Account
+    case usernameTaken(wanted: String, given: String)
+    case changeUsernameHint
+    case queuedChangesKept(Int)
+    case serverNotToldOfLogout
+    case sessionRefreshedBefore(String)
+    case profileInSync
+    case profileWaitingToBeSent
+    case profileRefusedByServer
+    case noUsername
+    case mayBeOutOfDate
+    case usernameAlready(String)
+    case usernameSetTo(String)
+    case offlineAsOf(String)
+    case accountCount(Int)
+    case passwordPrompt
+    case noPasswordOnStdin
+    case noPasswordGiven
+    case noTerminalForPassword
+    case cannotReadTerminalSettings
+    case cannotTurnOffEcho
+
+    // Photos, search, browsing
+    case noPhotos
+    case noPhotosMatch
+    case noPhotosOnPage(total: Int)
+    case rangeOfTotal(from: Int, to: Int, total: Int)
+    case optionMustBeOneOf(option: String, values: String)
+    case noSearchNumber(Int)
+    case whatToSearchFor
+    case offlineResultsFrom(String)
+    case nothingFoundFor(query: String)
+    case searchPage(page: Int, pages: Int, total: Int, source: String)
+    case noSearchesYet
+    case fromYear(Int)
+    case toYear(Int)
+    case offlineTopicsFrom(String)
+    case byAuthor(String)
+    case takenOn(String)
+    case tags(String)
+    case camera(String)
+    case location(String)
+    case page(String)
+    case looksLike(id: String)
+    case bitsApart(Int)
+    case likedWhen(String)
+    case notLiked
+    case dismissedWhen(String)
+    case noLocalFile
+    case missingOnDisk(location: String)
+    case downloadingBytes(bytes: String, total: String?)
+    case downloadFailed(attempts: Int, error: String, nextTry: String?)
+    case statsViews
+    case statsDownloads
+    case peakPerDay(Int)
+    case changeInDays(change: Int, days: Int, total: Int)
+
+    // Likes and dismissals
+    case liked
+    case dismissed
+    case noChange
+    case queuedForServer
+
+    // Feeds
+    case followTopicOrSearch
+    case whichTopic
+    case whichSearch
+    case notFollowingAnything
+    case notYet
+
+    // Sync and queue
+    case sentChanges(Int)
+    case nothingLeftToSend
+    case stillQueued(Int)
+    case refusedByServer(Int)
+    case offlineChangesGoOutLater
+    case noRefusedChanges
+    case nothingQueued
+    case nextTry(String)
+    case dropNeedsConfirmation(op: String)
+    case dropConfirm(op: String)
+    case kept
+    case prefixMatchesOps(prefix: String, count: Int)
+
+    // Import
+    case importedPhotos(Int)
+    case alreadyInLibrary(Int)
+    case otherFilesIgnored(Int)
+    case duplicate
+    case duplicateSkipped(path: String, of: String, distance: Int)
+    case failed
+
+    // Editing
+    case needAFilter
+    case sizeAndOpenNeedPreview
+    case savedEdit(edit: String, photo: String, filters: String)
+    case uploaded
+    case queuedForUpload
+    case cannotWrite(path: String, reason: String)
+    case previewWritten(width: Int, height: Int, path: String)
+    case xdgOpenMissing(path: String)
+    case cannotStartXdgOpen(path: String)
+    case filtersExample
+    case noEditsOf(String)
+    case noEditsYet
+    case downloadingParenthesized
+    case editAlreadyRemoved(String)
+    case editRemovedServerHearsLater(String)
+    case editRemovedNeverLeft(String)
+    case noEditStartsWith(String)
+    case prefixMatchesEdits(prefix: String, count: Int)
+
+    // Cache
+    case sizeInFiles(size: String, files: Int)
+    case ofAtMost(String)
+    case downloadingFiles(Int)
+    case filesWaitingToRetry(Int)
+    case keepCannotBeNegative
+    case pruned(files: Int, bytes: String, cacheBytes: String)
+
+    // Watch
+    case watchingFrom(seq: Int)
+    case libraryCountsShort(photos: Int, liked: Int, edited: Int)
+    case imageQueueCounts(downloading: Int, waiting: Int)
+    case importDone
+    case importCounts(imported: Int, duplicates: Int, failed: Int)
+    case configurationReloaded
+    case daemonStopping
+    case eventsMissed(Int)
+
+    // Setup
+    case promptBackendURL
+    case notAnHTTPURL(String)
+    case promptAnonKey
+    case promptUnsplashKey
+    case promptEmail
+    case promptUsername
+    case wroteConfig(path: String)
+    case previousConfigIs(path: String)
+    case enabledSocket
+    case noUserManager(reason: String)
+    case noSystemctl
+    case noUserManagerForSession
+    case cannotStart(program: String)
+    case couldNotEnableSocket(String)
+    case signedInAs(String)
+    case setupDone
+    case signupNeedsUsername
+    case giveFlagOrRunOnTerminal(flag: String)
+    case cannotRead(path: String)
+    case keyOnOneLine(path: String)
+
+    /// This message in `language` (the environment's by default).
+    public func text(_ language: Language = .current) -> String {
+        switch language {
+        case .english: English.text(self)
+        case .brazilianPortuguese: BrazilianPortuguese.text(self)
+        }
+    }
+}
+
+/// Table column headers.
+public enum Column: CaseIterable, Sendable {
+    case id, colour, size, liked, by, title, author, slug, photos, about, username, joined
+    case filter, parameters, whatItDoes, edit, photo, filters, state, saved, file
+    case kind, source, feed, refreshed, number, query, results, when, op, what, tries, note
+
+    public func text(_ language: Language = .current) -> String {
+        switch language {
+        case .english: English.text(self)
+        case .brazilianPortuguese: BrazilianPortuguese.text(self)
+        }
+    }
+}
+
+/// Labels in front of values (`status`, `whoami`, `profile`, `cache`).
+public enum Label: CaseIterable, Sendable {
+    case account, connectivity, outbox, synced, library, files, socket, state, libraryDirectory, cache
+    case email, userID, profile, session, memberSince, lastSignIn, fetched
+
+    public func text(_ language: Language = .current) -> String {
+        switch language {
+        case .english: English.text(self)
+        case .brazilianPortuguese: BrazilianPortuguese.text(self)
+        }
+    }
+
+    /// `labels` as `[label, value]` lines with the values lined up, each indented by `indent`.
+    public static func aligned(_ rows: [(Label, String)], indent: String = "  ", language: Language = .current) -> [String] {
+        let names = rows.map { $0.0.text(language) }
+        let width = names.map(\.count).max() ?? 0
+        return zip(names, rows).map { name, row in
+            indent + name + String(repeating: " ", count: width - name.count + 2) + row.1
+        }
+    }
+}
