@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system chaos docs install uninstall clean bench
+.PHONY: all setup build run test test-swift test-devstack test-system chaos docs release man install uninstall deb clean bench
 
 all: build
 
@@ -64,21 +64,43 @@ USER_UNITS := $(DESTDIR)$(PREFIX)/lib/systemd/user
 SYSTEM_UNITS := $(DESTDIR)$(PREFIX)/lib/systemd/system
 
 RELEASE := .build-release/release
+MANPAGES := .build-release/plugins/GenerateManual/outputs
+MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
 
-install: setup
-	swift build -c release --scratch-path .build-release $(SWIFT_BUILD_FLAGS)
-	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS)
+# Release binaries with the Swift runtime linked in (--static-swift-stdlib): they need only Debian's
+# own libraries, so the .deb runs on a machine without a Swift toolchain. One product at a time (the
+# test support target is not part of a release).
+release: setup
+	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashd $(SWIFT_BUILD_FLAGS)
+	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashctl $(SWIFT_BUILD_FLAGS)
+
+# Man pages for splashd and every splashctl command, from their --help (swift-argument-parser's
+# generate-manual plugin).
+man: setup
+	swift package --scratch-path .build-release --allow-writing-to-package-directory generate-manual \
+		--configuration release --multi-page --authors "the splashd authors"
+
+# Release binaries, the units (user and system), man pages, and bash/zsh/fish completions for splashctl.
+install: release man
+	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS) $(MAN1)
 	install -m 0755 $(RELEASE)/splashd $(RELEASE)/splashctl $(BINDIR)/
 	$(RELEASE)/splashctl --generate-completion-script bash > $(COMPLETIONS_BASH)/splashctl
 	$(RELEASE)/splashctl --generate-completion-script zsh > $(COMPLETIONS_ZSH)/_splashctl
 	$(RELEASE)/splashctl --generate-completion-script fish > $(COMPLETIONS_FISH)/splashctl.fish
 	for unit in systemd/user/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(USER_UNITS)/$$(basename $$unit); done
 	for unit in systemd/system/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(SYSTEM_UNITS)/$$(basename $$unit); done
-	@echo "installed; a workstation then runs: systemctl --user daemon-reload && systemctl --user enable --now splashd.socket"
+	for page in $(MANPAGES)/splashd/*.1 $(MANPAGES)/splashctl/*.1; do gzip -9n < $$page > $(MAN1)/$$(basename $$page).gz; done
+	@echo "installed; a workstation then runs: splashctl setup   (or: systemctl --user daemon-reload && systemctl --user enable --now splashd.socket)"
 
 uninstall:
 	rm -f $(BINDIR)/splashd $(BINDIR)/splashctl $(COMPLETIONS_BASH)/splashctl $(COMPLETIONS_ZSH)/_splashctl $(COMPLETIONS_FISH)/splashctl.fish
 	rm -f $(USER_UNITS)/splashd.service $(USER_UNITS)/splashd.socket $(SYSTEM_UNITS)/splashd@.service $(SYSTEM_UNITS)/splashd@.socket
+	rm -f $(MAN1)/splashd.1.gz $(MAN1)/splashctl.1.gz $(MAN1)/splashctl.*.1.gz
+
+# A Debian package (dist/splashd_<version>_<arch>.deb) built with dpkg-deb from `make install` into a
+# staging tree; tests/deb/run installs it into a fresh Debian 12 and starts its unit.
+deb: release man
+	scripts/make-deb
 
 clean:
 	rm -rf .build
