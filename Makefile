@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system chaos docs release man install uninstall deb clean bench
+.PHONY: all setup build run test test-swift test-devstack test-system chaos docs release man install uninstall deb test-deb clean bench
 
 all: build
 
@@ -101,6 +101,11 @@ uninstall:
 # staging tree; tests/deb/run installs it into a fresh Debian 12 and starts its unit.
 deb: release man
 	scripts/make-deb
+
+# Not part of `make test` (a release build, debootstrap and apt take longer than the whole default
+# suite): run before a release.
+test-deb: deb
+	tests/deb/run
 
 clean:
 	rm -rf .build
