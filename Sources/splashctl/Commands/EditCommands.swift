@@ -142,7 +142,7 @@ struct EditsRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await global.withClient { client in
-            let editId = try await Self.resolve(edit, client: client)
+            let editId = try await Self.resolve(edit, client: client, language: global.json ? .english : .current)
             let request = EditsDeleteRequest(editId: editId)
             if global.json {
                 Output.json(try await client.sendRaw(request))
@@ -155,12 +155,13 @@ struct EditsRemove: AsyncParsableCommand {
         }
     }
 
-    /// A full id as is; a prefix through edits.list, refused when it matches none or several.
-    static func resolve(_ text: String, client: SplashClient) async throws -> String {
+    /// A full id as is; a prefix through edits.list, refused when it matches none or several. The
+    /// error is in English under --json (it is printed as a JSON error object, for programs).
+    static func resolve(_ text: String, client: SplashClient, language: Language) async throws -> String {
         if UUID(uuidString: text) != nil { return text.lowercased() }
         let matches = try await client.send(EditsListRequest()).edits.map(\.editId).filter { $0.hasPrefix(text.lowercased()) }
         guard matches.count == 1 else {
-            throw RPCError(.notFound, (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(), field: "edit_id")
+            throw RPCError(.notFound, (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(language), field: "edit_id")
         }
         return matches[0]
     }
