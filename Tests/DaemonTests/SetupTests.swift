@@ -49,6 +49,11 @@ import TestSupport
             "setup", "--backend-url", "https://efgh.supabase.co", "--anon-key-file", dir.path + "/anon", "--no-enable", "--no-sign-in",
         ], environment: env)
         #expect(again.status == 0 && FileManager.default.fileExists(atPath: config + ".bak"))
+        let json = try await run(DaemonProcess.splashctlPath, [
+            "--json", "setup", "--backend-url", "https://efgh.supabase.co", "--anon-key-file", dir.path + "/anon", "--no-enable", "--no-sign-in",
+        ], environment: env)
+        let summary = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(summary?["config"] as? String == config && summary?["units"] as? String == "skipped", "\(json.stdout)")
         #expect(try String(contentsOfFile: config, encoding: .utf8).contains("efgh"))
         await daemon.kill9()
     }

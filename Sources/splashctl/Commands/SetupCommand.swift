@@ -10,6 +10,15 @@ import SplashClient
 /// The first run: where the account lives, its keys, the user units, and signing in. Secrets go to
 /// files of their own (mode 0600) that the config names with `*_file` keys, never inline; the config
 /// is 0600 too. Asks for what the flags do not give when there is a terminal.
+/// What `setup --json` prints.
+struct SetupSummary: Encodable {
+    var config: String
+    var previousConfig: String?
+    /// enabled, no_systemd, failed or skipped.
+    var units: String
+    var signedInAs: String?
+}
+
 struct SetupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "setup",
@@ -51,13 +60,20 @@ struct SetupCommand: AsyncParsableCommand {
 
         let written = try SetupState.write(
             directory: directory, backendURL: url, anonKey: anonKey, unsplashKey: unsplashKey)
-        Output.line(Message.wroteConfig(path: written.config).text() + (written.backup.map { "; " + Message.previousConfigIs(path: $0).text() } ?? ""))
+        var summary = SetupSummary(config: written.config, previousConfig: written.backup, units: "skipped", signedInAs: nil)
+        say(Message.wroteConfig(path: written.config).text() + (written.backup.map { "; " + Message.previousConfigIs(path: $0).text() } ?? ""))
 
         if !noEnable {
             switch UserUnits.enableSocket() {
-            case .enabled: Output.line(Message.enabledSocket.text())
-            case .noSystemd(let reason): Output.line(Message.noUserManager(reason: reason).text())
-            case .failed(let message): Output.error(Message.couldNotEnableSocket(message).text())
+            case .enabled:
+                summary.units = "enabled"
+                say(Message.enabledSocket.text())
+            case .noSystemd(let reason):
+                summary.units = "no_systemd"
+                say(Message.noUserManager(reason: reason).text())
+            case .failed(let message):
+                summary.units = "failed"
+                Output.error(Message.couldNotEnableSocket(message).text())
             }
         }
 
@@ -70,11 +86,17 @@ struct SetupCommand: AsyncParsableCommand {
                 } else {
                     try await client.send(LoginRequest(email: account, password: password))
                 }
-                Output.line(Message.signedInAs(result.account.username ?? result.account.email ?? account).text())
+                summary.signedInAs = result.account.email ?? account
+                say(Message.signedInAs(result.account.username ?? result.account.email ?? account).text())
             }
         }
         try SetupState.markDone(directory: directory)
-        Output.line(Message.setupDone.text())
+        if global.json { Output.json(summary) } else { say(Message.setupDone.text()) }
+    }
+
+    /// Progress for people; with --json only the summary is printed.
+    private func say(_ line: String) {
+        if !global.json { Output.line(line) }
     }
 
     private func accountToSignIn(interactive: Bool) throws -> String? {
