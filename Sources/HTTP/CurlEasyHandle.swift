@@ -62,6 +62,20 @@ final class CurlEasyHandle {
         }
     }
 
+    /// Pauses receiving and resumes at once. The resume is what matters: libcurl then runs the transfer
+    /// soon and makes it read from its connection even though the socket is quiet, because the data may
+    /// already have been read off the socket for it. See `TransferEngine.nudgeStalled`.
+    /// Only for a transfer that has reached its request (`hasConnection`): libcurl dereferences the
+    /// transfer's connection here.
+    func nudge() {
+        _ = curl_easy_pause(pointer, CURLPAUSE_RECV)
+        _ = curl_easy_pause(pointer, CURLPAUSE_CONT)
+    }
+
+    /// The transfer has a connection and has sent (or is sending) its request: libcurl stamps the
+    /// pre-transfer time as it enters that state, and the handle keeps its connection until it is done.
+    var hasConnection: Bool { info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0 }
+
     func info(long info: CURLINFO) -> Int {
         var value = 0
         _ = splashd_easy_getinfo_long(pointer, info, &value)

@@ -21,7 +21,7 @@ public final class HTTPClient: Sendable {
         // Keep enough idle connections cached to serve the total limit without reconnecting.
         multi.set(CURLMOPT_MAXCONNECTS, max(1, configuration.maxTotalConnections))
         self.configuration = configuration
-        self.engine = TransferEngine(multi: multi)
+        self.engine = TransferEngine(multi: multi, stallLimit: max(.seconds(1), configuration.lowSpeedTime))
         self.policy = URLPolicy(insecureHTTPHosts: Set(configuration.insecureHTTPHosts.map { $0.lowercased() }))
         self.logger = logger
     }

@@ -36,6 +36,10 @@ final class Transfer: @unchecked Sendable {
     /// Set by a callback that aborted the transfer; it explains the resulting CURLE_WRITE_ERROR.
     private var abortError: HTTPError?
     private var continuation: CheckedContinuation<Result<TransferOutcome, HTTPError>, Never>?
+    /// When a callback last delivered anything (or the engine first saw the transfer connected; nil
+    /// before), and when the engine last nudged it. Engine thread only; see `TransferEngine.nudgeStalled`.
+    var lastActivity: ContinuousClock.Instant?
+    var lastNudge: ContinuousClock.Instant?
 
     init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink) {
         self.easy = easy
@@ -82,6 +86,7 @@ final class Transfer: @unchecked Sendable {
     /// libcurl hands over one header line at a time, status lines included. Every status line starts a new
     /// response (1xx interim responses come before the final one), so only the last response's fields remain.
     private func receiveHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
         let line = String(decoding: raw, as: UTF8.self).trimming(" \r\n")
         if line.hasPrefix("HTTP/") {
             let parts = line.split(separator: " ", maxSplits: 2)
@@ -107,6 +112,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Bodies arrive already decoded (gzip, br), so the size limit bounds what we hold, not what was sent.
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
         switch sink {
         case .memory(let limit):
             guard body.count + bytes.count <= limit else {

@@ -26,8 +26,12 @@ final class TransferEngine: @unchecked Sendable {
     /// Loop turns so far; lets tests check that an idle engine really sleeps.
     let iterations = Atomic<Int>(0)
 
-    init(multi: CurlMultiHandle) {
+    /// Nothing received for this long ends a transfer (`nudgeStalled`).
+    private let stallLimit: Duration
+
+    init(multi: CurlMultiHandle, stallLimit: Duration) {
         self.multi = multi
+        self.stallLimit = stallLimit
         let thread = Thread { [self] in run() }
         thread.name = "splashd-http"
         thread.start()
@@ -81,9 +85,34 @@ final class TransferEngine: @unchecked Sendable {
                 multi.remove(transfer.easy)
                 transfer.finish(code)
             }
+            nudgeStalled()
             // With transfers in flight libcurl shortens this to its own next timer; the 1 s cap is only a
-            // safety net. With none, sleep until `wakeup`.
+            // safety net (and the pace of `nudgeStalled`). With none, sleep until `wakeup`.
             multi.poll(timeoutMs: active.isEmpty ? Int32.max : 1000)
+        }
+    }
+
+    /// Debian 12's libcurl 7.88 can leave an HTTP/2 stream unserved after its data has been read off the
+    /// shared socket while another stream was being processed: the socket stays quiet, so nothing wakes
+    /// the stream, and only the low-speed timer ended it (seen 1 run in 6 with 16 parallel downloads from
+    /// nghttpd). A connected transfer quiet for a second is nudged (pause and resume), which makes libcurl
+    /// read what is buffered for it; a transfer that is merely slow loses nothing by it.
+    ///
+    /// A resume also restarts libcurl's own low-speed clock, so the limit is kept here instead: nothing
+    /// received for `stallLimit` ends the transfer with `.timeout`, as libcurl would have.
+    private func nudgeStalled() {
+        let now = ContinuousClock.now
+        // Transfers still waiting for a connection are left to libcurl's connect timeout.
+        for transfer in Array(active.values) where transfer.lastActivity != nil || transfer.easy.hasConnection {
+            let quiet = now - (transfer.lastActivity ?? now)
+            if transfer.lastActivity == nil {
+                transfer.lastActivity = now
+            } else if quiet >= stallLimit {
+                remove(transfer, with: .timeout)
+            } else if quiet >= .seconds(1), transfer.lastNudge.map({ now - $0 >= .seconds(1) }) ?? true {
+                transfer.easy.nudge()
+                transfer.lastNudge = now
+            }
         }
     }
 
