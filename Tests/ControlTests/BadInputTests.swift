@@ -40,6 +40,8 @@ import Testing
         Case("method not a string", #"{"jsonrpc":"2.0","id":1,"method":5}"#, -32600, "invalid_request"),
         Case("unknown method", #"{"jsonrpc":"2.0","id":1,"method":"photos.explode"}"#, -32601, "method_not_found"),
         Case("id of a wrong type", #"{"jsonrpc":"2.0","id":{"a":1},"method":"daemon.ping"}"#, -32600, "invalid_request", nullID: true),
+        Case("an id the decoder would round", #"{"jsonrpc":"2.0","id":1.0000000000000000001,"method":"daemon.ping"}"#, -32600, "invalid_request", nullID: true),
+        Case("an id that underflows to 0", #"{"jsonrpc":"2.0","id":1e-400,"method":"daemon.ping"}"#, -32600, "invalid_request", nullID: true),
         Case("params of the wrong type", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":"ten"}}"#, -32602, "invalid_input"),
         Case("params an array", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":[1,2]}"#, -32602, "invalid_input"),
         Case("params out of range", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":0}}"#, -32602, "invalid_input"),

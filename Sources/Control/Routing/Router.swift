@@ -55,7 +55,7 @@ public struct Router: Sendable {
         } catch {
             return Self.encode(error: RPCError(.parseError, "not valid JSON: \(Self.describe(error))"), id: nil)
         }
-        if head.idIsInvalid {
+        if head.idIsInvalid || (head.id?.isNumber == true && !RawIDCheck.idIsIntegerLiteral(in: line)) {
             return Self.encode(error: RPCError(.invalidRequest, "id must be a string, an integer or null"), id: nil)
         }
         guard head.jsonrpc == "2.0" else {

@@ -21,6 +21,11 @@ public enum RPCID: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    public var isNumber: Bool {
+        if case .number = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .number(let value): String(value)
