@@ -102,7 +102,7 @@ public enum BackendError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notConfigured: "no account server is configured"
-        case .network(let error): "cannot reach the account server (\(error))"
+        case .network(let error): "cannot reach the account server: \(error)"
         case .server(let error): "the account server answered \(error)"
         case .malformed(let status, let detail): "the account server sent an unreadable answer (HTTP \(status)): \(detail)"
         }
