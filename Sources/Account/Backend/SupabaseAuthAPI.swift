@@ -58,8 +58,12 @@ public struct SupabaseAuthAPI: Sendable {
         guard !wire.accessToken.isEmpty, !wire.refreshToken.isEmpty else {
             throw .malformed(status: response.status, detail: "the session has empty tokens")
         }
-        let expiresAt = wire.expiresAt.map { Date(timeIntervalSince1970: $0) }
-            ?? now.addingTimeInterval(wire.expiresIn ?? 3600)
+        // The lifetime counted on this machine's clock: `expires_at` is the server's clock, and with the
+        // server minutes behind, a short-lived token would look expired on arrival and be refreshed in a
+        // loop. `expires_at` only when the lifetime is missing.
+        let expiresAt = wire.expiresIn.map { now.addingTimeInterval($0) }
+            ?? wire.expiresAt.map { Date(timeIntervalSince1970: $0) }
+            ?? now.addingTimeInterval(3600)
         return Session(
             accessToken: wire.accessToken, refreshToken: wire.refreshToken, expiresAt: expiresAt,
             obtainedAt: now, user: wire.user.sessionUser)

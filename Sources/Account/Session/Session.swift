@@ -5,7 +5,7 @@ import Foundation
 public struct Session: Codable, Sendable, Equatable {
     public var accessToken: String
     public var refreshToken: String
-    /// When the access token expires (the server's `expires_at`).
+    /// When the access token expires, on this machine's clock (`expires_in` after it arrived).
     public var expiresAt: Date
     /// When this token was issued here; with `expiresAt` it gives the token's lifetime.
     public var obtainedAt: Date

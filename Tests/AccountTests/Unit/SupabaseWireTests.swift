@@ -146,6 +146,27 @@ struct AccountFailureWordsTests {
             lastSignInAt: SupabaseTime.parse("2026-11-21T11:29:52.810554+00:00"), metadataUsername: "ana"))
     }
 
+    /// A server whose clock is 5 minutes behind sends an `expires_at` already past for a 4-minute token;
+    /// the lifetime counts from arrival on this clock instead (the chaos suite saw a refresh storm).
+    @Test func expiryCountsTheLifetimeOnThisClock() throws {
+        let now = Date(timeIntervalSince1970: 1_795_260_592)
+        let json = #"{"access_token":"a.b.c","expires_in":240,"expires_at":1795260532,"refresh_token":"r1","user":{"id":"u1"}}"#
+        let response = HTTPResponse(status: 200, headers: HTTPHeaders(), body: Array(json.utf8), effectiveURL: "", httpVersion: "1.1")
+        let session = try SupabaseAuthAPI.session(from: response, now: now)
+        #expect(session.expiresAt == now.addingTimeInterval(240))
+        #expect(!session.isRefreshDue(now: now.addingTimeInterval(60)) && session.isRefreshDue(now: now.addingTimeInterval(120)))
+    }
+
+    /// Failures that waiting will not mend are not called "offline", and no Swift value leaks into the words.
+    @Test func untrustedAnswersAreNotOffline() {
+        let tooLarge = AccountFailure.backend(.network(.tooLarge(limit: 32 << 20))).rpcError
+        #expect(tooLarge.kind == .tooLarge && tooLarge.message.contains("32 MiB") && !tooLarge.message.contains("limit:"))
+        let tls = AccountFailure.backend(.network(.tls(curlCode: 60, message: "SSL certificate problem: self-signed certificate"))).rpcError
+        #expect(tls.kind == .rejected && tls.message.contains("network.ca_file") && !tls.message.contains("curlCode"))
+        let plain = AccountFailure.backend(.network(.insecureURL(host: "example.com"))).rpcError
+        #expect(plain.kind == .rejected && plain.message.contains("https://") && !plain.message.contains("try again"))
+    }
+
     @Test func sessionWithEmptyTokensIsMalformed() {
         let json = #"{"access_token":"","refresh_token":"","user":{"id":"u1"}}"#
         let response = HTTPResponse(status: 200, headers: HTTPHeaders(), body: Array(json.utf8), effectiveURL: "", httpVersion: "1.1")
