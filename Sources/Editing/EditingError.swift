@@ -9,6 +9,9 @@ public enum EditingError: Error, Equatable, CustomStringConvertible {
     case tooLarge(width: Int, height: Int, limitPixels: Int)
     /// Reading or writing a file failed (a full disk, permissions).
     case io(String)
+    /// The disk (or the quota) is full: nothing was written, and the same request succeeds once
+    /// there is room.
+    case noSpace(String)
     /// libvips itself failed.
     case engine(String)
 
@@ -18,7 +21,7 @@ public enum EditingError: Error, Equatable, CustomStringConvertible {
         case .corrupt(let detail): "the image is damaged: \(detail)"
         case .tooLarge(let width, let height, let limit):
             "the image is \(width) × \(height) (\(megapixels(width * height)) MP), above the limit of \(megapixels(limit)) MP (images.max_megapixels)"
-        case .io(let detail): detail
+        case .io(let detail), .noSpace(let detail): detail
         case .engine(let detail): "the image engine failed: \(detail)"
         }
     }

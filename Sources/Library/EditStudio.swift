@@ -120,6 +120,15 @@ public struct EditStudio: Sendable {
         return nil
     }
 
+    /// A full disk or quota is its own error: the person can act on it, and nothing is a bug.
+    static func writeError(_ code: Int32, _ what: String, directory: String) -> EditingError {
+        let reason = String(cString: strerror(code))
+        if code == ENOSPC || code == EDQUOT {
+            return .noSpace("\(what): \(reason) in \(directory); free some space and try again")
+        }
+        return .io("\(what): \(reason)")
+    }
+
     /// `<final>.part`, written and flushed, then renamed: the library never holds half an edit, even
     /// after a crash or a full disk.
     public static func writeAtomically(_ data: Data, to final: String) throws {
@@ -131,7 +140,7 @@ public struct EditStudio: Sendable {
         }
         let part = final + ".part"
         let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw EditingError.io("cannot write \(part): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Self.writeError(errno, "cannot write \(part)", directory: directory) }
         var failure: Int32 = 0
         data.withUnsafeBytes { buffer in
             var offset = 0
@@ -150,7 +159,7 @@ public struct EditStudio: Sendable {
         if failure == 0 && rename(part, final) != 0 { failure = errno }
         guard failure == 0 else {
             unlink(part)
-            throw EditingError.io("cannot save the edit: \(String(cString: strerror(failure)))")
+            throw Self.writeError(failure, "cannot save the edit", directory: directory)
         }
         let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {

@@ -122,6 +122,7 @@ enum EditRoutes {
             switch error {
             case .tooLarge: throw RPCError(.tooLarge, error.description, field: "id")
             case .unsupported, .corrupt: throw RPCError(.invalidInput, "the photo's original cannot be edited: \(error.description)", field: "id")
+            case .noSpace: throw RPCError(.noSpace, error.description)
             case .io, .engine: throw RPCError(.internalError, error.description)
             }
         } catch LibraryError.unknownPhoto(let id) {

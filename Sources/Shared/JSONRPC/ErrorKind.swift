@@ -17,6 +17,8 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
     case permissionDenied = "permission_denied"
     case tooLarge = "too_large"
     case busy
+    /// The disk or quota is full; the same request succeeds once there is room.
+    case noSpace = "no_space"
 
     public var code: Int {
         switch self {
@@ -34,6 +36,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
         case .permissionDenied: -32007
         case .tooLarge: -32008
         case .busy: -32009
+        case .noSpace: -32010
         }
     }
 
@@ -46,6 +49,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
         case .offline, .rateLimited, .busy: 75  // EX_TEMPFAIL
         case .parseError, .invalidRequest, .methodNotFound: 76  // EX_PROTOCOL
         case .notSignedIn, .permissionDenied: 77  // EX_NOPERM
+        case .noSpace: 73  // EX_CANTCREAT
         }
     }
 }

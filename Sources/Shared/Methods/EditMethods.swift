@@ -30,7 +30,7 @@ public struct EditsPreviewRequest: RPCRequest {
         ParameterDoc("filters", "array", required: true, "Steps, each {\"filter\": name, \"params\": [numbers]}; left-out parameters take their defaults."),
         ParameterDoc("size", "integer", "Longest side in pixels, \(sizes.lowerBound) to \(sizes.upperBound), default \(defaultSize)."),
     ]
-    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .offline, .tooLarge]
+    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .offline, .tooLarge, .noSpace]
     public static let example = EditsPreviewRequest(id: "unsplash:Dwu85P9SOIk", filters: [FilterStep(filter: "sepia", params: [0.8])], size: 512)
     public static let resultExample = EditPreviewResult(jpeg: Data([0xFF, 0xD8, 0xFF, 0xE0]), width: 512, height: 341)
     public static let sizes = 16...2048
@@ -76,7 +76,7 @@ public struct EditsCreateRequest: RPCRequest {
         ParameterDoc("id", "string", required: true, "The photo id."),
         ParameterDoc("filters", "array", required: true, "Steps, each {\"filter\": name, \"params\": [numbers]}."),
     ]
-    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .notSignedIn, .offline, .tooLarge]
+    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .notSignedIn, .offline, .tooLarge, .noSpace]
     public static let example = EditsCreateRequest(
         id: "unsplash:Dwu85P9SOIk", filters: [FilterStep(filter: "sepia", params: [0.8]), FilterStep(filter: "vignette", params: [1, 0.6])])
     public static let resultExample = EditSummary.example
