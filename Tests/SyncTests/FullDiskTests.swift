@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Editing
 import Foundation
+import Library
 import Shared
 import SplashClient
 import Store
@@ -43,6 +45,29 @@ struct FullDiskTests {
         #expect(done.libraryFiles == 3)
         #expect(daemon.leftovers().isEmpty, "no .part files left: \(daemon.leftovers())")
         await daemon.stop()
+    }
+
+    /// An edit that does not fit: its own error (no_space in the protocol, EditRoutes), saying where to
+    /// make room, and neither the edit nor its `.part` is left behind.
+    @Test func anEditThatDoesNotFitIsNoSpaceAndLeavesNothing() async throws {
+        let dir = TemporaryDirectory()
+        let data = dir.path + "/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try await mount(["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", data])
+        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
+        let final = data + "/library/edits/e1.jpg"
+        #expect {
+            try EditStudio.writeAtomically(Data(repeating: 7, count: 1 << 20), to: final)
+        } throws: { error in
+            guard case EditingError.noSpace(let message) = error else { return false }
+            return message.contains("No space left on device") && message.contains(data)
+        }
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: data + "/library/edits")) ?? []
+        #expect(left.isEmpty, "nothing half-written: \(left)")
+        // With room, the same write succeeds.
+        try await mount(["-o", "remount,size=4m", data])
+        try EditStudio.writeAtomically(Data(repeating: 7, count: 1 << 20), to: final)
+        #expect(FileManager.default.fileExists(atPath: final))
     }
 
     func mount(_ arguments: [String]) async throws {
