@@ -14,6 +14,8 @@ final class FileSink {
     private var fd: Int32
     private let progress: (@Sendable (Int64, Int64?) -> Void)?
     private let expectedSize: Int64?
+    /// The largest file accepted; past it the transfer is aborted with `.tooLarge`.
+    private let maxBytes: Int64?
 
     private(set) var accepting = false
     /// Size of the file so far (resumed bytes included).
@@ -22,7 +24,7 @@ final class FileSink {
     private(set) var errorBody: [UInt8] = []
     static let maxErrorBody = 64 << 10
 
-    init(path: String, resumeFrom: Int64, expectedSize: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) throws(HTTPError) {
+    init(path: String, resumeFrom: Int64, expectedSize: Int64?, maxBytes: Int64? = nil, progress: (@Sendable (Int64, Int64?) -> Void)?) throws(HTTPError) {
         fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .file(errno: errno, path: path) }
         // Two downloads into the same .part would interleave their bytes; the second one fails instead.
@@ -34,6 +36,7 @@ final class FileSink {
         self.path = path
         self.resumeFrom = resumeFrom
         self.expectedSize = expectedSize
+        self.maxBytes = maxBytes
         self.progress = progress
     }
 
@@ -60,6 +63,7 @@ final class FileSink {
         default:
             return nil
         }
+        if let maxBytes, let total, total > maxBytes { return .tooLarge(limit: Int(maxBytes)) }
         accepting = true
         progress?(written, total)
         return nil
@@ -71,6 +75,7 @@ final class FileSink {
             errorBody.append(contentsOf: bytes.prefix(max(0, Self.maxErrorBody - errorBody.count)))
             return nil
         }
+        if let maxBytes, written + Int64(bytes.count) > maxBytes { return .tooLarge(limit: Int(maxBytes)) }
         var offset = 0
         while offset < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + offset, bytes.count - offset, off_t(written))

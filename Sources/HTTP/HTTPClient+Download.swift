@@ -10,10 +10,11 @@ extension HTTPClient {
     /// attempt; on a size or checksum mismatch it is removed (resuming it could never succeed).
     ///
     /// `progress(bytesSoFar, total)` is called on the client's transfer thread: keep it short.
-    /// Non-2xx responses throw `.http` with the (bounded) error body.
+    /// Non-2xx responses throw `.http` with the (bounded) error body. A body over `maxBytes` (announced, or
+    /// as it arrives) throws `.tooLarge` and its `.part` is removed: resuming it could never succeed.
     public func download(
         _ request: HTTPRequest, to destination: String, expectedSize: Int64? = nil,
-        expectedSHA256: [UInt8]? = nil, progress: (@Sendable (Int64, Int64?) -> Void)? = nil
+        expectedSHA256: [UInt8]? = nil, maxBytes: Int64? = nil, progress: (@Sendable (Int64, Int64?) -> Void)? = nil
     ) async throws(HTTPError) -> DownloadResult {
         let partPath = destination + ".part"
         var resumeFrom = Self.fileSize(partPath) ?? 0
@@ -27,12 +28,19 @@ extension HTTPClient {
             if let expectedSize, expectedSize > 0, resumeFrom == expectedSize { break }
             let startedAt = resumeFrom
             var sinkForHop: FileSink?
-            let outcome = try await followingRedirects(request) { hop throws(HTTPError) in
-                sinkForHop?.release()  // the previous hop's file (and its lock) before opening it again
-                sinkForHop = nil
-                let sink = try FileSink(path: partPath, resumeFrom: startedAt, expectedSize: expectedSize, progress: progress)
-                sinkForHop = sink
-                return try await self.perform(hop, sink: .file(sink), range: startedAt > 0 ? startedAt : nil)
+            let outcome: TransferOutcome
+            do {
+                outcome = try await followingRedirects(request) { hop throws(HTTPError) in
+                    sinkForHop?.release()  // the previous hop's file (and its lock) before opening it again
+                    sinkForHop = nil
+                    let sink = try FileSink(
+                        path: partPath, resumeFrom: startedAt, expectedSize: expectedSize, maxBytes: maxBytes, progress: progress)
+                    sinkForHop = sink
+                    return try await self.perform(hop, sink: .file(sink), range: startedAt > 0 ? startedAt : nil)
+                }
+            } catch {
+                if case .tooLarge = error { unlink(partPath) }
+                throw error
             }
             guard let sink = sinkForHop else { throw .invalidURL }
             if outcome.status == 416 && startedAt > 0 && !retriedWithoutRange {

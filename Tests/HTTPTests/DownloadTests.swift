@@ -30,6 +30,20 @@ import Testing
         }
     }
 
+    /// A body over `maxBytes` is refused whether announced (Content-Length) or endless, and nothing of
+    /// it stays on disk (the chaos suite's hostile CDN once put a 256 MiB "JPEG" into the library).
+    @Test(arguments: ["/big?n=10000000", "/endless"])
+    func refusesABodyOverTheLimitAndKeepsNothing(path: String) async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = directory + "/photo.jpg"
+            await #expect(throws: HTTPError.tooLarge(limit: 1 << 20)) {
+                try await client.download(HTTPRequest(url: server.url(path)), to: destination, maxBytes: 1 << 20)
+            }
+            #expect(!exists(destination) && !exists(destination + ".part"))
+        }
+    }
+
     @Test func resumesFromAPartFile() async throws {
         try await withServer { server in
             let client = try makeClient()

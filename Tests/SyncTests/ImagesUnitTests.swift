@@ -37,7 +37,10 @@ import TestSupport
     @Test func onlyJPEGsPassTheCheck() throws {
         let directory = TemporaryDirectory()
         let jpeg = directory.path + "/a.jpg", html = directory.path + "/b.jpg", short = directory.path + "/c.jpg"
-        FileManager.default.createFile(atPath: jpeg, contents: Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]))
+        FileManager.default.createFile(atPath: jpeg, contents: Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 0xFF, 0xD9]))
+        // What a hostile CDN's endless body leaves: the right start, no end.
+        let endless = directory.path + "/d.jpg"
+        FileManager.default.createFile(atPath: endless, contents: Data([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0x41, count: 100_000)))
         FileManager.default.createFile(atPath: html, contents: Data("<!DOCTYPE html><html>".utf8))
         FileManager.default.createFile(atPath: short, contents: Data([0xFF, 0xD8]))
         try ImageQueue.checkJPEG(jpeg)
@@ -48,6 +51,7 @@ import TestSupport
             #expect(error.message.contains("<!DOCTYPE html>") && !error.transient)
         }
         #expect(throws: ImageFailure.self) { try ImageQueue.checkJPEG(short) }
+        #expect { try ImageQueue.checkJPEG(endless) } throws: { ($0 as? ImageFailure)?.message.contains("without its end") == true }
     }
 
     @Test func failuresAreClassedTransientOrPermanent() {

@@ -32,6 +32,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var imagesVariant = "regular"
     /// Images above this many megapixels are refused (edits, imports) from their header.
     public var imagesMaxMegapixels = 64
+    /// A downloaded image file larger than this many MiB is refused (announced or as it streams).
+    public var imagesMaxFileMiB = 48
     /// JPEG quality of saved edits.
     public var editsJPEGQuality = 90
     /// Perceptual hashes at most this many bits apart (of 64) are near-duplicates.
@@ -88,6 +90,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "images.max_megapixels": { config, value, path throws(ConfigError) in
             config.imagesMaxMegapixels = try value.integer("images.max_megapixels", in: 1...1000, path)
+        },
+        "images.max_file_mb": { config, value, path throws(ConfigError) in
+            config.imagesMaxFileMiB = try value.integer("images.max_file_mb", in: 1...4096, path)
         },
         "import.duplicate_threshold": { config, value, path throws(ConfigError) in
             config.duplicateThreshold = try value.integer("import.duplicate_threshold", in: 0...32, path)

@@ -40,6 +40,7 @@ enum ImageRoutes {
         var configuration = ImageQueue.Configuration(dataDirectory: directories.data, cacheDirectory: directories.cache)
         configuration.variant = config.imagesVariant
         configuration.concurrency = config.imagesConcurrency
+        configuration.maxFileBytes = Int64(config.imagesMaxFileMiB) << 20
         configuration.cacheMaxBytes = config.cacheMaxBytes
         configuration.unsplashAPIURL = config.unsplashAPIURL
         configuration.unsplashAccessKey = config.unsplashAccessKey

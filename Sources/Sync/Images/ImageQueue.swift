@@ -27,6 +27,8 @@ public final class ImageQueue: Service, Sendable {
         public var variant = "regular"
         public var concurrency = 8
         public var cacheMaxBytes: Int64 = 1 << 30
+        /// A file over this size is refused (an endless or absurd body must not fill the disk).
+        public var maxFileBytes: Int64 = 48 << 20
         /// 1 s doubling to 5 min, jittered, per file.
         public var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0.5)
         /// Unsplash's API terms: a photo that enters the library counts as a download
@@ -391,7 +393,9 @@ public final class ImageQueue: Service, Sendable {
                 let photoId = job.photoId
                 do {
                     let key = inLibrary ? photoId : "thumb:" + photoId
-                    _ = try await http.download(HTTPRequest(url: url, followRedirects: true), to: staged) { bytes, total in
+                    _ = try await http.download(
+                        HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: configuration.maxFileBytes
+                    ) { bytes, total in
                         self.state.withLock { $0.active[key] = (bytes, total) }
                     }
                 } catch {
@@ -508,7 +512,9 @@ public final class ImageQueue: Service, Sendable {
         return nil
     }
 
-    /// A JPEG starts FF D8 FF; anything else (an HTML error page served with 200, a truncated header) is refused.
+    /// A JPEG starts FF D8 FF and ends with its EOI marker FF D9; anything else (an HTML error page
+    /// served with 200, a truncated header, an endless body cut off) is refused. The marker is looked for
+    /// in the last 64 KiB, since some cameras append data after it.
     static func checkJPEG(_ path: String) throws(ImageFailure) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ImageFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))", transient: true) }
@@ -517,6 +523,14 @@ public final class ImageQueue: Service, Sendable {
         let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
         let head = Array(prefix.prefix(max(0, n)))
         guard head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF else { throw .notAnImage(head) }
+        let size = lseek(fd, 0, SEEK_END)
+        let tailLength = Int(min(size, 64 << 10))
+        var tail = [UInt8](repeating: 0, count: tailLength)
+        let got = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, tailLength, off_t(size) - off_t(tailLength)) }
+        let hasEnd = got == tailLength && zip(tail, tail.dropFirst()).contains { $0 == 0xFF && $1 == 0xD9 }
+        guard hasEnd else {
+            throw ImageFailure(message: "the server sent a JPEG without its end (a cut-off or endless body)", transient: false)
+        }
     }
 
     static func makeDirectories(for file: String) throws(ImageFailure) {

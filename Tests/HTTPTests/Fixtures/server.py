@@ -144,6 +144,19 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send(200, data)
 
+    def r_endless(self, q, body):
+        # No length, no end (bounded at 256 MiB so a broken client cannot keep the server busy for ever).
+        self.send_response(200)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = b"\xff\xd8\xff" + b"a" * 65533
+        try:
+            for _ in range(4096):
+                self.wfile.write(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
     def r_truncated(self, q, body):
         data = file_bytes(int(q["size"]))
         self.send_response(200)
