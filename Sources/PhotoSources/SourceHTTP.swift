@@ -33,6 +33,8 @@ final class SourceHTTP: Sendable {
         case 200..<300: return response
         case 429, 403 where text.contains("Rate Limit Exceeded"):
             throw .rateLimited("\(service)'s hourly request limit is used up; it resets within the hour (cached results still answer)")
+        case 300..<400:
+            throw .untrusted("\(service) answered with a redirect (HTTP \(response.status)); check its API URL", tooLarge: false)
         case 500..., 408:
             throw .unreachable("\(service) failed (HTTP \(response.status))")
         default:

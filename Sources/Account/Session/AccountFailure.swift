@@ -33,6 +33,9 @@ public enum AccountFailure: Error, Sendable, Equatable {
             let wait = error.retryAfter.map { " in \(Int($0.rounded(.up))) s" } ?? " later"
             return RPCError(.rateLimited, "too many attempts; the server asks to try again\(wait)", retryAfter: error.retryAfter)
         }
+        if (300..<400).contains(error.status) {
+            return RPCError(.rejected, "the account server answered with a redirect (HTTP \(error.status)); check backend.url")
+        }
         if error.unreadable {
             return RPCError(.offline, "the account server failed (HTTP \(error.status)) with an unreadable answer; try again later")
         }

@@ -163,6 +163,8 @@ struct AccountFailureWordsTests {
         #expect(tooLarge.kind == .tooLarge && tooLarge.message.contains("32 MiB") && !tooLarge.message.contains("limit:"))
         let tls = AccountFailure.backend(.network(.tls(curlCode: 60, message: "SSL certificate problem: self-signed certificate"))).rpcError
         #expect(tls.kind == .rejected && tls.message.contains("network.ca_file") && !tls.message.contains("curlCode"))
+        let redirect = AccountFailure.backend(.server(SupabaseError(status: 302, headers: HTTPHeaders(), body: []))).rpcError
+        #expect(redirect.kind == .rejected && redirect.message.contains("backend.url"))
         let plain = AccountFailure.backend(.network(.insecureURL(host: "example.com"))).rpcError
         #expect(plain.kind == .rejected && plain.message.contains("https://") && !plain.message.contains("try again"))
     }
