@@ -1,7 +1,7 @@
 # splashd — the two commands the README promises, and their parts.
 #   make run    set up a fresh Debian 12 machine, start the local backend (devstack), run splashd in the foreground
 #   make test   set up, build, and run every test: Swift unit and integration tests, devstack's own tests,
-#               and the system test under a real systemd
+#               the system test under a real systemd, and the reliability suite's short mode
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system chaos docs release man install uninstall deb test-deb clean bench
+.PHONY: all setup build run test test-swift test-devstack test-system test-chaos chaos docs release man install uninstall deb test-deb clean bench
 
 all: build
 
@@ -29,7 +29,7 @@ run: build
 
 test: setup
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(MAKE) --no-print-directory test-swift test-devstack test-system
+	$(MAKE) --no-print-directory test-swift test-devstack test-system test-chaos
 
 # One test target at a time: every target is a separate process, so a suite that spawns daemons,
 # Postgres and network namespaces never starves another's timers on a two-core machine.
@@ -48,6 +48,11 @@ test-devstack:
 
 test-system:
 	tests/system/run $(BIN)
+
+# The reliability suite's short mode (about 4 minutes) on the debug binaries just built: every part,
+# 20 crash trials, 10,000 fuzzed lines. Any check that fails fails the run.
+test-chaos:
+	CHAOS_BIN=$(CURDIR)/$(BIN) CHAOS_SKIP_BUILD=1 chaos/run --short
 
 # The reliability and security suite (chaos/README.md): release binaries in .build-chaos against a
 # devstack of its own. The full run writes docs/reliability.md; CHAOS_ARGS=--short is the quick one.
