@@ -112,7 +112,7 @@ public enum DaemonRunner {
                 store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
                 gate: gate, logger: logger, outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
         }
-        // Pull (issue 7): the server's likes come down on sign-in, reconnect, sync.now and a schedule.
+        // Pull (issue 7): the server's likes, edits and the profile come down on sign-in, reconnect, sync.now and a schedule.
         let pullEngine = account.backend.map { backend in
             PullEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
@@ -120,7 +120,8 @@ public enum DaemonRunner {
                 synced: {
                     state.markSynced()
                     notifier.status(state.statusLine())
-                }
+                },
+                alsoPull: { userId in try? await account.profiles.pull(userId: userId) }
             ) { changes in
                 LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
                 for change in changes { state.bus.publish(.photoChanged(change)) }

@@ -44,6 +44,25 @@ import TestSupport
         await b.stop()
     }
 
+    /// The profile comes down with every pull, not only at sign-in: a username set on A shows on B
+    /// after B's next sync, without asking for a refresh.
+    @Test func aProfileChangeReachesTheOtherDevice() async throws {
+        let devstack = try Devstack.require()
+        let a = try await SyncDaemon.start(devstack: devstack)
+        let b = try await secondDevice(of: a, devstack: devstack)
+        let name = "renamed" + String(Int.random(in: 100_000..<999_999))
+        _ = try await a.client.send(SetUsernameRequest(username: name))
+        var seen = ""
+        for _ in 0..<40 where seen != name {
+            _ = try await b.syncUntilDrained()
+            seen = try await b.client.send(ProfileGetRequest()).profile.username ?? ""
+            if seen != name { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        #expect(seen == name, "B shows A's new username after its pulls")
+        await a.stop()
+        await b.stop()
+    }
+
     /// B unlikes while its push fails; its pull still sees the server's like. B's own pending change
     /// wins, reaches the server once the server answers again, and A follows.
     @Test func aPendingLocalChangeWinsOverThePull() async throws {

@@ -18,6 +18,8 @@ public final class PullEngine: Service, Sendable {
     private let logger: Logger
     private let changed: @Sendable ([PhotoChange]) -> Void
     private let synced: @Sendable () -> Void
+    /// What else comes down with each pull (the profile: one row, the server's unless a change is queued).
+    private let alsoPull: @Sendable (String) async -> Void
     private let wakeup = Wakeup()
     private let gate: SyncGate
 
@@ -25,10 +27,12 @@ public final class PullEngine: Service, Sendable {
         store: Store, session: SessionManager, backend: SupabaseBackend, dataDirectory: String, network: NetworkGate,
         interval: Duration = .seconds(300),
         gate: SyncGate = SyncGate(), logger: Logger, synced: @escaping @Sendable () -> Void = {},
+        alsoPull: @escaping @Sendable (String) async -> Void = { _ in },
         changed: @escaping @Sendable ([PhotoChange]) -> Void
     ) {
         self.gate = gate
         self.synced = synced
+        self.alsoPull = alsoPull
         self.store = store
         self.session = session
         self.puller = LikesPuller(backend: backend, store: store)
@@ -73,6 +77,7 @@ public final class PullEngine: Service, Sendable {
                 return applied
             }
             if !applied.changes.isEmpty { changed(applied.changes) }
+            await alsoPull(accountId)
             synced()
             if applied.rows > 0 {
                 logger.info("pulled \(applied.rows) likes and edits, \(applied.changes.count) changed here", metadata: [
