@@ -50,6 +50,13 @@ def run(ctx):
         total_cpu_ms = (s1[0] - s0[0]) * 1000
         total_wake = s1[3] - s0[3]
         rss_mb = s1[1] / 2**20
+        # VmRSS counts the store's pages mapped through SQLite's mmap (file-backed, shared with the page
+        # cache, given back under memory pressure) beside the daemon's own memory: say which is which.
+        parts_kb = {}
+        with open(f"/proc/{d.pid}/status") as f:
+            for line in f:
+                if line.startswith(("RssAnon:", "RssFile:", "RssShmem:")):
+                    parts_kb[line.split(":")[0]] = int(line.split()[1])
         # what the wake-ups are: strace over a shorter window, after the measured one (strace perturbs)
         strace_s = 10 if ctx.quick else 30
         trace = os.path.join(ctx.work, "idle.strace")
@@ -85,6 +92,9 @@ def run(ctx):
                        "5-minute window, as the issue asks."),
                       "Context switches per thread over the window: " + ", ".join(f"{k} {v}" for k, v in per_thread.most_common() if v),
                       f"STATUS= datagrams sent in the window: {status_lines}.",
+                      "RSS by kind at the end: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in parts_kb.items()) +
+                      " (RssFile is mostly the store's pages mapped by SQLite's mmap, PRAGMA mmap_size = 256 MiB: page cache "
+                      "the kernel can reclaim, not memory the daemon holds on its own).",
                       "Syscalls in the strace window: " + (", ".join(f"{k} {v}" for k, v in calls.most_common(12)) or "none"),
                       "A wake-up is counted as a context switch of any daemon thread (each blocking wait that returns is one); "
                       "the watchdog's own cost is a few switches per ping (timer, task, sendmsg)."]}

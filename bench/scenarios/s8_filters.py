@@ -6,7 +6,7 @@ import sqlite3
 import subprocess
 import time
 
-from benchlib import ROOT, SPLASHCTL, log, now_text, proc_stat, seed_photos, summary
+from benchlib import ROOT, SPLASHCTL, fresh_tag, log, now_text, proc_stat, seed_photos, signup, summary
 
 ID = 8
 TITLE = "Filters: sepia + vignette on a 24 MP JPEG"
@@ -101,7 +101,8 @@ def run(ctx):
         anchors["ImageMagick convert -sepia-tone 80% -vignette"] = {"time": summary(it, "s"), "peak RSS": summary(ir, "MB")}
     commands = [" ".join(a if " " not in a else repr(a) for a in argv).replace(tmp + "/", "") for argv in steps]
     commands.append(" ".join(im).replace(tmp + "/", ""))
-    probe = subprocess.run([SPLASHCTL, "filters"], capture_output=True, text=True)
+    # `--help` answers without a daemon: the command exists or it does not.
+    probe = subprocess.run([SPLASHCTL, "filters", "--help"], capture_output=True, text=True)
     if probe.returncode != 0:
         return {"status": "not measured", "reason": "`splashctl filters` does not exist yet (editing is being built), so splashd's "
                 "side is not measured; the anchors below are, so the comparison becomes live once editing lands.",
@@ -115,9 +116,13 @@ def run(ctx):
 
 def _splashd(ctx, src, anchors, commands):
     """The daemon edits a liked photo whose original (the 24 MP JPEG) is in its library."""
-    d = ctx.fresh_daemon("filters")
+    d = ctx.fresh_daemon("editor")  # not "filters": that is the directory holding the source image
     d.start()
-    ids = seed_photos(d.db, 1, "edit", account_id="", liked_every=1, colors=False)
+    # Edits belong to an account (they are uploaded): sign up first, as a person would.
+    rpc = d.rpc()
+    _, _, user_id = signup(rpc, "edit" + fresh_tag())
+    rpc.close()
+    ids = seed_photos(d.db, 1, "edit", account_id=user_id, liked_every=1, colors=False)
     rel = "library/unsplash/edit0.regular.jpg"
     os.makedirs(os.path.join(d.dir, "data", "library", "unsplash"), exist_ok=True)
     os.link(src, os.path.join(d.dir, "data", rel))
