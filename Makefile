@@ -86,7 +86,10 @@ man: setup
 		--configuration release --multi-page --authors "the splashd authors"
 
 # Release binaries, the units (user and system), man pages, and bash/zsh/fish completions for splashctl.
-install: release man
+# `man` before `release`: the manual plugin builds the executables in the same scratch directory without
+# --static-swift-stdlib, and `release` then links them again with the runtime inside (tests/deb/run caught a
+# package whose binaries wanted libswiftCore.so).
+install: man release
 	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS) $(MAN1)
 	install -m 0755 $(RELEASE)/splashd $(RELEASE)/splashctl $(BINDIR)/
 	$(RELEASE)/splashctl --generate-completion-script bash > $(COMPLETIONS_BASH)/splashctl
@@ -104,7 +107,7 @@ uninstall:
 
 # A Debian package (dist/splashd_<version>_<arch>.deb) built with dpkg-deb from `make install` into a
 # staging tree; tests/deb/run installs it into a fresh Debian 12 and starts its unit.
-deb: release man
+deb: man release
 	scripts/make-deb
 
 # Not part of `make test` (a release build, debootstrap and apt take longer than the whole default
