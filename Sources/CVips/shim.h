@@ -76,8 +76,10 @@ static inline int splashd_vips_copy_memory(VipsImage *in, VipsImage **out) {
 static inline int splashd_vips_jpegsave(VipsImage *in, const char *path, int quality) {
     return vips_jpegsave(in, path, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
 }
-static inline int splashd_vips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
-    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+// optimize_coding makes libjpeg hold every DCT coefficient of the image for a second pass: 140 MB more for a
+// 24-megapixel photo, for a file about 4 % smaller. The caller asks for it only for small images.
+static inline int splashd_vips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality, int optimize) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", optimize, NULL);
 }
 static inline int splashd_vips_pngsave(VipsImage *in, const char *path) { return vips_pngsave(in, path, "strip", TRUE, NULL); }
 // Raw 8-bit pixels of a small image (the perceptual hash reads them).
