@@ -104,10 +104,12 @@ final class TransferEngine: @unchecked Sendable {
         let now = ContinuousClock.now
         // Transfers still waiting for a connection are left to libcurl's connect timeout.
         for transfer in Array(active.values) where transfer.lastActivity != nil || transfer.easy.hasConnection {
-            let quiet = now - (transfer.lastActivity ?? now)
-            if transfer.lastActivity == nil {
-                transfer.lastActivity = now
-            } else if quiet >= stallLimit {
+            guard let last = transfer.lastActivity else {
+                transfer.lastActivity = now  // just connected: the quiet time starts here
+                continue
+            }
+            let quiet = now - last
+            if quiet >= stallLimit {
                 remove(transfer, with: .timeout)
             } else if quiet >= .seconds(1), transfer.lastNudge.map({ now - $0 >= .seconds(1) }) ?? true {
                 transfer.easy.nudge()
