@@ -15,11 +15,10 @@ public enum AccountFailure: Error, Sendable, Equatable {
             return RPCError(.notSignedIn, why)
         case .backend(.notConfigured):
             return RPCError(.offline, "no account server is configured; set backend.url and backend.anon_key (or SPLASHD_BACKEND_URL and SPLASHD_ANON_KEY)")
-        case .backend(.network(let error)) where error.isTransient:
-            return RPCError(.offline, "cannot reach the account server: \(error); try again when online")
-        case .backend(.network(.tooLarge(let limit))):
-            return RPCError(.tooLarge, "the account server's answer was refused: \(HTTPError.tooLarge(limit: limit))")
         case .backend(.network(let error)):
+            // As SourceError.from: waiting mends only transient failures; the rest are refusals.
+            if error.isTransient { return RPCError(.offline, "cannot reach the account server: \(error); try again when online") }
+            if case .tooLarge = error { return RPCError(.tooLarge, "the account server's answer was refused: \(error)") }
             return RPCError(.rejected, "cannot use the account server: \(error)")
         case .backend(.malformed(let status, _)):
             return RPCError(.offline, "the account server sent an answer splashd cannot read (HTTP \(status)); try again later")
