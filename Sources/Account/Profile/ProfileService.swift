@@ -207,7 +207,7 @@ public final class ProfileService: Sendable {
     }
 
     private func reject(_ op: ProfileStore.QueuedOp, userId: String, reason: String) {
-        try? profiles.reject(op, reason: reason)
+        try? profiles.reject(op, userId: userId, reason: reason)
         logger.warning("username change rejected", metadata: [
             "splashd_op": "push", "splashd_entity": "profile", "splashd_op_id": "\(op.opId)", "splashd_reason": "\(reason)",
         ])

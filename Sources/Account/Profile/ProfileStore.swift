@@ -130,11 +130,21 @@ struct ProfileStore: Sendable {
     }
 
     /// The server refused the op for good: kept, with its reason, for `splashctl queue` to show.
-    func reject(_ op: QueuedOp, reason: String, now: Date = Date()) throws {
+    /// Marks the op rejected and, in the same transaction, shows the server's last known username
+    /// again (kept by `applyPulled`), unless another change is still queued: a reader never sees the
+    /// refusal beside the refused name. The pull that follows brings the server's current one.
+    func reject(_ op: QueuedOp, userId: String, reason: String, now: Date = Date()) throws {
         try store.write { db in
             try db.execute(
                 sql: "UPDATE outbox SET state = 'rejected', last_error = ?, updated_at = ? WHERE seq = ?",
                 arguments: [reason, now, op.seq])
+            try db.execute(
+                sql: """
+                    UPDATE accounts SET username = (SELECT value FROM cached_values WHERE key = ?)
+                    WHERE id = ? AND EXISTS (SELECT 1 FROM cached_values WHERE key = ?)
+                      AND NOT EXISTS (SELECT 1 FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'in_flight'))
+                    """,
+                arguments: [Self.fetchedKey(userId), userId, Self.fetchedKey(userId), userId, Self.entity])
         }
     }
 
