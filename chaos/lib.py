@@ -323,6 +323,25 @@ class Daemon:
     def library(self):
         return os.path.join(self.data_dir, "library")
 
+    @property
+    def cache_dir(self):
+        return os.path.join(self.directory, "cache")
+
+    def log_size(self):
+        """Where the log ends now: `log_since` of it is what a later run wrote."""
+        try:
+            return os.path.getsize(self.stderr_path)
+        except OSError:
+            return 0
+
+    def log_since(self, offset):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                f.seek(offset)
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
     def start(self, wait_ready=True, timeout=60.0):
         notify_path = os.path.join(self.directory, "notify.sock")
         if os.path.exists(notify_path):
@@ -336,7 +355,7 @@ class Daemon:
         env = {"PATH": "/usr/bin:/bin", "HOME": self.directory, "LANG": "C.UTF-8", "NOTIFY_SOCKET": notify_path}
         env.update(self.env)
         flags = ["--state-dir", os.path.join(self.directory, "state"), "--data-dir", self.data_dir,
-                 "--cache-dir", os.path.join(self.directory, "cache"), "--socket", self.socket_path,
+                 "--cache-dir", self.cache_dir, "--socket", self.socket_path,
                  "--log-target", "stderr"]
         self.stderr = open(self.stderr_path, "ab")
         self.started_at = time.monotonic()
