@@ -48,14 +48,16 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Shared", swiftSettings: strict),
+        // Process-wide helpers with no dependency: durations for logs, the test-only crash points.
+        .target(name: "Support", swiftSettings: strict),
         .target(name: "SplashClient", dependencies: ["Shared"], swiftSettings: strict),
         .target(
             name: "Store",
-            dependencies: ["Shared", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Shared", "Support", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .target(
             name: "Library",
-            dependencies: ["Shared", "Store", "Editing", "HTTP", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Shared", "Support", "Store", "Editing", "HTTP", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
             name: "Journal",
@@ -88,7 +90,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Shared", "Store", "Library", "HTTP", "Account", "Connectivity",
+                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Connectivity",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -116,7 +118,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Shared", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
+                "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -127,7 +127,14 @@ public enum DaemonRunner {
                 for change in changes { state.bus.publish(.photoChanged(change)) }
             }
         }
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { notification in
+            if case .connectivityChanged(let status) = notification.event, status.state != .unknown {
+                // The backend answers again: what is queued goes at once, not when its backoff ends,
+                // and the account says what connectivity says (never "offline" beside "online").
+                let answers = status.state == .online
+                if answers, let userId = state.current.account.userId { pushEngine?.sendNow(accountId: userId) }
+                Task { await account.manager.backendReachabilityChanged(answers) }
+            }
             pushEngine?.ring()
             pullEngine?.ring()
         }
@@ -138,7 +145,9 @@ public enum DaemonRunner {
             let changed = statusLine.withLock { last in defer { last = line }; return last != line }
             if changed { notifier.status(line) }
         }
-        let sync = SyncCapability(likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network)
+        let sync = SyncCapability(
+            likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network,
+            service: pushEngine.map { SyncService(store: store, push: $0, pull: pullEngine, network: network) })
         // Images (issue 7): liked photos' files come down into the library; the queue wakes when a like
         // changes (here or pulled), at sign-in and when the network returns, and otherwise sleeps.
         let images = ImageRoutes.makeCapability(

@@ -29,9 +29,11 @@ public struct EditActions: Sendable {
     }
 
     /// Records a rendered edit already in place at `path` (relative to the data directory).
+    /// `place` runs inside the transaction, last: the studio renames the staged rendering into place
+    /// there, so a failed rename records nothing.
     public func record(
         editId: String, photoId: String, accountId: String, pipeline: [FilterStep], path: String, bytes: Int64,
-        checksum: String, now: Date = Date()
+        checksum: String, now: Date = Date(), place: @Sendable () throws -> Void = {}
     ) throws -> EditRecord {
         try store.write { db in
             guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
@@ -48,18 +50,24 @@ public struct EditActions: Sendable {
             var op = OutboxEntry(
                 accountId: accountId, entity: Self.entity, entityId: editId, op: "upsert", payload: try Self.encode(payload), now: now)
             try op.insert(db)
+            try place()
             return edit
         }
     }
 
     public enum Removal: Sendable, Equatable {
         /// Tombstoned; `queued` says whether the server must hear of it. `path` is the rendered file to
-        /// remove now that no row points at it.
-        case removed(queued: Bool, path: String?)
+        /// remove now that no row points at it. `uploadInFlight`: the edit's upload was being sent; it
+        /// is superseded by the removal queued behind it and dropped when it comes back.
+        case removed(queued: Bool, path: String?, uploadInFlight: Bool)
         case alreadyRemoved
     }
 
-    /// Tombstones an edit of `accountId`. An edit not yet sent and removed again never reaches the server.
+    /// Tombstones an edit of `accountId`. The removal supersedes any upload of the edit still queued:
+    /// that upload is dropped. Only an edit none of whose ops has ever left this machine (never
+    /// attempted, nothing in flight) is removed without telling the server; an upload whose delivery is
+    /// uncertain (attempted, or in flight now) may have landed, so the removal is queued and wins by
+    /// order (docs/architecture.md, "Coalescing").
     public func remove(editId: String, accountId: String, now: Date = Date()) throws -> Removal {
         try store.write { db in
             guard var edit = try EditRecord.fetchOne(db, key: editId), edit.accountId == accountId else {
@@ -67,12 +75,8 @@ public struct EditActions: Sendable {
             }
             guard edit.deletedAt == nil else { return .alreadyRemoved }
             let pending = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: editId)
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let pendingPayload = try pending.last.map { try decoder.decode(Payload.self, from: Data($0.payload.utf8)) }
-            let inFlight = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'in_flight'
-                """, arguments: [accountId, Self.entity, editId]) ?? 0
+            let pendingPayloads = try pending.map { try Self.decodePayload($0.payload) }
+            let inFlight = try OutboxStore.inFlightCount(db, accountId: accountId, entity: Self.entity, entityId: editId)
             let path = edit.path
             edit.deletedAt = now
             edit.updatedAt = now
@@ -80,8 +84,10 @@ public struct EditActions: Sendable {
             try edit.update(db)
             try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [edit.photoId, "edit:\(editId)"])
             for op in pending { try op.delete(db) }
-            if pendingPayload?.wasNew == true && inFlight == 0 {
-                return .removed(queued: false, path: path)
+            let neverLeft = inFlight == 0 && !pending.isEmpty && pending.allSatisfy { $0.attempts == 0 }
+                && pendingPayloads.first?.wasNew == true
+            if neverLeft {
+                return .removed(queued: false, path: path, uploadInFlight: false)
             }
             let payload = Payload(
                 editId: editId, photoId: edit.photoId, pipeline: try Self.decodePipeline(edit.pipeline), path: nil,
@@ -89,7 +95,7 @@ public struct EditActions: Sendable {
             var op = OutboxEntry(
                 accountId: accountId, entity: Self.entity, entityId: editId, op: "delete", payload: try Self.encode(payload), now: now)
             try op.insert(db)
-            return .removed(queued: true, path: path)
+            return .removed(queued: true, path: path, uploadInFlight: inFlight > 0)
         }
     }
 

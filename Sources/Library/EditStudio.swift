@@ -7,6 +7,7 @@ import GRDB
 import HTTP
 import Shared
 import Store
+import Support
 
 /// Edits from start to finish: find the original on this machine (or have it fetched), render with
 /// libvips, put the rendering beside the original atomically, and record it with its outbox op.
@@ -46,22 +47,37 @@ public struct EditStudio: Sendable {
         let editId = UUID().uuidString.lowercased()
         let relative = ImagePaths.edit(source: photo.source, remoteId: photo.remoteId, editId: editId)
         let final = dataDirectory + "/" + relative
-        try Self.writeAtomically(rendered.jpeg, to: final)
+        // Staged, then renamed into place inside the transaction that records it: a rendering under its
+        // final name always has its row, except after a crash between the rename and the commit, which
+        // the image queue's start-up sweep finds (a placed edit file older than the process, no row).
+        let staged = try Self.stage(rendered.jpeg, for: final)
+        CrashPoint.editStaged.reach()
+        let edit: EditRecord
         do {
-            let checksum = try FileDigest.sha256Hex(path: final)
-            return try EditActions(store: store).record(
+            let checksum = try FileDigest.sha256Hex(path: staged)
+            edit = try EditActions(store: store).record(
                 editId: editId, photoId: photoId, accountId: accountId, pipeline: steps, path: relative,
-                bytes: Int64(rendered.jpeg.count), checksum: checksum)
+                bytes: Int64(rendered.jpeg.count), checksum: checksum
+            ) {
+                guard rename(staged, final) == 0 else {
+                    throw Self.writeError(errno, "cannot move the edit into the library", directory: (final as NSString).deletingLastPathComponent)
+                }
+            }
         } catch {
+            unlink(staged)
             unlink(final)
             throw error
         }
+        Self.syncDirectory(of: final)
+        CrashPoint.editRecorded.reach()
+        return edit
     }
 
     /// Tombstones an edit and removes its rendering from this machine.
     public func remove(editId: String, accountId: String) throws -> EditActions.Removal {
         let removal = try EditActions(store: store).remove(editId: editId, accountId: accountId)
-        if case .removed(_, let path?) = removal { unlink(dataDirectory + "/" + path) }
+        if case .removed(_, _, let uploadInFlight) = removal, uploadInFlight { CrashPoint.editRemovedInFlight.reach() }
+        if case .removed(_, let path?, _) = removal { unlink(dataDirectory + "/" + path) }
         return removal
     }
 
@@ -132,6 +148,17 @@ public struct EditStudio: Sendable {
     /// `<final>.part`, written and flushed, then renamed: the library never holds half an edit, even
     /// after a crash or a full disk.
     public static func writeAtomically(_ data: Data, to final: String) throws {
+        let part = try stage(data, for: final)
+        guard rename(part, final) == 0 else {
+            let failure = errno
+            unlink(part)
+            throw Self.writeError(failure, "cannot save the edit", directory: (final as NSString).deletingLastPathComponent)
+        }
+        syncDirectory(of: final)
+    }
+
+    /// Writes and flushes `<final>.part` and returns its path; the caller renames it into place.
+    static func stage(_ data: Data, for final: String) throws -> String {
         let directory = (final as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -156,12 +183,16 @@ public struct EditStudio: Sendable {
         }
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         close(fd)
-        if failure == 0 && rename(part, final) != 0 { failure = errno }
         guard failure == 0 else {
             unlink(part)
             throw Self.writeError(failure, "cannot save the edit", directory: directory)
         }
-        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        return part
+    }
+
+    /// Makes a rename in `path`'s directory durable.
+    static func syncDirectory(of path: String) {
+        let dir = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             fsync(dir)
             close(dir)

@@ -61,14 +61,14 @@ public struct LikeActions: Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let pendingPayload = try pending.last.map { try decoder.decode(Payload.self, from: Data($0.payload.utf8)) }
+        // Nothing about this like may have reached the server yet: no op attempted, none in flight.
+        let inFlight = try OutboxStore.inFlightCount(db, accountId: accountId, entity: entity, entityId: photoId)
+        let neverLeft = inFlight == 0 && pending.allSatisfy { $0.attempts == 0 }
 
-        // A like and its unlike cancel while neither has left: the server never needs to hear of it.
-        if !liked, let pendingPayload, pendingPayload.wasNew, pendingPayload.deletedAt == nil {
-            for op in pending { try op.delete(db) }
-            try existing?.delete(db)
-            return .changed(queued: false)
-        }
-
+        // A like and its unlike never cancel to nothing: the server's row for this photo is shared
+        // with the account's other devices, and it may hold a like this device has not pulled yet (or
+        // passed over while its own op waited). The pair collapses into the last intent, which is sent
+        // and wins by order (docs/architecture.md, "Coalescing").
         var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: now, updatedAt: now)
         if liked {
             if existing?.deletedAt != nil { record.likedAt = now }
@@ -83,7 +83,7 @@ public struct LikeActions: Sendable {
         for op in pending { try op.delete(db) }
         let payload = Payload(
             photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt,
-            wasNew: pendingPayload?.wasNew ?? (existing == nil),
+            wasNew: neverLeft && (pendingPayload?.wasNew ?? (existing == nil)),
             photo: PhotoMetadata(photo))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

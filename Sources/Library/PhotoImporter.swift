@@ -7,6 +7,7 @@ import GRDB
 import HTTP
 import Shared
 import Store
+import Support
 
 /// Imports local files as `local:` photos (NicePhotoApp's gallery, on the desktop). Each file is
 /// probed from its header (size limit, format), hashed twice — SHA-256 for its identity, so the same
@@ -93,6 +94,8 @@ public struct PhotoImporter: Sendable {
         let now = Date()
         let name = url.deletingPathExtension().lastPathComponent
         let metadata = String(decoding: try JSONEncoder().encode(["path": path, "format": info.format]), as: UTF8.self)
+        // Imports keep the file where it is: the point is the file read and hashed, its row not written.
+        CrashPoint.importCopied.reach()
         try store.write { db in
             try PhotoRecord(
                 source: PhotoSource.local.rawValue, remoteId: String(checksum.prefix(16)), title: name,

@@ -78,6 +78,9 @@ public enum BackendError: Error, Sendable, Equatable, CustomStringConvertible {
     case server(SupabaseError)
     /// A 2xx answer whose body is not what the API promises.
     case malformed(status: Int, detail: String)
+    /// Nothing was sent: what was to be sent cannot be read or made on this machine (a file gone, a
+    /// payload this version cannot read). Waiting does not mend it.
+    case local(String)
 
     /// Keep the session and try again later.
     public var isTransient: Bool {
@@ -86,6 +89,7 @@ public enum BackendError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network: true
         case .server(let error): error.isTransient || error.unreadable
         case .malformed: true
+        case .local: false
         }
     }
 
@@ -105,6 +109,7 @@ public enum BackendError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let error): "cannot reach the account server: \(error)"
         case .server(let error): "the account server answered \(error)"
         case .malformed(let status, let detail): "the account server sent an unreadable answer (HTTP \(status)): \(detail)"
+        case .local(let detail): "on this machine: \(detail)"
         }
     }
 }

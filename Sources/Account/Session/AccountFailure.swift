@@ -24,6 +24,8 @@ public enum AccountFailure: Error, Sendable, Equatable {
             return RPCError(.offline, "the account server sent an answer splashd cannot read (HTTP \(status)); try again later")
         case .backend(.server(let error)):
             return Self.rpcError(error)
+        case .backend(.local(let detail)):
+            return RPCError(.internalError, detail)
         }
     }
 

@@ -388,6 +388,26 @@ public actor SessionManager {
         }
     }
 
+    /// The connectivity monitor's verdict on the backend. Account and connectivity states must not
+    /// contradict each other: a backend that answers its health probe ends "signed in, offline" at
+    /// once (a session not yet confirmed since the start is confirmed now, not after its backoff),
+    /// and a backend that stopped answering makes the session offline.
+    public func backendReachabilityChanged(_ answers: Bool) {
+        guard session != nil else { return }
+        if answers {
+            retryAt = nil
+            failures = 0
+            if confirmed {
+                noteReachable()
+            } else {
+                wake()  // the refresh service confirms the restored session now
+            }
+        } else if reachable {
+            reachable = false
+            publishStatus()
+        }
+    }
+
     private func wake() {
         sleeper?.cancel()
         sleeper = nil

@@ -6,6 +6,7 @@ import Library
 import Logging
 import Shared
 import Store
+import Support
 import Sync
 
 /// Filters, previews and edits.
@@ -70,7 +71,7 @@ enum EditRoutes {
             let edit = try await mapped { try await studio.create(photoId: request.id, steps: steps, accountId: account) }
             logger.info("edit saved", metadata: [
                 "splashd_op": "edit", "splashd_photo": "\(request.id)", "splashd_edit": "\(edit.id)",
-                "splashd_duration_ms": "\((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
+                "splashd_duration_ms": "\(started.millisecondsElapsed)",
             ])
             LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
             state.bus.publish(.photoChanged(PhotoChange(id: request.id, change: .edited)))
@@ -92,7 +93,7 @@ enum EditRoutes {
             switch removal {
             case .alreadyRemoved:
                 return EditDeleteResult(editId: request.editId, changed: false, queued: false)
-            case .removed(let queued, _):
+            case .removed(let queued, _, _):
                 LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
                 if queued { sync?.engine?.ring() }
                 return EditDeleteResult(editId: request.editId, changed: true, queued: queued)

@@ -5,6 +5,7 @@ import Library
 import Logging
 import Shared
 import Store
+import Support
 import Synchronization
 
 /// `library.import`: folders of local photos into the library, one import at a time.
@@ -48,7 +49,7 @@ enum ImportRoutes {
             logger.info("imported \(result.imported.count) photos from \(request.path)", metadata: [
                 "splashd_op": "import", "splashd_count": "\(result.imported.count)",
                 "splashd_duplicates": "\(result.duplicates.count)", "splashd_failed": "\(result.failed.count)",
-                "splashd_duration_ms": "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+                "splashd_duration_ms": "\(elapsed.wholeMilliseconds)",
             ])
             return result
         }

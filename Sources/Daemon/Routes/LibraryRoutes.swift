@@ -13,6 +13,7 @@ struct SyncCapability: Sendable {
     let engine: PushEngine?
     var pull: PullEngine?
     var network: NetworkGate = .alwaysOnline
+    var service: SyncService?
 }
 
 enum LibraryRoutes {
@@ -68,36 +69,26 @@ enum LibraryRoutes {
 
         router.register(SyncNowRequest.self) { request, _ in
             let account = try signedInAccount()
-            guard let engine else { throw RPCError(.offline, "no account server is configured; nothing to sync with") }
-            sync?.network.probeNow()
-            var report = PushEngine.Report()
-            if request.wait == true {
-                // Push first, so the pull cannot bring back a state the person has already changed.
-                let timeout = Duration.seconds(request.timeoutSeconds ?? 60)
-                let pull = sync?.pull
-                report = try await withThrowingTaskGroup(of: PushEngine.Report?.self) { group in
-                    group.addTask {
-                        let report = await engine.drain(accountId: account)
-                        await pull?.pull(accountId: account)
-                        return report
-                    }
-                    group.addTask {
-                        try await Task.sleep(for: timeout)
-                        return nil
-                    }
-                    let first = try await group.next() ?? nil
-                    group.cancelAll()
-                    return first ?? PushEngine.Report()
-                }
-            } else {
-                engine.ring()
-                sync?.pull?.ring()
+            guard let service = sync?.service else { throw RPCError(.offline, "no account server is configured; nothing to sync with") }
+            guard request.wait == true else {
+                service.start(accountId: account)
+                refreshCounts(state: state, library: library, logger: logger)
+                let outbox = state.current.outbox
+                return SyncResult(
+                    pushed: 0, rejected: outbox.rejected, pending: outbox.pending, inFlight: outbox.inFlight,
+                    online: state.current.connectivity.state != .offline, drained: outbox.pending + outbox.inFlight == 0)
             }
+            let report = await service.syncAndWait(accountId: account, timeout: .seconds(request.timeoutSeconds ?? 60))
             refreshCounts(state: state, library: library, logger: logger)
-            let outbox = state.current.outbox
+            let (outcome, reason): (SyncResult.Outcome, String?) = switch report.outcome {
+            case .drained: (.drained, nil)
+            case .rejected: (.rejected, nil)
+            case .offline(let why): (.offline, why)
+            case .timedOut(let why): (.timedOut, why)
+            }
             return SyncResult(
-                pushed: report.pushed, rejected: outbox.rejected, pending: outbox.pending, inFlight: outbox.inFlight,
-                online: state.current.connectivity.state != .offline, drained: outbox.pending + outbox.inFlight == 0)
+                pushed: report.pushed, rejected: report.left.rejected, pending: report.left.pending, inFlight: report.left.inFlight,
+                online: state.current.connectivity.state != .offline, drained: report.left.toSend == 0, outcome: outcome, reason: reason)
         }
 
         router.register(QueueListRequest.self) { request, _ in

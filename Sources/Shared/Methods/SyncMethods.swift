@@ -4,14 +4,19 @@ import Foundation
 public struct SyncNowRequest: RPCRequest {
     public typealias Result = SyncResult
     public static let method = "sync.now"
-    public static let summary = "Pushes queued changes now. With wait, answers when nothing is left to send or sending failed."
+    public static let summary = """
+        Sends queued changes now, backoff or not, then pulls. With wait, answers when nothing is left to send and a pull \
+        after it finished (outcome drained), or says what is left and why: rejected, offline, timed_out (within a second \
+        of timeout_seconds, whatever the network does).
+        """
     public static let parameters = [
         ParameterDoc("wait", "boolean", "Wait for the queue to drain (default false: start and answer at once)."),
         ParameterDoc("timeout_seconds", "integer", "With wait: give up waiting after this long (1 to 3600, default 60)."),
     ]
     public static let errors: [ErrorKind] = [.notSignedIn, .offline, .invalidInput]
     public static let example = SyncNowRequest(wait: true, timeoutSeconds: 30)
-    public static let resultExample = SyncResult(pushed: 12, rejected: 0, pending: 0, inFlight: 0, online: true, drained: true)
+    public static let resultExample = SyncResult(
+        pushed: 12, rejected: 0, pending: 0, inFlight: 0, online: true, drained: true, outcome: .drained)
     public var wait: Bool?
     public var timeoutSeconds: Int?
     public init(wait: Bool? = nil, timeoutSeconds: Int? = nil) {
@@ -26,6 +31,20 @@ public struct SyncNowRequest: RPCRequest {
 }
 
 public struct SyncResult: Codable, Sendable, Equatable {
+    /// How a `sync.now` ended. Without `wait` it is always `started`.
+    public enum Outcome: String, Codable, Sendable, Equatable {
+        /// Work was started; the answer did not wait for it.
+        case started
+        /// Nothing is left to send and a pull finished after the last push: every state agrees.
+        case drained
+        /// Nothing is left to send that the server will take; some changes were refused (`queue --rejected`).
+        case rejected
+        /// The account server cannot be reached; what is left goes when it can.
+        case offline
+        /// The timeout passed first; `reason` says what the last attempt met.
+        case timedOut = "timed_out"
+    }
+
     public var pushed: Int
     public var rejected: Int
     public var pending: Int
@@ -33,13 +52,21 @@ public struct SyncResult: Codable, Sendable, Equatable {
     public var online: Bool
     /// Nothing is left to send (rejected ops aside).
     public var drained: Bool
-    public init(pushed: Int, rejected: Int, pending: Int, inFlight: Int, online: Bool, drained: Bool) {
+    public var outcome: Outcome
+    /// Why changes are still left (the last failure), when they are.
+    public var reason: String?
+    public init(
+        pushed: Int, rejected: Int, pending: Int, inFlight: Int, online: Bool, drained: Bool, outcome: Outcome = .started,
+        reason: String? = nil
+    ) {
         self.pushed = pushed
         self.rejected = rejected
         self.pending = pending
         self.inFlight = inFlight
         self.online = online
         self.drained = drained
+        self.outcome = outcome
+        self.reason = reason
     }
 }
 

@@ -43,6 +43,65 @@ public enum OutboxStore {
         return due <= now ? .now : .at(due)
     }
 
+    /// Ops of this entity being sent right now.
+    public static func inFlightCount(_ db: Database, accountId: String, entity: String, entityId: String) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'in_flight'
+            """, arguments: [accountId, entity, entityId]) ?? 0
+    }
+
+    /// Drops ops that a later op on the same entity, still to be sent, makes moot: every op carries the
+    /// whole desired state of its server row (a like its liked_at and deleted_at, an edit removal its
+    /// tombstone), so the later one alone decides. This is how an upload whose edit was removed while
+    /// it was in flight leaves the queue when it comes back (retried, or reset after a crash), instead
+    /// of being retried forever for a file that is gone. Ops in flight are left alone until they return.
+    @discardableResult
+    public static func dropSuperseded(_ db: Database, accountId: String) throws -> Int {
+        try db.execute(sql: """
+            DELETE FROM outbox WHERE account_id = ? AND state IN ('pending', 'rejected')
+              AND EXISTS (SELECT 1 FROM outbox later WHERE later.account_id = outbox.account_id AND later.entity = outbox.entity
+                          AND later.entity_id = outbox.entity_id AND later.seq > outbox.seq AND later.state IN ('pending', 'in_flight'))
+            """, arguments: [accountId])
+        return db.changesCount
+    }
+
+    /// A person asked to sync, or the backend answers again: every pending op is due now, whatever
+    /// its backoff said.
+    @discardableResult
+    public static func clearBackoff(_ db: Database, accountId: String) throws -> Int {
+        try db.execute(
+            sql: "UPDATE outbox SET next_attempt_at = NULL WHERE account_id = ? AND state = 'pending' AND next_attempt_at IS NOT NULL",
+            arguments: [accountId])
+        return db.changesCount
+    }
+
+    /// What is left for one account, and the last failure met by an op still waiting.
+    public struct Left: Sendable, Equatable {
+        public var pending = 0
+        public var inFlight = 0
+        public var rejected = 0
+        public var lastError: String?
+        public var toSend: Int { pending + inFlight }
+        public init() {}
+    }
+
+    public static func left(_ db: Database, accountId: String) throws -> Left {
+        var left = Left()
+        for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox WHERE account_id = ? GROUP BY state", arguments: [accountId]) {
+            let n: Int = row["n"]
+            switch row["state"] as String {
+            case OutboxEntry.State.pending.rawValue: left.pending = n
+            case OutboxEntry.State.inFlight.rawValue: left.inFlight = n
+            case OutboxEntry.State.rejected.rawValue: left.rejected = n
+            default: break
+            }
+        }
+        left.lastError = try String.fetchOne(db, sql: """
+            SELECT last_error FROM outbox WHERE account_id = ? AND state = 'pending' AND last_error IS NOT NULL ORDER BY updated_at DESC LIMIT 1
+            """, arguments: [accountId])
+        return left
+    }
+
     public static func markInFlight(_ db: Database, _ seqs: [Int64], now: Date) throws {
         try db.execute(
             sql: "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, updated_at = ? WHERE seq IN (\(placeholders(seqs.count)))",

@@ -5,6 +5,7 @@ enum Migrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 library, account and outbox", migrate: SchemaV1.migrate)
+        migrator.registerMigration("v2 pull rereads", migrate: SchemaV2.migrate)
         return migrator
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Logging
 import Store
+import Support
 
 /// Moves files between the library and the cache as likes change: an unliked photo's file is not
 /// deleted (a re-like brings it back without the network) but becomes evictable cache; a re-liked
@@ -50,6 +51,7 @@ struct ImageMover: Sendable {
             if access(source, F_OK) == 0 {
                 try ImageQueue.makeDirectories(for: destination)
                 try Self.moveFile(source, destination)
+                CrashPoint.imageMoved.reach()
             } else if access(destination, F_OK) != 0 {
                 // Gone from both places (removed by hand): the row must not promise a file.
                 try store.write { db in try PhotoFileStore.remove(db, file) }

@@ -8,6 +8,7 @@ import Logging
 import ServiceLifecycle
 import Shared
 import Store
+import Support
 import Synchronization
 
 /// Downloads the library: every photo the signed-in account likes gets its configured variant as a file
@@ -87,6 +88,8 @@ public final class ImageQueue: Service, Sendable {
     private let changed: @Sendable (ImagesProgress) -> Void
     private let wakeup = Wakeup()
     private let state = Mutex(State())
+    /// Made before the control socket listens: no edit of this process is older.
+    private let created = Date()
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
@@ -335,7 +338,7 @@ public final class ImageQueue: Service, Sendable {
             }
             logger.info("photo in the library", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_bytes": "\(file.bytes)",
-                "splashd_duration_ms": "\(Self.milliseconds(ContinuousClock.now - started))",
+                "splashd_duration_ms": "\(started.millisecondsElapsed)",
             ])
             announce(job.photoId, .finished)
             await trackDownload(job)
@@ -415,6 +418,7 @@ public final class ImageQueue: Service, Sendable {
                 throw ImageFailure(message: "cannot move the file into the library: \(String(cString: strerror(errno)))", transient: true)
             }
             Self.syncDirectory(of: final)
+            CrashPoint.downloadRenamed.reach()
         } else {
             // Placed by a run that died before recording it; keep it only if it is what we would have kept.
             do throws(ImageFailure) {
@@ -446,11 +450,15 @@ public final class ImageQueue: Service, Sendable {
     /// photo will resume: left by a photo unliked or removed while the daemon was down mid-transfer.
     private func sweepStale(accountId: String) {
         let wanted: Set<String>
+        let edits: Set<String>
         do {
-            wanted = try store.read { [variant = configuration.variant] db in
-                Set(try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: 1_000_000).map {
-                    ImagePaths.library(source: $0.source, remoteId: $0.remoteId, variant: variant)
-                })
+            (wanted, edits) = try store.read { [variant = configuration.variant] db in
+                (
+                    Set(try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: 1_000_000).map {
+                        ImagePaths.library(source: $0.source, remoteId: $0.remoteId, variant: variant)
+                    }),
+                    try EditRecord.recordedPaths(db)
+                )
             }
         } catch {
             return
@@ -461,6 +469,14 @@ public final class ImageQueue: Service, Sendable {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
                 // An edit's rendering half-written by a run that died (saved here, or pulled): never recorded.
                 if name.contains(".edit-"), name.hasSuffix(".part") || name.contains(".pulled-") {
+                    if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
+                    continue
+                }
+                // An edit's rendering placed by a run that died between the rename and the commit: no row
+                // points at it. Only files older than this process: an edit being saved right now is
+                // renamed a moment before its row commits.
+                if name.contains(".edit-"), name.hasSuffix(".jpg"), !edits.contains("library/\(source)/\(name)"),
+                   Self.modified(root + "/" + source + "/" + name).map({ $0 < created }) ?? false {
                     if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
                     continue
                 }
@@ -558,8 +574,10 @@ public final class ImageQueue: Service, Sendable {
         close(fd)
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    static func modified(_ path: String) -> Date? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
     }
 
     static func relative(_ date: Date) -> String {

@@ -49,7 +49,51 @@ struct EditsPuller: Sendable {
             applied.rows += page.rows
             if !more { break }
         }
+        let reread = await gate.run { () -> Result<LikesPuller.Applied, BackendError> in
+            do throws(BackendError) {
+                return .success(try await self.reread(accountId: accountId, token: token))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let again = try reread.get()
+        applied.changes += again.changes
+        applied.rows += again.rows
         applied.changes += try await downloadMissing(accountId: accountId, token: token)
+        return applied
+    }
+
+    static let table = "edits"
+    static let columns = "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"
+
+    /// Reads again, by id, the rows an earlier page passed over while a local op waited (PullRereads).
+    private func reread(accountId: String, token: String) async throws(BackendError) -> LikesPuller.Applied {
+        var applied = LikesPuller.Applied()
+        let ids: [String]
+        do {
+            ids = try store.read { db in
+                try PullRereads.ready(db, accountId: accountId, table: Self.table, entity: EditActions.entity, limit: ServerPhotos.idsPerRequest)
+            }
+        } catch {
+            throw .local("cannot read the store: \(error)")
+        }
+        if ids.isEmpty { return applied }
+        let fetchStarted = Date()
+        let response = try await backend.send(
+            "GET", "/rest/v1/edits", query: [("select", Self.columns), ("id", "in.(\(ids.joined(separator: ",")))")], bearer: token)
+        let rows = try SupabaseBackend.decode([ServerEdit].self, from: response)
+        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(\.photo_id), token: token)
+        let removedFiles: [String]
+        do {
+            (applied.changes, removedFiles) = try store.write { db in
+                try PullRereads.forget(db, accountId: accountId, table: Self.table, entityIds: ids)
+                return try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: false, db: db)
+            }
+        } catch {
+            throw .local("cannot apply pulled edits: \(error)")
+        }
+        for path in removedFiles { unlink(dataDirectory + "/" + path) }
+        applied.rows = rows.count
         return applied
     }
 
@@ -59,7 +103,7 @@ struct EditsPuller: Sendable {
         let fetchStarted = Date()
         let response = try await backend.send(
             "GET", "/rest/v1/edits",
-            query: [("select", "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"), ("or", cursor.afterFilter),
+            query: [("select", Self.columns), ("or", cursor.afterFilter),
                     ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
             bearer: token)
         let rows = try SupabaseBackend.decode([ServerEdit].self, from: response)
@@ -81,21 +125,26 @@ struct EditsPuller: Sendable {
     /// Applies one page in one transaction and moves the cursor past it. Returns the changes and the
     /// renderings (relative paths) to delete once the transaction is committed.
     static func apply(
-        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, db: Database
+        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool = true, db: Database
     ) throws -> ([PhotoChange], [String]) {
         let now = Date()
         try ServerPhotos.insert(photos, db: db, now: now)
         var changes: [PhotoChange] = []
         var removed: [String] = []
         for row in rows {
-            defer { try? SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: "edits") }
+            if moveCursor { try SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: table) }
             let id = row.id.lowercased()
-            let waiting = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'in_flight')
-                """, arguments: [accountId, EditActions.entity, id]) ?? 0
-            if waiting > 0 { continue }  // the person's newer change here wins until it is sent
+            // The person's newer change here wins until it is sent; the row is read again after (PullRereads).
+            if try PullRereads.opWaiting(db, accountId: accountId, entity: EditActions.entity, entityId: id) {
+                try PullRereads.remember(db, accountId: accountId, table: table, entityId: id)
+                continue
+            }
             let existing = try EditRecord.fetchOne(db, key: id)
-            if let existing, existing.accountId != accountId || existing.updatedAt > fetchStarted { continue }
+            if let existing, existing.accountId != accountId { continue }
+            if let existing, existing.updatedAt > fetchStarted {
+                try PullRereads.remember(db, accountId: accountId, table: table, entityId: id)
+                continue
+            }
             guard try ServerPhotos.ensureBare(row.photo_id, db: db, now: now) else { continue }
             let pipeline = String(decoding: try JSONEncoder().encode(row.pipeline), as: UTF8.self)
             if let deletedAt = row.deleted_at.flatMap(SupabaseTime.parse) {
@@ -134,7 +183,7 @@ struct EditsPuller: Sendable {
                 }
             }
         } catch {
-            throw .malformed(status: 0, detail: "cannot read the store: \(error)")
+            throw .local("cannot read the store: \(error)")
         }
         var changes: [PhotoChange] = []
         for (edit, photo) in missing {
@@ -174,7 +223,7 @@ struct EditsPuller: Sendable {
                 }
             } catch {
                 unlink(staged)
-                throw .malformed(status: 0, detail: "cannot save edit \(edit.id): \(error)")
+                throw .local("cannot save edit \(edit.id): \(error)")
             }
         }
         return changes

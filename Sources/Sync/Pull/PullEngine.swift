@@ -4,6 +4,8 @@ import Logging
 import ServiceLifecycle
 import Shared
 import Store
+import Support
+import Synchronization
 
 /// Brings the server's changes down: on sign-in, when the network comes back, when asked
 /// (`sync.now`), and on a schedule while signed in and online (default every 5 min, with jitter so
@@ -22,6 +24,17 @@ public final class PullEngine: Service, Sendable {
     private let alsoPull: @Sendable (String) async -> Void
     private let wakeup = Wakeup()
     private let gate: SyncGate
+    /// Moves whenever a pull ends; with `ticket()` and `ended(after:)`, `SyncService` learns that a
+    /// pull which started after its push has ended, and how.
+    public let progressed = ChangeSignal()
+    private let record = Mutex(Record())
+
+    private struct Record {
+        var started: UInt64 = 0
+        /// The number of the last pull that ended, and its failure if it failed.
+        var ended: UInt64 = 0
+        var failure: String?
+    }
 
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend, dataDirectory: String, network: NetworkGate,
@@ -47,6 +60,18 @@ public final class PullEngine: Service, Sendable {
         wakeup.ring()
     }
 
+    /// Asks for a pull now. Returns a ticket: a pull numbered above it started after this call.
+    public func requestPull() -> UInt64 {
+        let ticket = record.withLock { $0.started }
+        ring()
+        return ticket
+    }
+
+    /// Whether a pull that started after `ticket` has ended, and its failure if it failed.
+    public func ended(after ticket: UInt64) -> (ended: Bool, failure: String?) {
+        record.withLock { record in (record.ended > ticket, record.ended > ticket ? record.failure : nil) }
+    }
+
     public func run() async throws {
         await cancelWhenGracefulShutdown { await self.loop() }
     }
@@ -68,6 +93,20 @@ public final class PullEngine: Service, Sendable {
     @discardableResult
     public func pull(accountId: String) async -> Int? {
         let started = ContinuousClock.now
+        let number = record.withLock { record -> UInt64 in
+            record.started += 1
+            return record.started
+        }
+        var failure: String?
+        defer {
+            record.withLock { record in
+                if number > record.ended {
+                    record.ended = number
+                    record.failure = failure
+                }
+            }
+            progressed.signal()
+        }
         do throws(AccountFailure) {
             let applied = try await session.authorized { token throws(BackendError) in
                 var applied = try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
@@ -82,13 +121,14 @@ public final class PullEngine: Service, Sendable {
             if applied.rows > 0 {
                 logger.info("pulled \(applied.rows) likes and edits, \(applied.changes.count) changed here", metadata: [
                     "splashd_op": "pull", "splashd_count": "\(applied.rows)",
-                    "splashd_duration_ms": "\((ContinuousClock.now - started).components.seconds * 1000)",
+                    "splashd_duration_ms": "\(started.millisecondsElapsed)",
                 ])
             }
             return applied.rows
         } catch {
             if case .backend(let backendError) = error, backendError.isNetwork { network.reportFailure(backendError.description) }
             logger.warning("pull failed: \(error)", metadata: ["splashd_op": "pull"])
+            failure = error.rpcError.message
             return nil
         }
     }

@@ -16,7 +16,7 @@ struct ServerPhotos: Sendable {
         do {
             unknown = try store.read { db in try Set(ids).filter { try PhotoRecord.fetchOne(db, key: $0) == nil } }
         } catch {
-            throw .malformed(status: 0, detail: "cannot read the store: \(error)")
+            throw .local("cannot read the store: \(error)")
         }
         // In chunks: a page of 500 ids in one `in.(...)` filter would make a request line longer than
         // servers accept (8 KiB is common).

@@ -6,6 +6,7 @@ import Foundation
 import Library
 import Shared
 import Store
+import Support
 
 /// Sends edit ops, one at a time. A new edit: the rendering to Storage at `edits/<user id>/<edit id>.jpg`
 /// (x-upsert, so a resend overwrites), then the photo's metadata and the edit row (upserts keyed by
@@ -41,8 +42,21 @@ struct EditsPusher: OutboxPusher {
         enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, deleted_at }
     }
 
-    func check(_ batch: [OutboxEntry]) throws {
-        for op in batch { _ = try EditActions.decodePayload(op.payload) }
+    func problem(with op: OutboxEntry) -> String? {
+        let payload: EditActions.Payload
+        do {
+            payload = try EditActions.decodePayload(op.payload)
+        } catch {
+            return "this version of splashd cannot read the queued change: \(error)"
+        }
+        guard payload.deletedAt == nil else { return nil }
+        guard let path = payload.path else { return "edit \(payload.editId) has no rendered file to upload" }
+        guard access(dataDirectory + "/" + path, R_OK) == 0 else {
+            return "the rendered file of edit \(payload.editId) is no longer on this machine (\(dataDirectory)/\(path)): "
+                + "\(String(cString: strerror(errno))); make the edit again (splashctl edit \(payload.photoId) ...), "
+                + "then splashctl queue drop \(op.opId.prefix(8))"
+        }
+        return nil
     }
 
     /// `<user id>/<edit id>.jpg`, inside the bucket.
@@ -56,7 +70,7 @@ struct EditsPusher: OutboxPusher {
             do {
                 payload = try EditActions.decodePayload(op.payload)
             } catch {
-                throw .malformed(status: 0, detail: "unreadable op: \(error)")
+                throw .local("unreadable op: \(error)")
             }
             let name = Self.objectName(accountId: accountId, editId: payload.editId)
             let row = EditRow(
@@ -64,6 +78,7 @@ struct EditsPusher: OutboxPusher {
                 created_at: SupabaseWire.timestamp(payload.createdAt), deleted_at: payload.deletedAt.map(SupabaseWire.timestamp))
             if payload.deletedAt == nil {
                 try await upload(payload, name: name, token: token)
+                CrashPoint.editUploaded.reach()
                 if let photo = payload.photo {
                     try await LikesPusher(backend: backend, batchSize: 1).upsertPhotos([(payload.photoId, photo)], token: token)
                 }
@@ -88,12 +103,12 @@ struct EditsPusher: OutboxPusher {
     }
 
     private func upload(_ payload: EditActions.Payload, name: String, token: String) async throws(BackendError) {
-        guard let path = payload.path else { throw .malformed(status: 0, detail: "the edit has no rendered file") }
+        guard let path = payload.path else { throw .local("the edit has no rendered file") }
         let bytes: [UInt8]
         do {
             bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dataDirectory + "/" + path)))
         } catch {
-            throw .malformed(status: 0, detail: "the rendered file of edit \(payload.editId) cannot be read: \(error.localizedDescription)")
+            throw .local("the rendered file of edit \(payload.editId) cannot be read (\(dataDirectory)/\(path)): \(error.localizedDescription)")
         }
         _ = try await backend.send(
             "POST", "/storage/v1/object/\(Self.bucket)/\(name)", body: bytes, bearer: token,
@@ -106,7 +121,7 @@ struct EditsPusher: OutboxPusher {
         do {
             body = Array(try encoder.encode([row]))
         } catch {
-            throw .malformed(status: 0, detail: "cannot encode the edit: \(error)")
+            throw .local("cannot encode the edit: \(error)")
         }
         _ = try await backend.send(
             "POST", "/rest/v1/edits", query: [("on_conflict", "id")], body: body, bearer: token,

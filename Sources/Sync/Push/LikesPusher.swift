@@ -12,8 +12,13 @@ struct LikesPusher: OutboxPusher {
     let batchSize: Int
     let noun = "likes"
 
-    func check(_ batch: [OutboxEntry]) throws {
-        _ = try Self.payloads(batch)
+    func problem(with op: OutboxEntry) -> String? {
+        do {
+            _ = try Self.payloads([op])
+            return nil
+        } catch {
+            return "this version of splashd cannot read the queued change: \(error)"
+        }
     }
 
     func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
@@ -21,7 +26,7 @@ struct LikesPusher: OutboxPusher {
         do {
             payloads = try Self.payloads(batch)
         } catch {
-            throw .malformed(status: 0, detail: "unreadable op: \(error)")
+            throw .local("unreadable op: \(error)")
         }
         try await push(payloads, token: token)
     }
@@ -53,7 +58,7 @@ struct LikesPusher: OutboxPusher {
         do {
             likesBody = Array(try Self.encoder.encode(likes))
         } catch {
-            throw .malformed(status: 0, detail: "cannot encode the batch: \(error)")
+            throw .local("cannot encode the batch: \(error)")
         }
         // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
         // or a rejected op would have half reached the server. Unlikes need no metadata.
@@ -87,7 +92,7 @@ struct LikesPusher: OutboxPusher {
         do {
             body = Array(try Self.encoder.encode(rows))
         } catch {
-            throw .malformed(status: 0, detail: "cannot encode the photos: \(error)")
+            throw .local("cannot encode the photos: \(error)")
         }
         _ = try await backend.send("POST", "/rest/v1/photos", query: Self.conflict, body: body, bearer: token, headers: Self.upsert)
     }

@@ -10,8 +10,10 @@ protocol OutboxPusher: Sendable {
     var batchSize: Int { get }
     /// How its ops are named in logs ("likes", "edits").
     var noun: String { get }
-    /// Throws when an op cannot be read by this version; such ops are kept and shown, never dropped.
-    func check(_ batch: [OutboxEntry]) throws
+    /// Why `op` cannot succeed whatever the network does (this version cannot read it, the file it
+    /// uploads is gone), in words a person can act on; nil when it can be sent. Such an op is
+    /// rejected and shown, never retried forever, nor dropped in silence.
+    func problem(with op: OutboxEntry) -> String?
     /// Sends the batch; idempotent, so a resend after a crash is harmless.
     func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError)
 }

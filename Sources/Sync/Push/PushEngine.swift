@@ -6,6 +6,8 @@ import Logging
 import ServiceLifecycle
 import Shared
 import Store
+import Support
+import Synchronization
 
 /// Drains the outbox to the server: likes and unlikes in batches, edits one by one, in order per
 /// entity, with retries.
@@ -43,6 +45,12 @@ public final class PushEngine: Service, Sendable {
     private let outboxChanged: @Sendable () -> Void
     private let wakeup = Wakeup()
     private let gate: SyncGate
+    /// Moves after every round (a batch sent, retried or refused) and every backoff reset:
+    /// `SyncService` waits on it instead of on the drain itself, so its timeout holds whatever the
+    /// network does.
+    public let progressed = ChangeSignal()
+    /// The last transient failure of a round, until a round succeeds.
+    private let lastRoundFailure = Mutex<String?>(nil)
 
     /// `dataDirectory` is where edits' renderings are (their paths are relative to it).
     public init(
@@ -69,6 +77,22 @@ public final class PushEngine: Service, Sendable {
     public func ring() {
         wakeup.ring()
     }
+
+    /// Send everything of `accountId` now, whatever its backoff says: a person asked to sync, or the
+    /// backend answers again after an outage.
+    public func sendNow(accountId: String) {
+        do {
+            let cleared = try store.write { db in try OutboxStore.clearBackoff(db, accountId: accountId) }
+            if cleared > 0 { outboxChanged() }
+        } catch {
+            logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
+        }
+        ring()
+        progressed.signal()
+    }
+
+    /// The failure the last round met, while nothing has succeeded since.
+    public var lastFailure: String? { lastRoundFailure.withLock { $0 } }
 
     public func run() async throws {
         let reset = try store.write { db in try OutboxStore.resetInFlight(db) }
@@ -131,23 +155,34 @@ public final class PushEngine: Service, Sendable {
             let now = Date()
             let round = await gate.run { () -> (batch: Int, report: Report, keepGoing: Bool) in
                 let batch: [OutboxEntry]
+                let dropped: Int
                 do {
-                    batch = try self.store.write { db in
+                    (batch, dropped) = try self.store.write { db in
+                        let dropped = try OutboxStore.dropSuperseded(db, accountId: accountId)
                         let due = try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize)
                         try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
-                        return due
+                        return (due, dropped)
                     }
                 } catch {
                     self.logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
                     return (0, Report(), false)
                 }
-                if batch.isEmpty { return (0, Report(), false) }
+                if dropped > 0 {
+                    self.logger.info("dropped \(dropped) queued changes that later ones replace", metadata: [
+                        "splashd_op": "push", "splashd_count": "\(dropped)",
+                    ])
+                }
+                if batch.isEmpty {
+                    if dropped > 0 { self.outboxChanged() }
+                    return (0, Report(), false)
+                }
                 self.outboxChanged()
                 var roundReport = Report()
                 let keepGoing = await self.send(batch, pusher: pusher, accountId: accountId, report: &roundReport)
                 self.outboxChanged()
                 return (batch.count, roundReport, keepGoing)
             }
+            progressed.signal()
             report.pushed += round.report.pushed
             report.rejected += round.report.rejected
             report.deferred += round.report.deferred
@@ -158,23 +193,29 @@ public final class PushEngine: Service, Sendable {
 
     /// Sends one batch and records the outcome of every op in it. Returns false when the engine
     /// should stop for now (a transient failure, or no session).
-    private func send(_ batch: [OutboxEntry], pusher: any OutboxPusher, accountId: String, report: inout Report) async -> Bool {
+    private func send(_ whole: [OutboxEntry], pusher: any OutboxPusher, accountId: String, report: inout Report) async -> Bool {
         let started = ContinuousClock.now
-        do {
-            try pusher.check(batch)
-        } catch {
-            // An op this version cannot read is kept and shown, never dropped in silence.
-            finish(batch, .reject("unreadable op: \(error)"))
-            report.rejected += batch.count
-            return true
+        // An op that cannot succeed whatever the network does (unreadable by this version, its file
+        // gone) is refused here with its reason, kept and shown, never retried forever.
+        var sendable: [OutboxEntry] = []
+        for op in whole {
+            if let problem = pusher.problem(with: op) {
+                reject([op], reason: problem)
+                report.rejected += 1
+            } else {
+                sendable.append(op)
+            }
         }
+        let batch = sendable
+        if batch.isEmpty { return true }
         do throws(AccountFailure) {
             try await session.authorized { token throws(BackendError) in try await pusher.push(batch, token: token, accountId: accountId) }
             finish(batch, .done)
+            lastRoundFailure.withLock { $0 = nil }
             report.pushed += batch.count
             logger.info("pushed \(batch.count) \(pusher.noun)", metadata: [
                 "splashd_op": "push", "splashd_count": "\(batch.count)",
-                "splashd_duration_ms": "\((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
+                "splashd_duration_ms": "\(started.millisecondsElapsed)",
             ])
             return true
         } catch {
@@ -191,12 +232,13 @@ public final class PushEngine: Service, Sendable {
             finish(batch, .retry(after: 0, reason: "not signed in"))
             return false
         case .backend(let error):
-            if error.isTransient || error.serverError == nil {
+            if error.isTransient {
                 let attempts = batch.map(\.attempts).max() ?? 1
                 let delay = configuration.backoff.delay(
                     afterFailures: attempts, retryAfter: error.serverError?.retryAfter.map { .milliseconds(Int64($0 * 1000)) })
                 let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
                 finish(batch, .retry(after: seconds, reason: error.description))
+                lastRoundFailure.withLock { $0 = error.description }
                 report.deferred += batch.count
                 if error.isNetwork { network.reportFailure(error.description) }
                 logger.warning("push failed; retrying in \(Int(seconds.rounded())) s: \(error)", metadata: [
@@ -204,7 +246,8 @@ public final class PushEngine: Service, Sendable {
                 ])
                 return false
             }
-            // The server refused. Split the batch to find the op it refuses; the rest go through.
+            // The server refused, or this machine cannot send an op. Split the batch to find the op
+            // that cannot go; the rest go through.
             if batch.count > 1 {
                 finish(batch, .retry(after: 0, reason: "splitting a refused batch"))
                 let half = batch.count / 2
@@ -216,13 +259,26 @@ public final class PushEngine: Service, Sendable {
                 return true
             }
             let reason = error.serverError.map { "\($0.status) \($0.code ?? ""): \($0.message)" } ?? error.description
-            finish(batch, .reject(reason))
+            reject(batch, reason: reason, status: error.serverError?.status)
             report.rejected += 1
-            logger.error("the server refused a change; it is kept in the queue: \(reason)", metadata: [
-                "splashd_op": "push", "splashd_photo": "\(batch[0].entityId)", "splashd_http_status": "\(error.serverError?.status ?? 0)",
-            ])
             return true
         }
+    }
+
+    /// Refuses ops for good, with a reason a person can act on, unless a later op on the same entity
+    /// already replaces them (then they are simply dropped: the later one decides).
+    private func reject(_ ops: [OutboxEntry], reason: String, status: Int? = nil) {
+        finish(ops, .reject(reason))
+        let superseded = (try? store.write { db in try OutboxStore.dropSuperseded(db, accountId: ops[0].accountId) }) ?? 0
+        if superseded > 0 {
+            logger.info("a refused change was replaced by a later one and dropped: \(reason)", metadata: [
+                "splashd_op": "push", "splashd_entity": "\(ops[0].entityId)",
+            ])
+            return
+        }
+        logger.error("a change cannot be sent; it is kept in the queue (splashctl queue --rejected): \(reason)", metadata: [
+            "splashd_op": "push", "splashd_entity": "\(ops[0].entityId)", "splashd_http_status": "\(status ?? 0)",
+        ])
     }
 
     private enum Outcome {

@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+@testable import Sync
+import Library
+import Shared
+import Store
+import Testing
+import TestSupport
+
+/// The outbox's rules where a crash, a lost answer or a cancelled pair meets the server: an op whose
+/// delivery is uncertain never cancels, a later op supersedes an earlier one, and a pulled row passed
+/// over for a waiting op is read again once nothing waits (issues 16, 23, 24).
+@Suite struct OutboxRulesTests {
+    let dir = TemporaryDirectory()
+    let store: Store
+    let likes: LikeActions
+    let edits: EditActions
+
+    init() throws {
+        store = try Store(path: dir.file("s.sqlite"))
+        likes = LikeActions(store: store)
+        edits = EditActions(store: store)
+        try store.write { db in
+            for n in 0..<3 { try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
+        }
+    }
+
+    func ops() throws -> [OutboxEntry] { try store.read { db in try OutboxStore.list(db, rejectedOnly: false) } }
+
+    /// The push engine takes the batch (attempts + 1) and the answer is lost with the connection.
+    func attemptAndLoseTheAnswer() throws {
+        try store.write { db in
+            let seqs = try OutboxStore.list(db, rejectedOnly: false).filter { $0.state == .pending }.compactMap(\.seq)
+            try OutboxStore.markInFlight(db, seqs, now: Date())
+            try OutboxStore.retryLater(db, seqs, at: Date().addingTimeInterval(60), error: "connection reset", now: Date())
+        }
+    }
+
+    func markAllInFlight() throws {
+        try store.write { db in try OutboxStore.markInFlight(db, try OutboxStore.list(db, rejectedOnly: false).compactMap(\.seq), now: Date()) }
+    }
+
+    // Issue 23, case 1: the like reached the server but its answer was lost; the unlike must go out.
+    @Test func anUnlikeAfterALikeWhoseAnswerWasLostIsSent() throws {
+        _ = try likes.like(photoId: "unsplash:p0", accountId: "a")
+        try attemptAndLoseTheAnswer()
+        #expect(try likes.unlike(photoId: "unsplash:p0", accountId: "a") == .changed(queued: true))
+        let queued = try ops()
+        #expect(queued.map(\.op) == ["unlike"])
+        #expect(try LikesPusher.payloads(queued).first?.deletedAt != nil)
+    }
+
+    @Test func anUnlikeWhileTheLikeIsInFlightWaitsBehindIt() throws {
+        _ = try likes.like(photoId: "unsplash:p0", accountId: "a")
+        try markAllInFlight()
+        #expect(try likes.unlike(photoId: "unsplash:p0", accountId: "a") == .changed(queued: true))
+        #expect(try ops().map(\.op) == ["like", "unlike"])
+        let due = try store.read { db in try OutboxStore.due(db, accountId: "a", entity: LikeActions.entity, now: Date(), limit: 10) }
+        #expect(due.isEmpty, "order per photo: the unlike waits for the like in flight")
+    }
+
+    @Test func aLikeResetAfterACrashIsSupersededByTheUnlikeBehindIt() throws {
+        _ = try likes.like(photoId: "unsplash:p0", accountId: "a")
+        try markAllInFlight()
+        _ = try likes.unlike(photoId: "unsplash:p0", accountId: "a")
+        _ = try store.write { db in try OutboxStore.resetInFlight(db) }
+        #expect(try store.write { db in try OutboxStore.dropSuperseded(db, accountId: "a") } == 1)
+        #expect(try ops().map(\.op) == ["unlike"])
+    }
+
+    func recordEdit(_ id: String) throws {
+        _ = try edits.record(
+            editId: id, photoId: "unsplash:p1", accountId: "a", pipeline: [], path: "library/unsplash/p1.edit-\(id).jpg",
+            bytes: 10, checksum: "x")
+    }
+
+    @Test func anEditRemovedBeforeItsUploadEverLeftNeedsNothingOnTheServer() throws {
+        try recordEdit("e0")
+        #expect(try edits.remove(editId: "e0", accountId: "a") == .removed(queued: false, path: "library/unsplash/p1.edit-e0.jpg", uploadInFlight: false))
+        #expect(try ops().isEmpty)
+    }
+
+    // Issue 16, item 1: a removal while the upload is in flight, then a crash; after the restart the
+    // upload, pending again with its file gone, must not be retried forever.
+    @Test func anUploadInFlightWhenItsEditIsRemovedIsSupersededByTheRemoval() throws {
+        try recordEdit("e1")
+        try markAllInFlight()
+        #expect(try edits.remove(editId: "e1", accountId: "a") == .removed(queued: true, path: "library/unsplash/p1.edit-e1.jpg", uploadInFlight: true))
+        #expect(try ops().map(\.op) == ["upsert", "delete"])
+        _ = try store.write { db in try OutboxStore.resetInFlight(db) }  // the crash
+        #expect(try store.write { db in try OutboxStore.dropSuperseded(db, accountId: "a") } == 1)
+        let left = try ops()
+        #expect(left.map(\.op) == ["delete"])
+        let due = try store.read { db in try OutboxStore.due(db, accountId: "a", entity: EditActions.entity, now: Date(), limit: 10) }
+        #expect(due.map(\.op) == ["delete"], "the removal is due at once")
+    }
+
+    @Test func anEditWhoseUploadWasAttemptedIsRemovedOnTheServerToo() throws {
+        try recordEdit("e2")
+        try attemptAndLoseTheAnswer()
+        guard case .removed(queued: true, _, _) = try edits.remove(editId: "e2", accountId: "a") else {
+            Issue.record("an attempted upload may have landed: the removal must be queued")
+            return
+        }
+        #expect(try ops().map(\.op) == ["delete"])
+    }
+
+    @Test func aPersonsSyncClearsEveryBackoff() throws {
+        _ = try likes.like(photoId: "unsplash:p0", accountId: "a")
+        try attemptAndLoseTheAnswer()
+        let before = try store.read { db in try OutboxStore.due(db, accountId: "a", entity: LikeActions.entity, now: Date(), limit: 10) }
+        #expect(before.isEmpty)
+        #expect(try store.write { db in try OutboxStore.clearBackoff(db, accountId: "a") } == 1)
+        let after = try store.read { db in try OutboxStore.due(db, accountId: "a", entity: LikeActions.entity, now: Date(), limit: 10) }
+        #expect(after.count == 1)
+    }
+
+    // Issue 24: a pulled row passed over because a local op waited is read again once nothing waits,
+    // though the cursor moved past it.
+    @Test func aRowPassedOverForAWaitingOpIsReadAgainOnceItResolves() throws {
+        _ = try likes.like(photoId: "unsplash:p2", accountId: "a")
+        let serverRow = LikesPuller.ServerLike(
+            id: "00000000-0000-0000-0000-000000000001", photo_id: "unsplash:p2", liked_at: "2026-01-01T00:00:00+00:00",
+            updated_at: "2026-01-01T00:00:00+00:00", deleted_at: nil)
+        try store.write { db in
+            _ = try LikesPuller.apply([serverRow], photos: [], accountId: "a", db: db)
+            #expect(try PullRereads.ready(db, accountId: "a", table: "likes", entity: LikeActions.entity, limit: 10).isEmpty,
+                    "not while the op waits")
+        }
+        _ = try store.write { db in try OutboxStore.complete(db, try OutboxStore.list(db, rejectedOnly: false).compactMap(\.seq)) }
+        let ready = try store.read { db in try PullRereads.ready(db, accountId: "a", table: "likes", entity: LikeActions.entity, limit: 10) }
+        #expect(ready == ["unsplash:p2"])
+        let cursor = try store.read { db in try SyncCursor.load(db, accountId: "a", table: "likes") }
+        #expect(cursor.lastID == serverRow.id, "the cursor moves on; the row is remembered instead")
+    }
+}
