@@ -26,9 +26,11 @@ final class SyncDaemon: Sendable {
     /// Starts a daemon in `directory` (a new one when nil); signs up a fresh account when `email` is nil.
     /// The Unsplash API is configured too (the image tests need its download tracking); `config` is
     /// written as the daemon's config file.
-    static func start(devstack: Devstack, directory: String? = nil, email: String? = nil, config: String? = nil) async throws -> SyncDaemon {
+    static func start(
+        devstack: Devstack, directory: String? = nil, email: String? = nil, config: String? = nil, environment extra: [String: String] = [:]
+    ) async throws -> SyncDaemon {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("splashd-sync-\(UUID().uuidString.prefix(8))").path
-        var environment = devstack.daemonEnvironment
+        var environment = devstack.daemonEnvironment.merging(extra) { _, new in new }
         environment["SPLASHD_UNSPLASH_API_URL"] = devstack.env["SPLASHD_UNSPLASH_API_URL"]
         environment["SPLASHD_UNSPLASH_ACCESS_KEY"] = devstack.env["SPLASHD_UNSPLASH_ACCESS_KEY"]
         var arguments: [String] = []

@@ -20,7 +20,7 @@ DEFAULT_KNOBS = {
     "auth_token_rate_limit": 0,           # /auth/v1/token requests per 5 minutes per client IP; 0 = off
 }
 
-ACTIONS = ("delay", "error", "reset", "truncate", "stall")
+ACTIONS = ("delay", "error", "reset", "truncate", "stall", "lose_answer")
 
 
 class Counters:
@@ -187,6 +187,17 @@ async def fault_and_count_middleware(request, handler):
         st.counters.status[e.status] += 1
         raise
     st.counters.status[resp.status] += 1
+    if rule is not None and rule.action == "lose_answer":
+        # The request took effect; its answer is lost with the connection. The status line goes out
+        # first, so that no client takes the reset for a dead kept-alive connection and quietly
+        # sends the request again (libcurl does, when nothing at all came back).
+        sr = web.StreamResponse(status=resp.status, headers=resp.headers)
+        body = getattr(resp, "body", None)
+        sr.content_length = len(body) + 1 if isinstance(body, (bytes, bytearray)) else 1
+        await sr.prepare(request)
+        await sr.drain()
+        hard_reset(request)
+        raise asyncio.CancelledError()
     body = getattr(resp, "body", None)
     if isinstance(body, (bytes, bytearray)):
         st.counters.bytes[name] += len(body)

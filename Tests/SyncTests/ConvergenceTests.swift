@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Shared
+import SplashClient
+import Testing
+import TestSupport
+
+/// The cases where a device used to stay out of step, reproduced on purpose with devstack's faults
+/// and the daemon's test-only crash points, not by luck (issues 16, 23 and 24).
+@Suite(.serialized, .devstack) struct ConvergenceTests {
+    /// Waits for `condition`, checking every 50 ms, at most `timeout`.
+    func until(_ timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    func ops(_ daemon: SyncDaemon) async throws -> [QueuedOp] {
+        try await daemon.client.send(QueueListRequest()).ops
+    }
+
+    /// Issue 16: an edit removed while its upload is in flight, then a crash at that very point. After
+    /// the restart the upload is pending again with its file gone; it must be superseded by the removal,
+    /// not retried forever, and `sync --wait` must end drained.
+    @Test func anUploadInFlightWhenItsEditIsRemovedDoesNotStickAfterACrash() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let daemon = try await SyncDaemon.start(devstack: devstack, environment: ["SPLASHD_TEST_CRASH_AT": "edit.removed_in_flight"])
+        let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+        try await devstack.faults(#"[{"path": "/storage/v1/object/*", "method": "POST", "delay_ms": 5000}]"#)
+        let edit = try await daemon.client.send(EditsCreateRequest(id: photo.id, filters: [FilterStep(filter: "sepia", params: [0.8])]))
+        #expect(try await until { try await ops(daemon).contains { $0.entityId == edit.editId && $0.state == "in_flight" } })
+        // The removal commits, then the daemon dies at the named point before answering.
+        await #expect(throws: (any Error).self) { try await daemon.client.send(EditsDeleteRequest(editId: edit.editId)) }
+        #expect(await daemon.process.waitForExit() != nil)
+        #expect(daemon.process.stderr.contains("crash point edit.removed_in_flight"))
+        try await devstack.clearFaults()
+
+        let again = try await SyncDaemon.start(devstack: devstack, directory: daemon.directory, email: daemon.email)
+        let result = try await again.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30))
+        #expect(result.outcome == .drained, "\(result)")
+        #expect(try await ops(again).isEmpty)
+        #expect(try await again.client.send(EditsListRequest()).edits.isEmpty)
+        let userId = try await again.userId()
+        let rows = try await devstack.serviceRead("edits?select=id,deleted_at&user_id=eq.\(userId)")
+        #expect(rows.allSatisfy { !($0["deleted_at"] is NSNull) }, "\(rows)")
+        let token = try await devstack.userToken(email: again.email, password: EditTests.password)
+        #expect(try await devstack.storageGet("\(userId)/\(edit.editId).jpg", token: token).status != 200)
+        await again.stop()
+    }
+
+    /// Issue 23, case 1: the like reached the server but its answer was lost. The unlike that follows
+    /// must not cancel it locally; it must reach the server and win.
+    @Test func anUnlikeAfterALikeWhoseAnswerWasLostReachesTheServer() async throws {
+        let devstack = try Devstack.require()
+        let daemon = try await SyncDaemon.start(devstack: devstack)
+        let id = try #require(try daemon.seedPhotos(1, prefix: "lost").first)
+        try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "action": "lose_answer", "times": 1}]"#)
+        _ = try await daemon.client.send(PhotosLikeRequest(id: id))
+        let attempted = try await until { try await ops(daemon).contains { $0.state == "pending" && $0.attempts >= 1 } }
+        let queue = try await ops(daemon)
+        #expect(attempted, "\(queue) \(daemon.process.stderr.suffix(3000))")
+        // serverLikes maps a photo to whether its row is a tombstone.
+        #expect(try await daemon.serverLikes()[id] == false, "the like landed though its answer was lost")
+        let unliked = try await daemon.client.send(PhotosUnlikeRequest(id: id))
+        #expect(unliked.changed && unliked.queued && !unliked.liked)
+        try await devstack.clearFaults()
+        let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30))
+        #expect(result.outcome == .drained, "\(result)")
+        #expect(try await daemon.serverLikes()[id] == true, "the person's last word, the unlike, is on the server")
+        await daemon.stop()
+    }
+
+    /// Issue 23, case 2: `sync --wait` answers within a second of its timeout even when the request
+    /// under way hangs for longer, and says what is left.
+    @Test func syncWaitHonoursItsTimeoutWhenTheServerHangs() async throws {
+        let devstack = try Devstack.require()
+        let daemon = try await SyncDaemon.start(devstack: devstack)
+        let id = try #require(try daemon.seedPhotos(1, prefix: "hang").first)
+        try await devstack.faults(#"[{"path": "/rest/v1/*", "method": "POST", "delay_ms": 12000}]"#)
+        _ = try await daemon.client.send(PhotosLikeRequest(id: id))
+        let started = ContinuousClock.now
+        let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 2))
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(3), "answered after \(took)")
+        #expect(result.outcome == .timedOut && !result.drained && result.pending + result.inFlight == 1, "\(result)")
+        try await devstack.clearFaults()
+        #expect(try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30)).outcome == .drained)
+        await daemon.stop()
+    }
+
+    /// Issues 23 and 24: a person's sync sends an op that is backing off (here for two minutes, as the
+    /// server's Retry-After asked) at once, instead of timing out behind its backoff.
+    @Test func aPersonsSyncSendsWhatIsBackingOffAtOnce() async throws {
+        let devstack = try Devstack.require()
+        let daemon = try await SyncDaemon.start(devstack: devstack)
+        let id = try #require(try daemon.seedPhotos(1, prefix: "wait").first)
+        try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503, "retry_after": 120, "times": 1}]"#)
+        _ = try await daemon.client.send(PhotosLikeRequest(id: id))
+        #expect(try await until { try await ops(daemon).contains { $0.state == "pending" && $0.attempts == 1 && $0.nextAttemptAt != nil } })
+        let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 10))
+        #expect(result.outcome == .drained, "\(result)")
+        #expect(try await daemon.serverLikes()[id] == false, "liked on the server")
+        try await devstack.clearFaults()
+        await daemon.stop()
+    }
+}
