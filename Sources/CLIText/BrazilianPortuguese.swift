@@ -113,6 +113,8 @@ enum BrazilianPortuguese {
         case .stillQueued(let n): "\(n) ainda na fila"
         case .refusedByServer(let n): "\(n) recusadas pelo servidor: splashctl queue --rejected"
         case .offlineChangesGoOutLater: "sem rede: as alterações serão enviadas quando a rede voltar"
+        case .syncTimedOut(let reason): "a espera acabou no tempo limite; o resto continua em segundo plano: \(reason)"
+        case .syncOffline(let reason): "sem rede: o resto será enviado quando o servidor da conta responder (\(reason))"
         case .noRefusedChanges: "Nenhuma alteração recusada."
         case .nothingQueued: "Nada na fila."
         case .nextTry(let when): "próxima tentativa \(when)"

@@ -110,6 +110,8 @@ enum English {
         case .stillQueued(let n): "\(n) still queued"
         case .refusedByServer(let n): "\(n) refused by the server: splashctl queue --rejected"
         case .offlineChangesGoOutLater: "offline: changes go out when the network is back"
+        case .syncTimedOut(let reason): "gave up waiting at the timeout; the rest goes on in the background: \(reason)"
+        case .syncOffline(let reason): "offline: the rest goes out when the account server answers again (\(reason))"
         case .noRefusedChanges: "No refused changes."
         case .nothingQueued: "Nothing queued."
         case .nextTry(let when): "next try \(when)"

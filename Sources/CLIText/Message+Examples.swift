@@ -94,6 +94,8 @@ extension Message {
         .stillQueued(491),
         .refusedByServer(503),
         .offlineChangesGoOutLater,
+        .syncTimedOut(reason: "the account server did not answer in time"),
+        .syncOffline(reason: "cannot reach the account server"),
         .noRefusedChanges,
         .nothingQueued,
         .nextTry("in 5 min"),

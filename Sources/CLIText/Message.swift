@@ -113,6 +113,10 @@ public enum Message: Sendable, Equatable {
     case stillQueued(Int)
     case refusedByServer(Int)
     case offlineChangesGoOutLater
+    /// `sync --wait` stopped at its timeout; the reason is the daemon's (English).
+    case syncTimedOut(reason: String)
+    /// `sync --wait` stopped: the account server does not answer.
+    case syncOffline(reason: String)
     case noRefusedChanges
     case nothingQueued
     case nextTry(String)

@@ -58,16 +58,23 @@ struct GlobalOptions: ParsableArguments {
 
     /// Sends `request` and prints the result: raw JSON with `--json`, else through `render`.
     /// `whileWaiting` runs beside a slow request (a progress display) and is cancelled when it answers.
+    /// Sends `request` and prints its result (`render`, or the raw JSON under --json). `observe` sees
+    /// the typed result either way, for a command whose exit status depends on it.
     func run<R: RPCRequest>(
-        _ request: R, whileWaiting: (@Sendable (String) async -> Void)? = nil, render: (R.Result, TerminalStyle) -> String
+        _ request: R, whileWaiting: (@Sendable (String) async -> Void)? = nil, observe: (R.Result) -> Void = { _ in },
+        render: (R.Result, TerminalStyle) -> String
     ) async throws {
         try await withClient { client in
             if json {
-                Output.json(try await client.sendRaw(request))
+                let raw = try await client.sendRaw(request)
+                Output.json(raw)
+                if let typed = try? JSONCoding.decoder().decode(R.Result.self, from: JSONCoding.encoder().encode(raw)) { observe(typed) }
                 return
             }
             guard let whileWaiting else {
-                Output.line(render(try await client.send(request), style))
+                let result = try await client.send(request)
+                observe(result)
+                Output.line(render(result, style))
                 return
             }
             let socketPath = self.socketPath
@@ -81,6 +88,7 @@ struct GlobalOptions: ParsableArguments {
                 try await group.waitForAll()
                 return result
             }
+            observe(result)
             Output.line(render(result, style))
         }
     }

@@ -60,4 +60,10 @@ public enum SplashExit {
     public static let usage: Int32 = 64  // EX_USAGE: bad command line
     public static let unavailable: Int32 = 69  // EX_UNAVAILABLE: the daemon is not running
     public static let config: Int32 = 78  // EX_CONFIG: splashd's config does not parse
+    /// `sync --wait` ended with changes the server refused (`queue --rejected`): EX_DATAERR, as `rejected`.
+    public static let syncRejected: Int32 = 65
+    /// `sync --wait` ended offline: EX_TEMPFAIL, as `offline`.
+    public static let syncOffline: Int32 = 75
+    /// `sync --wait` reached its timeout with changes left: as timeout(1).
+    public static let syncTimedOut: Int32 = 124
 }

@@ -19,13 +19,26 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let request = SyncNowRequest(wait: wait ? true : nil, timeoutSeconds: timeout)
         let showProgress = wait && !global.json && isatty(STDERR_FILENO) == 1
-        try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil) { result, style in
+        var outcome = SyncResult.Outcome.started
+        try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil, observe: { outcome = $0.outcome }) { result, style in
             var lines: [String] = []
             if wait { lines.append(Message.sentChanges(result.pushed).text()) }
             lines.append(result.drained ? style.green(Message.nothingLeftToSend.text()) : Message.stillQueued(result.pending + result.inFlight).text())
             if result.rejected > 0 { lines.append(style.yellow(Message.refusedByServer(result.rejected).text())) }
-            if !result.online { lines.append(style.yellow(Message.offlineChangesGoOutLater.text())) }
+            switch result.outcome {
+            case .timedOut: lines.append(style.yellow(Message.syncTimedOut(reason: result.reason ?? "").text()))
+            case .offline: lines.append(style.yellow(Message.syncOffline(reason: result.reason ?? "").text()))
+            case .started, .drained, .rejected:
+                if !result.online { lines.append(style.yellow(Message.offlineChangesGoOutLater.text())) }
+            }
             return lines.joined(separator: "\n")
+        }
+        // With --wait, 0 only when everything agrees; otherwise why, as its own status (docs/operations.md).
+        switch outcome {
+        case .started, .drained: return
+        case .rejected: throw ExitCode(SplashExit.syncRejected)
+        case .offline: throw ExitCode(SplashExit.syncOffline)
+        case .timedOut: throw ExitCode(SplashExit.syncTimedOut)
         }
     }
 
