@@ -131,9 +131,13 @@ public enum DaemonRunner {
             if case .connectivityChanged(let status) = notification.event, status.state != .unknown {
                 // The backend answers again: what is queued goes at once, not when its backoff ends,
                 // and the account says what connectivity says (never "offline" beside "online").
+                // Off the bus's lock: both publish events of their own.
                 let answers = status.state == .online
-                if answers, let userId = state.current.account.userId { pushEngine?.sendNow(accountId: userId) }
-                Task { await account.manager.backendReachabilityChanged(answers) }
+                let userId = state.current.account.userId
+                Task {
+                    await account.manager.backendReachabilityChanged(answers)
+                    if answers, let userId { pushEngine?.sendNow(accountId: userId) }
+                }
             }
             pushEngine?.ring()
             pullEngine?.ring()

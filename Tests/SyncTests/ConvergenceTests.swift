@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import GRDB
 import Shared
 import SplashClient
 import Testing
@@ -106,6 +107,78 @@ import TestSupport
         let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 10))
         #expect(result.outcome == .drained, "\(result)")
         #expect(try await daemon.serverLikes()[id] == false, "liked on the server")
+        try await devstack.clearFaults()
+        await daemon.stop()
+    }
+
+    /// Issue 24: B pulls while its own op on a photo waits (here on a backoff), so the pull passes over
+    /// the server's newer row and its cursor moves on. The op is then refused. B must end with the
+    /// server's state, not its own refused one, for good.
+    @Test func aRowPassedOverWhileALocalOpWaitedIsAppliedOnceTheOpIsRefused() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.clearFaults()
+        let a = try await SyncDaemon.start(devstack: devstack)
+        let id = try #require(try a.seedPhotos(1, prefix: "passed").first)
+        _ = try await a.client.send(PhotosLikeRequest(id: id))
+        #expect(try await a.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30)).outcome == .drained)
+        var b = try await SyncDaemon.start(devstack: devstack, email: a.email)
+        _ = try await b.client.send(LoginRequest(email: a.email, password: EditTests.password))
+        #expect(try await b.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30)).outcome == .drained)
+        #expect(try await b.client.send(PhotosListRequest(liked: true)).photos.map(\.id) == [id])
+
+        // A unlikes: the server's row is now a tombstone B has not seen.
+        _ = try await a.client.send(PhotosUnlikeRequest(id: id))
+        #expect(try await a.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30)).outcome == .drained)
+
+        // B unlikes and likes again before hearing of it; both pushes meet a 503 asking for a minute.
+        try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503, "retry_after": 60, "times": 2}]"#)
+        _ = try await b.client.send(PhotosUnlikeRequest(id: id))
+        #expect(try await until { try await ops(b).contains { $0.op == "unlike" && $0.attempts == 1 && $0.state == "pending" } })
+        _ = try await b.client.send(PhotosLikeRequest(id: id))
+        #expect(try await until { try await ops(b).contains { $0.op == "like" && $0.attempts == 1 && $0.state == "pending" } })
+
+        // A restart pulls at once; the like waits on its backoff, so the pull passes over A's tombstone.
+        await b.stop()
+        b = try await SyncDaemon.start(devstack: devstack, directory: b.directory, email: a.email)
+        let path = b.databasePath
+        #expect(try await until {
+            try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pull_rereads") ?? 0 } == 1
+        }, "the pull passed over the server's row and remembered it: \(b.process.stderr.suffix(4000))")
+
+        // The server refuses the like. B must come to the server's state.
+        try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 400, "body": {"code": "23514", "message": "refused"}, "times": 1}]"#)
+        let result = try await b.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30))
+        #expect(result.outcome == .rejected && result.rejected == 1, "\(result)")
+        #expect(try await b.client.send(PhotosListRequest(liked: true)).photos.isEmpty, "B shows the server's unlike")
+        try await devstack.clearFaults()
+        await a.stop()
+        await b.stop()
+    }
+
+    /// Issue 23, case 3: when the backend answers again, what is queued goes at once, even an op whose
+    /// backoff (a 503 asking for two minutes) has far to run, and the account stops saying "offline".
+    @Test func theBackendAnsweringAgainSendsWhatIsQueuedAtOnce() async throws {
+        let devstack = try Devstack.require()
+        let daemon = try await SyncDaemon.start(devstack: devstack)
+        let ids = try daemon.seedPhotos(2, prefix: "back")
+        try await devstack.faults("""
+            [{"path": "/rest/v1/likes", "method": "POST", "status": 503, "retry_after": 120, "times": 1},
+             {"path": "/rest/v1/likes", "method": "POST", "action": "lose_answer", "times": 1},
+             {"path": "/auth/v1/health", "action": "reset", "times": 2}]
+            """)
+        _ = try await daemon.client.send(PhotosLikeRequest(id: ids[0]))
+        #expect(try await until { try await ops(daemon).contains { $0.entityId == ids[0] && $0.attempts == 1 && $0.state == "pending" } })
+        // The second like's answer is lost with its connection: the monitor probes, the health check fails twice: offline.
+        _ = try await daemon.client.send(PhotosLikeRequest(id: ids[1]))
+        #expect(try await until { try await daemon.client.send(StatusRequest()).connectivity.state == .offline })
+        // The monitor's next probe (about a second later) finds the backend: everything goes, no sync asked.
+        let sent = try await until(.seconds(15)) { try await ops(daemon).isEmpty }
+        let left = try await ops(daemon)
+        #expect(sent, "\(left)")
+        let server = try await daemon.serverLikes()
+        #expect(server[ids[0]] == false && server[ids[1]] == false, "both liked on the server: \(server)")
+        let status = try await daemon.client.send(StatusRequest())
+        #expect(status.connectivity.state == .online && status.account.state == .signedIn, "\(status.connectivity) \(status.account)")
         try await devstack.clearFaults()
         await daemon.stop()
     }
