@@ -573,7 +573,7 @@ def aimed_kills(devstack, base, figures, a, email, pool, urls, cdn, per_point, r
     add_import_files(2)  # imported now, so that every trial's re-import has files to account for
     a.call("library.import", {"path": folder}, timeout=120)
 
-    stats = {p: {"trials": 0, "killed": 0, "failed": 0, "why": {}} for p in CRASH_POINTS}
+    stats = {p: {"trials": 0, "killed": 0, "window": 0, "failed": 0, "why": {}} for p in CRASH_POINTS}
     known = {"stuck": set(), "rejected": set(), "server": set()}
     restart_times = []
     moved_back = None  # image.moved: the photo whose file the last trial sent to the cache, re-liked next
@@ -650,6 +650,52 @@ def aimed_kills(devstack, base, figures, a, email, pool, urls, cdn, per_point, r
                     f"{entity} {op} {entity_id} ({state}, {attempts} attempts, last error {last_error!r})"
                     for _, entity, entity_id, op, state, attempts, last_error in ops[:2]))
         return problems
+
+    def half_done(point, edits_before, acked_new, removed, pid, want):
+        """Right after a kill at `point`: None when the store, the files and the server hold the half-done
+        state the point names (what the restart must mend), else what is there instead."""
+        if point == "edit.staged":
+            parts = [p for p in tree_files(a.library) if ".edit-" in p and p.endswith(".part")]
+            return None if parts else "no staged .edit-*.part file in the library"
+        if point == "edit.recorded":
+            new = live_edits() - edits_before
+            ops = [r[0] for e in new for r in a.sql("SELECT attempts FROM outbox WHERE entity = 'edit' AND entity_id = ?", (e,))]
+            return None if len(new) == 1 and ops == [0] else f"new edits {sorted(new)}, their ops' attempts {ops}"
+        if point == "edit.uploaded":
+            edit_id = next(iter(acked_new), None)
+            if edit_id is None:
+                return "no acknowledged edit"
+            service = {"apikey": devstack.service, "Authorization": "Bearer " + devstack.service}
+            status, _, _ = http("GET", devstack.backend + f"/storage/v1/object/edits/{uid}/{edit_id}.jpg", None, service)
+            rows = devstack.service_get(f"edits?id=eq.{edit_id}&select=id")
+            return None if status == 200 and not rows else f"Storage object HTTP {status}, server rows {rows}"
+        if point == "edit.removed_in_flight":
+            edit_id = next(iter(removed), None)
+            if edit_id is None:
+                return "no removal"
+            tomb = a.sql("SELECT deleted_at FROM edits WHERE id = ?", (edit_id,))
+            ops = a.sql("SELECT op, state FROM outbox WHERE entity = 'edit' AND entity_id = ? ORDER BY seq", (edit_id,))
+            ok = tomb and tomb[0][0] and ("upsert", "in_flight") in ops
+            return None if ok else f"edit row {tomb}, its ops {ops}"
+        if point == "image.moved":
+            rows = a.sql("SELECT path, in_library FROM photo_files WHERE photo_id = ? AND variant = 'regular'", (pid,))
+            if not rows:
+                return "no file row"
+            path, in_library = rows[0]
+            old = file_path(a, path, in_library)
+            new = (os.path.join(a.cache_dir, "images", path[len("library/"):]) if in_library
+                   else os.path.join(a.data_dir, "library", path[len("images/"):]))
+            moved = in_library == 1 - want and not os.path.exists(old) and os.path.exists(new)
+            return None if moved else f"row in_library={in_library} {path}, old place {os.path.exists(old)}, new place {os.path.exists(new)}"
+        if point == "download.renamed":
+            rows = a.sql("SELECT count(*) FROM photo_files WHERE photo_id = ?", (pid,))[0][0]
+            final = os.path.join(a.library, "unsplash", pid.split(":", 1)[1] + ".regular.jpg")
+            return None if not rows and os.path.exists(final) else f"{rows} file rows, final file there: {os.path.exists(final)}"
+        if point == "import.copied":
+            ids = {r[0] for r in a.sql("SELECT id FROM photos WHERE id LIKE 'local:%'")}
+            waiting = [n for n in sorted(os.listdir(folder)) if "local:" + sha256(os.path.join(folder, n))[:16] not in ids]
+            return None if waiting else "every file of the folder already has its photo row"
+        return None
 
     def fail(point, label, kind, text):
         why = stats[point]["why"]
@@ -755,14 +801,15 @@ def aimed_kills(devstack, base, figures, a, email, pool, urls, cdn, per_point, r
                         if not dies(lambda: False, 10):
                             not_reached = f"library.import failed and the daemon lives on: {error}"
             except (Failure, RpcError, OSError, ValueError) as error:
-                if a.running() and not not_reached:
+                # A connection closed by the kill comes a moment before the process is gone: wait for it.
+                if not dies(lambda: True, 0) and not not_reached:
                     not_reached = f"the action failed: {error}"
             finally:
                 if conn:
                     conn.close()
 
             # --- did it die there, by SIGKILL, saying so?
-            died = not a.running()
+            died = dies(lambda: True, 0) if not not_reached else not a.running()
             if died:
                 a.kill9()  # reaps it and closes its files; it is dead already
             text = a.log_since(offset)
@@ -779,6 +826,14 @@ def aimed_kills(devstack, base, figures, a, email, pool, urls, cdn, per_point, r
                 stats[point]["killed"] += 1
                 if like_change:  # committed before the point: the kill cannot have undone it
                     (likes.add if like_change[1] else likes.discard)(like_change[0])
+                try:
+                    instead = half_done(point, edits_before, acked_new, removed, *(like_change or (None, None)))
+                except (Failure, OSError, ValueError) as error:
+                    instead = f"could not be looked at: {error}"
+                if instead:
+                    fail(point, label, "window", f"killed at {point}, but what it leaves half-done is not there: {instead}")
+                else:
+                    stats[point]["window"] += 1
             reached = died and a.proc.returncode == -9 and f"crash point {point}" in text
             extra = extra_edits if reached else 0
             devstack.clear_faults()
@@ -865,7 +920,7 @@ def aimed_kills(devstack, base, figures, a, email, pool, urls, cdn, per_point, r
 
     for point in CRASH_POINTS:
         s = stats[point]
-        detail = f"{s['killed']} SIGKILLs at the point"
+        detail = f"{s['killed']} SIGKILLs at the point, its half-done state seen after {s['window']}"
         if s["why"]:
             detail += "; failed: " + ", ".join(f"{k} {v}" for k, v in s["why"].items())
         figures.add(f"kills at {point}", s["trials"], s["failed"], detail)
