@@ -10,11 +10,12 @@ struct ServerPhotos: Sendable {
     let backend: SupabaseBackend
     let store: Store
 
-    /// Fetches the rows of those of `ids` the store does not hold.
+    /// Fetches the rows of those of `ids` the store does not hold, or holds only as a bare row (no
+    /// URLs: made from a pulled like whose metadata the server did not have then).
     func fetchUnknown(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhotoRow] {
         let unknown: [String]
         do {
-            unknown = try store.read { db in try Set(ids).filter { try PhotoRecord.fetchOne(db, key: $0) == nil } }
+            unknown = try store.read { db in try Set(ids).filter { try PhotoRecord.fetchOne(db, key: $0).map(Self.isBare) ?? true } }
         } catch {
             throw .local("cannot read the store: \(error)")
         }
@@ -36,18 +37,32 @@ struct ServerPhotos: Sendable {
 
     static let idsPerRequest = 50
 
-    /// Inserts the photos not in the store yet (a photo already here keeps its richer local copy).
+    /// Inserts the photos not in the store yet, and fills in bare rows (a photo already here with its
+    /// URLs keeps its richer local copy).
     static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date) throws {
         for photo in photos {
             let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, try PhotoRecord.fetchOne(db, key: photo.photo_id) == nil else { continue }
+            guard parts.count == 2 else { continue }
+            let existing = try PhotoRecord.fetchOne(db, key: photo.photo_id)
+            guard existing.map(Self.isBare) ?? true else { continue }
             let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
-            try PhotoRecord(
+            var record = PhotoRecord(
                 source: parts[0], remoteId: parts[1], title: photo.title, description: photo.description,
                 authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
-                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, fetchedAt: now
-            ).insert(db)
+                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, fetchedAt: now)
+            if let existing {
+                record.dismissedAt = existing.dismissedAt
+                record.phash = existing.phash
+                try record.update(db)
+            } else {
+                try record.insert(db)
+            }
         }
+    }
+
+    /// Made by `ensureBare`: nothing but the id (an imported photo has its metadata, a remote one its URLs).
+    static func isBare(_ photo: PhotoRecord) -> Bool {
+        photo.urls == nil && photo.metadata == nil
     }
 
     /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.

@@ -61,8 +61,10 @@ struct LikesPusher: OutboxPusher {
             throw .local("cannot encode the batch: \(error)")
         }
         // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
-        // or a rejected op would have half reached the server. Unlikes need no metadata.
-        let photos = payloads.filter { $0.deletedAt == nil }.map { ($0.photoId, $0.photo) }
+        // or a rejected op would have half reached the server. Unlikes carry it too: an unlike may be
+        // the first the server hears of a photo (a like and its unlike made before either was sent),
+        // and a device that pulls the tombstone and later a like again needs the photo's URLs.
+        let photos = payloads.filter { $0.photo != nil }.map { ($0.photoId, $0.photo) }
         if !photos.isEmpty { try await upsertPhotos(photos, token: token) }
         _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: likesBody, bearer: token, headers: Self.upsert)
     }
