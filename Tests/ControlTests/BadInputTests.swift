@@ -153,6 +153,58 @@ import Testing
         await harness.stop()
     }
 
+    /// The drain after a refusal is bounded in bytes: a client that keeps sending after its oversize
+    /// line is closed once it has sent that much more (the time bound is set out of reach here), so a
+    /// refusal cannot be turned into an endless sink.
+    @Test func aClientThatKeepsSendingAfterTheRefusalIsClosedPastTheDrainBytes() async throws {
+        let harness = try await ServerHarness {
+            $0.maximumLineBytes = 64 * 1024
+            $0.refusalDrainBytes = 256 * 1024
+            $0.refusalDrainTime = .seconds(3600)
+        }
+        let connection = try harness.raw()
+        let start = ContinuousClock.now
+        var sent = 0
+        do {
+            try await connection.write(Data(String(repeating: "x", count: 128 * 1024).utf8))
+            sent += 128 * 1024
+            let chunk = Data(String(repeating: "y", count: 64 * 1024).utf8)
+            while sent < 64 << 20 {
+                try await connection.write(chunk)
+                sent += chunk.count
+            }
+        } catch {}
+        // What the daemon dropped plus what the kernel buffers: far below the 64 MiB the client offered.
+        #expect(sent < 4 << 20, "sent \(sent) bytes before the daemon closed")
+        #expect(ContinuousClock.now - start < .seconds(10))
+        for _ in 0..<100 where harness.server.openConnections > 0 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(harness.server.openConnections == 0)
+        #expect(try await harness.client().send(PingRequest()).pong)
+        await connection.close()
+        await harness.stop()
+    }
+
+    /// The drain after a refusal is bounded in time: a client that reads its refusal and the end of the
+    /// stream but never closes its side is closed by the daemon anyway.
+    @Test func aRefusedClientThatNeverClosesIsClosedAfterTheDrainTime() async throws {
+        let harness = try await ServerHarness {
+            $0.maximumLineBytes = 64 * 1024
+            $0.refusalDrainTime = .milliseconds(300)
+        }
+        let connection = try harness.raw()
+        try await connection.write(Data(String(repeating: "x", count: 128 * 1024).utf8))
+        let answer = try #require(try await connection.read())
+        let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+        #expect(object.errorKind == "too_large")
+        #expect(try await connection.read() == nil, "the daemon shuts its side after the refusal")
+        let start = ContinuousClock.now
+        for _ in 0..<200 where harness.server.openConnections > 0 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(harness.server.openConnections == 0)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        await connection.close()
+        await harness.stop()
+    }
+
     @Test func aLineJustUnderTheLimitIsAccepted() async throws {
         let harness = try await ServerHarness { $0.maximumLineBytes = 4096 }
         let connection = try harness.raw()
