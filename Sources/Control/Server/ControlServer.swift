@@ -23,6 +23,11 @@ public final class ControlServer: Service, Sendable {
         public var eventQueueCapacity = 1024
         /// A connection with no subscription that sends nothing for this long is closed.
         public var idleTimeout: TimeAmount = .seconds(300)
+        /// After a refusal the daemon reads and drops what the client still sends until it closes its
+        /// side (see `RefusalDrain`), but at most this many bytes and for at most this long; then it
+        /// closes anyway. A few MiB covers an oversize line a confused client is still writing.
+        public var refusalDrainBytes = 4 << 20
+        public var refusalDrainTime: TimeAmount = .seconds(2)
         public var daemonUID: UInt32 = getuid()
 
         public init(socket: ListeningSocket) {
@@ -111,6 +116,7 @@ public final class ControlServer: Service, Sendable {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         let peer: PeerCredentials
         let idle: IdleWatch
+        let drain: NIOLoopBound<RefusalDrain>
     }
 
     private func bind() async throws -> NIOAsyncChannel<Accepted, Never> {
@@ -124,13 +130,17 @@ public final class ControlServer: Service, Sendable {
                 let idle = IdleWatch()
                 try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                 try channel.pipeline.syncOperations.addHandler(IdleCloseHandler(watch: idle))
+                // In front of the decoder, so that after a refusal it sees raw bytes, whatever state
+                // the decoder is in.
+                let drain = RefusalDrain(eventLoop: channel.eventLoop)
+                try channel.pipeline.syncOperations.addHandler(drain)
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineBytes)))
                 // Deinit-based teardown on purpose: a connection accepted in the instant the listener
                 // closes is dropped by NIO before anyone serves it, and must then just be closed (the
                 // non-deprecated initializer traps instead: "Deinited NIOAsyncWriter without calling
                 // finish()", seen in tests). Every connection that is served is closed explicitly.
                 let async = try Self.wrapClosingOnDeinit(channel)
-                return Accepted(channel: async, peer: peer, idle: idle)
+                return Accepted(channel: async, peer: peer, idle: idle, drain: NIOLoopBound(drain, eventLoop: channel.eventLoop))
             }
         }
         switch configuration.socket {
@@ -162,12 +172,12 @@ public final class ControlServer: Service, Sendable {
                         "splashd_peer_uid": "\(accepted.peer.uid)", "splashd_peer_pid": "\(accepted.peer.pid)",
                     ])
                     let error = RPCError(.permissionDenied, "permission denied: only uid \(configuration.daemonUID) and root may use this socket")
-                    try await Self.refuse(accepted.channel.channel, with: error, draining: inbound)
+                    try await refuse(accepted, with: error)
                     return
                 }
                 if open > configuration.maximumConnections {
                     let error = RPCError(.busy, "too many control connections (\(configuration.maximumConnections)); try again", retryAfter: 1)
-                    try await Self.refuse(accepted.channel.channel, with: error, draining: inbound)
+                    try await refuse(accepted, with: error)
                     return
                 }
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -186,8 +196,10 @@ public final class ControlServer: Service, Sendable {
                             }
                         }
                     } catch let error as LineTooLong {
+                        // No event may follow the refusal.
+                        group.cancelAll()
                         let rpcError = RPCError(.tooLarge, "request line longer than \(error.limit) bytes; closing the connection")
-                        try? await outbound.write(Self.line(Router.encode(error: rpcError, id: nil)))
+                        try await refuse(accepted, with: rpcError)
                     }
                     group.cancelAll()
                 }
@@ -197,25 +209,25 @@ public final class ControlServer: Service, Sendable {
         }
     }
 
-    /// Writes one error and waits until the kernel has it, so that the close that follows cannot
-    /// overtake it: a refused client always learns why.
-    static func refuse(
-        _ channel: any Channel, with error: RPCError, draining inbound: NIOAsyncChannelInboundStream<ByteBuffer>
-    ) async throws {
-        try await channel.writeAndFlush(line(Router.encode(error: error, id: nil))).get()
+    /// Refuses a connection: one error, then an orderly end. The client's bytes are drained from the
+    /// start (see `RefusalDrain`), the error is written and waited for until the kernel has it (so the
+    /// close cannot overtake it), the write side is shut (the client reads the error, then the end of
+    /// the stream), and the close waits until the client has closed its side, within the drain bounds.
+    /// A close with the client's bytes unread would reset the connection (Linux), and the client would
+    /// see "connection reset" after the error, or instead of it.
+    private func refuse(_ accepted: Accepted, with error: RPCError) async throws {
+        let channel = accepted.channel.channel
+        let drain = accepted.drain
+        let bytes = configuration.refusalDrainBytes
+        let time = configuration.refusalDrainTime
+        let drained = drain.eventLoop.flatSubmit { drain.value.drain(maximumBytes: bytes, maximumTime: time) }
+        try await channel.writeAndFlush(Self.line(Router.encode(error: error, id: nil))).get()
         try? await channel.close(mode: .output).get()
-        // Linux resets a Unix socket that is closed with unread data, and the reset can destroy the
-        // answer before the client reads it (seen in tests): read and drop what the client sent, for at
-        // most a second, then close.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await _ in inbound {}
-                } catch {}
-            }
-            group.addTask { try? await Task.sleep(for: .seconds(1)) }
-            await group.next()
-            group.cancelAll()
+        // Stopping the daemon cancels the connection's task: close now rather than wait out the drain.
+        await withTaskCancellationHandler {
+            try? await drained.get()
+        } onCancel: {
+            channel.close(promise: nil)
         }
     }
 
