@@ -40,6 +40,17 @@ def test_connection_reset(control, anon):
         anon.get("/auth/v1/health")
 
 
+def test_lose_answer_applies_the_request_then_resets(control, anon):
+    rules(control, {"path": "/auth/v1/signup", "method": "POST", "action": "lose_answer", "times": 1})
+    e = f"lost-{time.time_ns()}@example.com"
+    with pytest.raises(requests.exceptions.RequestException):
+        anon.post("/auth/v1/signup", json={"email": e, "password": "hunter22"})
+    # The signup took effect though its answer was lost: the same address is now taken.
+    r = anon.post("/auth/v1/signup", json={"email": e, "password": "hunter22"})
+    assert r.status_code in (400, 422) and "exist" in r.text, r.text
+    assert control.get("/_devstack/faults").json()[0]["hits"] == 1
+
+
 def test_truncated_body(control, unsplash):
     p = unsplash.get("/photos", params={"per_page": 1}).json()[0]
     rules(control, {"path": "/cdn/unsplash/*", "action": "truncate", "truncate_bytes": 1000})
