@@ -11,7 +11,8 @@ network, kill -9 and restart, a crash in the middle of a request (the proxy is c
 a batch whose answer never arrives; or kill -9 a few milliseconds after sending a like or unlike
 while a sync is running), and `sync.now` with wait and a 1-3 s timeout (also pressed 2-5 times in a
 row, and over a slow network: the proxy holds the server's answers back 2 or 4 s and the timeout is
-1 s). Every step's answer is recorded; the step list (not the daemons' timing) is fixed by the seed.
+1 s). Every step's answer is recorded. The seed fixes the choices (device, kind, photo, delays); whether a
+like answers `changed` can depend on the daemons' timing (a pull), and later choices follow from it.
 
 At the end of a history both networks are restored and the devices synced A, B, A, B, ... (`sync.now`
 with wait) until two rounds in a row find both drained with nothing pending, and every live edit has
