@@ -78,6 +78,11 @@ public enum PhotoFileStore {
             """, arguments: [file.photoId, file.variant, file.path, file.inLibrary, file.bytes, file.checksum, file.createdAt, file.lastAccessAt])
     }
 
+    /// Every path (relative to the data directory) a row says is in the library.
+    public static func libraryPaths(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT path FROM photo_files WHERE in_library = 1"))
+    }
+
     public static func files(_ db: Database, photoId: String) throws -> [File] {
         try Row.fetchAll(db, sql: "SELECT * FROM photo_files WHERE photo_id = ? ORDER BY in_library DESC, variant", arguments: [photoId])
             .map(File.init(row:))

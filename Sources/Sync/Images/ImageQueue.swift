@@ -450,14 +450,14 @@ public final class ImageQueue: Service, Sendable {
     /// photo will resume: left by a photo unliked or removed while the daemon was down mid-transfer.
     private func sweepStale(accountId: String) {
         let wanted: Set<String>
-        let edits: Set<String>
+        let recorded: Set<String>
         do {
-            (wanted, edits) = try store.read { [variant = configuration.variant] db in
+            (wanted, recorded) = try store.read { [variant = configuration.variant] db in
                 (
                     Set(try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: 1_000_000).map {
                         ImagePaths.library(source: $0.source, remoteId: $0.remoteId, variant: variant)
                     }),
-                    try EditRecord.recordedPaths(db)
+                    try EditRecord.recordedPaths(db).union(try PhotoFileStore.libraryPaths(db))
                 )
             }
         } catch {
@@ -472,10 +472,12 @@ public final class ImageQueue: Service, Sendable {
                     if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
                     continue
                 }
-                // An edit's rendering placed by a run that died between the rename and the commit: no row
-                // points at it. Only files older than this process: an edit being saved right now is
-                // renamed a moment before its row commits.
-                if name.contains(".edit-"), name.hasSuffix(".jpg"), !edits.contains("library/\(source)/\(name)"),
+                // A file placed by a run that died between its rename and its row (an edit's rendering, a
+                // download) that no row points at and no missing photo will claim (a photo unliked
+                // meanwhile). Only files older than this process: one being saved right now is renamed
+                // a moment before its row commits.
+                let relative = "library/\(source)/\(name)"
+                if name.hasSuffix(".jpg"), !recorded.contains(relative), !wanted.contains(relative),
                    Self.modified(root + "/" + source + "/" + name).map({ $0 < created }) ?? false {
                     if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
                     continue
@@ -486,7 +488,7 @@ public final class ImageQueue: Service, Sendable {
             }
         }
         if removed > 0 {
-            logger.info("removed \(removed) unfinished downloads no longer wanted", metadata: ["splashd_op": "images"])
+            logger.info("removed \(removed) unfinished or unrecorded files no longer wanted", metadata: ["splashd_op": "images"])
         }
     }
 
