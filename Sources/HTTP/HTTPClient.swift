@@ -21,7 +21,9 @@ public final class HTTPClient: Sendable {
         // Keep enough idle connections cached to serve the total limit without reconnecting.
         multi.set(CURLMOPT_MAXCONNECTS, max(1, configuration.maxTotalConnections))
         self.configuration = configuration
-        self.engine = TransferEngine(multi: multi, stallLimit: max(.seconds(1), configuration.lowSpeedTime))
+        self.engine = TransferEngine(multi: multi, stallLimit: max(.seconds(1), configuration.lowSpeedTime)) { [logger] overdue in
+            logger.warning("http: \(overdue)", metadata: ["splashd_op": "http"])
+        }
         self.policy = URLPolicy(insecureHTTPHosts: Set(configuration.insecureHTTPHosts.map { $0.lowercased() }))
         self.logger = logger
     }
@@ -122,7 +124,8 @@ public final class HTTPClient: Sendable {
             easy.set(CURLOPT_FRESH_CONNECT, 1)
             easy.set(CURLOPT_FORBID_REUSE, 1)
         }
-        if let timeout = request.timeout ?? config.requestTimeout { easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds) }
+        let timeout = request.timeout ?? config.requestTimeout
+        if let timeout { easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds) }
         easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, config.lowSpeedLimit))
         easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (config.lowSpeedTime.curlMilliseconds + 999) / 1000))
         // Proxy CONNECT responses would otherwise reach the header callback as if they were the response.
@@ -156,6 +159,6 @@ public final class HTTPClient: Sendable {
         if request.body != nil && !named.contains("content-type") { lines.append("Content-Type:") }
         let headerList = CurlHeaderList(lines)
         easy.set(CURLOPT_HTTPHEADER, list: headerList)
-        return Transfer(easy: easy, headerList: headerList, sink: sink)
+        return Transfer(easy: easy, headerList: headerList, sink: sink, timeout: timeout)
     }
 }

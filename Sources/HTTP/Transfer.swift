@@ -40,8 +40,14 @@ final class Transfer: @unchecked Sendable {
     /// before), and when the engine last nudged it. Engine thread only; see `TransferEngine.nudgeStalled`.
     var lastActivity: ContinuousClock.Instant?
     var lastNudge: ContinuousClock.Instant?
+    /// The request's whole-transfer timeout (CURLOPT_TIMEOUT_MS), nil for none; the engine ends the
+    /// transfer itself a little after it, whatever state libcurl holds it in.
+    let timeout: Duration?
+    /// When the engine added it. Engine thread only.
+    var addedAt: ContinuousClock.Instant?
 
-    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink) {
+    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, timeout: Duration?) {
+        self.timeout = timeout
         self.easy = easy
         self.headerList = headerList
         self.sink = sink

@@ -29,9 +29,13 @@ final class TransferEngine: @unchecked Sendable {
     /// Nothing received for this long ends a transfer (`nudgeStalled`).
     private let stallLimit: Duration
 
-    init(multi: CurlMultiHandle, stallLimit: Duration) {
+    /// Told when the engine had to end a transfer past its timeout itself (libcurl had not).
+    private let overdue: @Sendable (String) -> Void
+
+    init(multi: CurlMultiHandle, stallLimit: Duration, overdue: @escaping @Sendable (String) -> Void = { _ in }) {
         self.multi = multi
         self.stallLimit = stallLimit
+        self.overdue = overdue
         let thread = Thread { [self] in run() }
         thread.name = "splashd-http"
         thread.start()
@@ -102,6 +106,15 @@ final class TransferEngine: @unchecked Sendable {
     /// received for `stallLimit` ends the transfer with `.timeout`, as libcurl would have.
     private func nudgeStalled() {
         let now = ContinuousClock.now
+        // A request never outlives its timeout. libcurl 7.88 can hold a transfer waiting for a
+        // connection slot (CURLMOPT_MAX_HOST_CONNECTIONS, CURLOPT_PIPEWAIT) past CURLOPT_TIMEOUT_MS
+        // after its connections were reset (curl/curl#6744): seen as a pull that held the sync gate
+        // for over a minute after a network cut, so the engine ends such a transfer itself.
+        for transfer in Array(active.values) {
+            guard let timeout = transfer.timeout, let added = transfer.addedAt, now - added > timeout + Self.overdueGrace else { continue }
+            overdue("a request outlived its timeout of \(timeout) (\(transfer.easy.hasConnection ? "connected" : "waiting for a connection")); ended")
+            remove(transfer, with: .timeout)
+        }
         // Transfers still waiting for a connection are left to libcurl's connect timeout.
         for transfer in Array(active.values) where transfer.lastActivity != nil || transfer.easy.hasConnection {
             guard let last = transfer.lastActivity else {
@@ -127,8 +140,13 @@ final class TransferEngine: @unchecked Sendable {
             let message = String(cString: curl_multi_strerror(code))
             return transfer.complete(.failure(.network(curlCode: Int32(code.rawValue), message: message)))
         }
+        transfer.addedAt = .now
         active[transfer.easy.pointer] = transfer
     }
+
+    /// How long past its own timeout a transfer may live before the engine ends it: libcurl's timer
+    /// normally fires first.
+    static let overdueGrace = Duration.seconds(1)
 
     private func remove(_ transfer: Transfer, with error: HTTPError) {
         guard active.removeValue(forKey: transfer.easy.pointer) != nil else { return }
