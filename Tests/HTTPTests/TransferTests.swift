@@ -89,6 +89,23 @@ import Testing
         await #expect(throws: HTTPError.cancelled) { try await task.value }
     }
 
+    /// A request waiting for a connection slot (the host's only connection is busy with a request that
+    /// hangs) still ends at its own timeout: the sync gate must never be held past it.
+    @Test func aRequestWaitingForAConnectionSlotEndsAtItsTimeout() async throws {
+        try await withServer { server in
+            let client = try makeClient { $0.maxConnectionsPerHost = 1 }
+            let blocker = Task { try await client.send(HTTPRequest(url: server.url("/hang"), timeout: .seconds(30))) }
+            defer { blocker.cancel() }
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            await #expect(throws: HTTPError.timeout) {
+                try await client.send(HTTPRequest(url: server.url("/echo"), timeout: .milliseconds(500)))
+            }
+            let took = ContinuousClock.now - started
+            #expect(took < .seconds(4), "ended after \(took)")
+        }
+    }
+
     @Test func requestDeadlineTimesOut() async throws {
         try await withServer { server in
             let client = try makeClient()
