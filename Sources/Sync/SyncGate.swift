@@ -1,3 +1,5 @@
+import Account
+
 /// Push batches and pull pages take turns. A pull page read while a change is on its way could
 /// otherwise be applied after that change landed, undoing it locally; with turns, a pull either sees
 /// the change still pending (and leaves it alone) or reads the server after it landed.
@@ -28,5 +30,19 @@ public actor SyncGate {
         } else {
             waiting.removeFirst().resume()  // the turn passes on; busy stays true
         }
+    }
+}
+
+extension SyncGate {
+    /// `run` for work that fails with a backend error: the error comes out once the turn has passed on.
+    func run<T: Sendable>(throwing body: @Sendable () async throws(BackendError) -> T) async throws(BackendError) -> T {
+        let outcome = await run { () -> Result<T, BackendError> in
+            do throws(BackendError) {
+                return .success(try await body())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 }

@@ -37,26 +37,12 @@ struct EditsPuller: Sendable {
     func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> LikesPuller.Applied {
         var applied = LikesPuller.Applied()
         while true {
-            let outcome = await gate.run { () -> Result<(LikesPuller.Applied, Bool), BackendError> in
-                do throws(BackendError) {
-                    return .success(try await self.pullPage(accountId: accountId, token: token))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            let (page, more) = try outcome.get()
+            let (page, more) = try await gate.run(throwing: { () async throws(BackendError) in try await self.pullPage(accountId: accountId, token: token) })
             applied.changes += page.changes
             applied.rows += page.rows
             if !more { break }
         }
-        let reread = await gate.run { () -> Result<LikesPuller.Applied, BackendError> in
-            do throws(BackendError) {
-                return .success(try await self.reread(accountId: accountId, token: token))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let again = try reread.get()
+        let again = try await gate.run(throwing: { () async throws(BackendError) in try await self.reread(accountId: accountId, token: token) })
         applied.changes += again.changes
         applied.rows += again.rows
         applied.changes += try await downloadMissing(accountId: accountId, token: token)

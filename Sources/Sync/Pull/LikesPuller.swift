@@ -32,26 +32,12 @@ struct LikesPuller: Sendable {
         var applied = Applied()
         while true {
             // One page at a time, fetched and applied in the same turn as no push (see SyncGate).
-            let outcome = await gate.run { () -> Result<(Applied, Bool), BackendError> in
-                do throws(BackendError) {
-                    return .success(try await self.pullPage(accountId: accountId, token: token))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            let (page, more) = try outcome.get()
+            let (page, more) = try await gate.run(throwing: { () async throws(BackendError) in try await self.pullPage(accountId: accountId, token: token) })
             applied.changes += page.changes
             applied.rows += page.rows
             if !more { break }
         }
-        let reread = await gate.run { () -> Result<Applied, BackendError> in
-            do throws(BackendError) {
-                return .success(try await self.reread(accountId: accountId, token: token))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let again = try reread.get()
+        let again = try await gate.run(throwing: { () async throws(BackendError) in try await self.reread(accountId: accountId, token: token) })
         applied.changes += again.changes
         applied.rows += again.rows
         return applied
