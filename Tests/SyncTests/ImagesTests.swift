@@ -224,7 +224,9 @@ import TestSupport
         _ = try await small.client.send(PhotosLikeRequest(id: more[0].id))
         _ = try await small.waitForLibrary(files: 1)
         _ = try await small.client.send(PhotosUnlikeRequest(id: more[0].id))
-        usage = try await small.waitForUsage { $0.libraryFiles == 0 }
+        // The move to the cache and the eviction are two steps (ImageQueue: reconcile, then evict), so
+        // the state between them, in the cache and not yet evicted, can be read; wait for the end state.
+        usage = try await small.waitForUsage { $0.libraryFiles == 0 && $0.cacheFiles == 0 }
         #expect(usage.libraryFiles == 0 && usage.cacheFiles == 0 && usage.maxBytes == 1)
         #expect(try await small.client.send(PhotosShowRequest(id: more[0].id)).files.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: small.directory + "/cache/images/unsplash/\(more[0].remoteId).regular.jpg"))
