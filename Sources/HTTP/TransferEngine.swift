@@ -103,20 +103,22 @@ final class TransferEngine: @unchecked Sendable {
     /// read what is buffered for it; a transfer that is merely slow loses nothing by it.
     ///
     /// A resume also restarts libcurl's own low-speed clock, so the limit is kept here instead: nothing
-    /// received for `stallLimit` ends the transfer with `.timeout`, as libcurl would have.
+    /// received for `stallLimit` ends the transfer with `.timeout`, as libcurl would have. So does a
+    /// transfer still here a second past its own request timeout, whatever its state.
     private func nudgeStalled() {
         let now = ContinuousClock.now
-        // A request never outlives its timeout. libcurl 7.88 can hold a transfer waiting for a
-        // connection slot (CURLMOPT_MAX_HOST_CONNECTIONS, CURLOPT_PIPEWAIT) past CURLOPT_TIMEOUT_MS
-        // after its connections were reset (curl/curl#6744): seen as a pull that held the sync gate
-        // for over a minute after a network cut, so the engine ends such a transfer itself.
         for transfer in Array(active.values) {
-            guard let timeout = transfer.timeout, let added = transfer.addedAt, now - added > timeout + Self.overdueGrace else { continue }
-            overdue("a request outlived its timeout of \(timeout) (\(transfer.easy.hasConnection ? "connected" : "waiting for a connection")); ended")
-            remove(transfer, with: .timeout)
-        }
-        // Transfers still waiting for a connection are left to libcurl's connect timeout.
-        for transfer in Array(active.values) where transfer.lastActivity != nil || transfer.easy.hasConnection {
+            // A request never outlives its timeout. libcurl 7.88 can hold a transfer waiting for a
+            // connection slot (CURLMOPT_MAX_HOST_CONNECTIONS, CURLOPT_PIPEWAIT) past CURLOPT_TIMEOUT_MS
+            // after its connections were reset (curl/curl#6744): seen as a pull that held the sync gate
+            // for over a minute after a network cut, so the engine ends such a transfer itself.
+            if let timeout = transfer.timeout, let added = transfer.addedAt, now - added > timeout + Self.overdueGrace {
+                overdue("a request outlived its timeout of \(timeout) (\(transfer.easy.hasConnection ? "connected" : "waiting for a connection")); ended")
+                remove(transfer, with: .timeout)
+                continue
+            }
+            // Transfers still waiting for a connection are left to libcurl's connect timeout.
+            guard transfer.lastActivity != nil || transfer.easy.hasConnection else { continue }
             guard let last = transfer.lastActivity else {
                 transfer.lastActivity = now  // just connected: the quiet time starts here
                 continue

@@ -36,11 +36,6 @@ public struct EditRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     }
 
     /// Live edits of an account, newest first; of one photo when `photoId` is given.
-    /// Every rendering a row points at (relative paths), any account: the start-up sweep keeps these.
-    public static func recordedPaths(_ db: Database) throws -> Set<String> {
-        Set(try String.fetchAll(db, sql: "SELECT path FROM edits WHERE path IS NOT NULL"))
-    }
-
     public static func live(_ db: Database, accountId: String, photoId: String? = nil) throws -> [EditRecord] {
         var sql = "SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL"
         var arguments: StatementArguments = [accountId]

@@ -457,7 +457,9 @@ public final class ImageQueue: Service, Sendable {
                     Set(try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: 1_000_000).map {
                         ImagePaths.library(source: $0.source, remoteId: $0.remoteId, variant: variant)
                     }),
-                    try EditRecord.recordedPaths(db).union(try PhotoFileStore.libraryPaths(db))
+                    // Edits' renderings too: each is recorded in photo_files (variant `edit:<id>`) in the
+                    // transaction that records the edit.
+                    try PhotoFileStore.libraryPaths(db)
                 )
             }
         } catch {
