@@ -749,28 +749,11 @@ class History:
             kind = self.choose_kind()
             t0 = time.monotonic()
             try:
-                if kind == "like":
-                    self.like(k, d)
-                elif kind == "sync":
-                    self.sync(k, d)
-                elif kind == "net":
-                    self.net(k, d)
-                elif kind == "rename":
-                    self.rename(k, d)
-                elif kind == "edit":
-                    self.edit(k, d)
-                elif kind == "unedit":
-                    self.unedit(k, d)
-                elif kind == "kill":
+                # Each kind of step is the method of that name; kill returns the line to say.
+                if kind == "kill":
                     self.say(self.kill(k, d))
-                elif kind == "cutsync":
-                    self.cutsync(k, d)
-                elif kind == "killlike":
-                    self.killlike(k, d)
-                elif kind == "slowsync":
-                    self.slowsync(k, d)
-                elif kind == "syncburst":
-                    self.syncburst(k, d)
+                else:
+                    getattr(self, kind)(k, d)
             except (RpcError, Failure, OSError, ValueError) as error:
                 self.say(f"{d.name} {kind} failed: {error}"[:200])
                 time.sleep(0.2)
