@@ -38,7 +38,7 @@ public struct EditActions: Sendable {
         try store.write { db in
             guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
             let edit = EditRecord(
-                id: editId, accountId: accountId, photoId: photoId, pipeline: try Self.encode(pipeline), path: path,
+                id: editId, accountId: accountId, photoId: photoId, pipeline: try OutboxPayload.encode(pipeline), path: path,
                 storagePath: nil, createdAt: now, updatedAt: now)
             try edit.insert(db)
             try PhotoFileStore.record(db, PhotoFileStore.File(
@@ -48,7 +48,7 @@ public struct EditActions: Sendable {
                 editId: editId, photoId: photoId, pipeline: pipeline, path: path, createdAt: now, deletedAt: nil, wasNew: true,
                 photo: LikeActions.PhotoMetadata(photo))
             var op = OutboxEntry(
-                accountId: accountId, entity: Self.entity, entityId: editId, op: "upsert", payload: try Self.encode(payload), now: now)
+                accountId: accountId, entity: Self.entity, entityId: editId, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
             try op.insert(db)
             try place()
             return edit
@@ -93,17 +93,10 @@ public struct EditActions: Sendable {
                 editId: editId, photoId: edit.photoId, pipeline: try Self.decodePipeline(edit.pipeline), path: nil,
                 createdAt: edit.createdAt, deletedAt: now, wasNew: false, photo: nil)
             var op = OutboxEntry(
-                accountId: accountId, entity: Self.entity, entityId: editId, op: "delete", payload: try Self.encode(payload), now: now)
+                accountId: accountId, entity: Self.entity, entityId: editId, op: "delete", payload: try OutboxPayload.encode(payload), now: now)
             try op.insert(db)
             return .removed(queued: true, path: path, uploadInFlight: inFlight > 0)
         }
-    }
-
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     public static func decodePipeline(_ json: String) throws -> [FilterStep] {
@@ -111,9 +104,7 @@ public struct EditActions: Sendable {
     }
 
     public static func decodePayload(_ json: String) throws -> Payload {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(Payload.self, from: Data(json.utf8))
+        try OutboxPayload.decode(Payload.self, from: json)
     }
 }
 

@@ -58,9 +58,7 @@ public struct LikeActions: Sendable {
         guard isLiked != liked else { return .unchanged }
 
         let pending = try OutboxStore.pending(db, accountId: accountId, entity: entity, entityId: photoId)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let pendingPayload = try pending.last.map { try decoder.decode(Payload.self, from: Data($0.payload.utf8)) }
+        let pendingPayload = try pending.last.map { try OutboxPayload.decode(Payload.self, from: $0.payload) }
         // Nothing about this like may have reached the server yet: no op attempted, none in flight.
         let inFlight = try OutboxStore.inFlightCount(db, accountId: accountId, entity: entity, entityId: photoId)
         let neverLeft = inFlight == 0 && pending.allSatisfy { $0.attempts == 0 }
@@ -85,12 +83,9 @@ public struct LikeActions: Sendable {
             photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt,
             wasNew: neverLeft && (pendingPayload?.wasNew ?? (existing == nil)),
             photo: PhotoMetadata(photo))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .iso8601
         var op = OutboxEntry(
             accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
-            payload: String(decoding: try encoder.encode(payload), as: UTF8.self), now: now)
+            payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
         return .changed(queued: true)
     }

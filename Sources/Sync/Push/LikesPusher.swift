@@ -47,9 +47,7 @@ struct LikesPusher: OutboxPusher {
     }
 
     static func payloads(_ ops: [OutboxEntry]) throws -> [LikeActions.Payload] {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try ops.map { try decoder.decode(LikeActions.Payload.self, from: Data($0.payload.utf8)) }
+        try ops.map { try OutboxPayload.decode(LikeActions.Payload.self, from: $0.payload) }
     }
 
     func push(_ payloads: [LikeActions.Payload], token: String) async throws(BackendError) {

@@ -1,0 +1,35 @@
+import Foundation
+import Library
+import Store
+import Testing
+import TestSupport
+
+@Suite struct OutboxPayloadTests {
+    /// A like's time goes to the server in its op and comes back to every device: cut to whole
+    /// seconds, a device could not tell its own like from an earlier one made in the same second.
+    @Test func aLikeOpCarriesItsTimeToTheMillisecond() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.file("s.sqlite"))
+        try store.write { db in try PhotoFixtures.photo("a").insert(db) }
+        let likedAt = Date(timeIntervalSince1970: 1_795_489_401.823)
+        _ = try LikeActions(store: store).like(photoId: "unsplash:a", accountId: "acct", now: likedAt)
+        _ = try LikeActions(store: store).unlike(photoId: "unsplash:a", accountId: "acct", now: likedAt.addingTimeInterval(0.25))
+
+        let op = try #require(try store.read { db in try OutboxStore.list(db, rejectedOnly: false) }.last)
+        let payload = try OutboxPayload.decode(LikeActions.Payload.self, from: op.payload)
+        #expect(abs(payload.likedAt.timeIntervalSince(likedAt)) < 0.001)
+        #expect(abs(try #require(payload.deletedAt).timeIntervalSince(likedAt.addingTimeInterval(0.25))) < 0.001)
+    }
+
+    @Test func aPayloadQueuedInWholeSecondsByAnEarlierVersionStillReads() throws {
+        let old = #"{"deletedAt":"2026-11-24T03:14:59Z","likedAt":"2026-11-24T03:14:58Z","photoId":"a","wasNew":false}"#
+        let payload = try OutboxPayload.decode(LikeActions.Payload.self, from: old)
+        #expect(payload.likedAt == Date(timeIntervalSince1970: 1_795_490_098))
+        #expect(payload.deletedAt == Date(timeIntervalSince1970: 1_795_490_099))
+    }
+
+    @Test func aDateThatIsNotISO8601IsAnErrorNotAGuess() {
+        let bad = #"{"likedAt":"yesterday","photoId":"a","wasNew":false}"#
+        #expect(throws: DecodingError.self) { try OutboxPayload.decode(LikeActions.Payload.self, from: bad) }
+    }
+}
