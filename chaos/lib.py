@@ -104,6 +104,18 @@ class Devstack:
 
     def down(self):
         env = dict(os.environ, DEVSTACK_STATE_DIR=self.state_dir)
+        if os.environ.get("CHAOS_KEEP"):  # the server's and Postgres's logs outlive the instance
+            kept = self.state_dir + ".logs"
+            os.makedirs(kept, exist_ok=True)
+            try:
+                with open(os.path.join(self.state_dir, "pgdata.path")) as f:
+                    pgdata = f.read().strip()
+                for path in (os.path.join(self.state_dir, "server.log"), os.path.join(pgdata, "postgres.log")):
+                    if os.path.exists(path):
+                        shutil.copy(path, kept)
+                print(f"chaos: CHAOS_KEEP is set: the devstack's logs stay in {kept}", flush=True)
+            except OSError as error:
+                print(f"chaos: cannot keep the devstack's logs: {error}", flush=True)
         subprocess.run([os.path.join(ROOT, "devstack", "devstack"), "down"], env=env, capture_output=True, timeout=120)
 
     @property

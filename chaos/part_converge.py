@@ -64,6 +64,7 @@ every failure prints a BUG line with it and the step list. `CHAOS_CONVERGE_SEEDS
 those histories; `--histories N` (or `CHAOS_CONVERGE_HISTORIES`) sets the count (short 12, none
 started after 150 s; full 1000).
 """
+import datetime
 import errno
 import hashlib
 import os
@@ -85,6 +86,11 @@ FILTERS = [[{"filter": "sepia", "params": [0.8]}], [{"filter": "mono", "params":
            [{"filter": "sepia", "params": [0.4]}, {"filter": "vignette", "params": [1, 0.6]}]]
 WEIGHTS = [("like", 34), ("sync", 9), ("net", 10), ("rename", 6), ("edit", 7), ("unedit", 5),
            ("kill", 5), ("cutsync", 5), ("killlike", 4), ("slowsync", 3), ("syncburst", 3)]
+
+
+def store_time(text):
+    """A date as the store keeps it (GRDB: 'YYYY-MM-DD HH:MM:SS.SSS', UTC) in seconds since the epoch."""
+    return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -327,20 +333,32 @@ class Device:
         return {eid for eid, state in self.outbox(uid).get("like", {}).items() if state in ("pending", "in_flight")}
 
     def like_mark(self, uid, pid):
-        """(liked here?, the newest outbox seq), read before a like/unlike whose answer may not come."""
+        """(liked here?, the newest outbox seq, the time), read before a like/unlike whose answer may
+        not come."""
         seq = self.sql("SELECT coalesce(max(seq), 0) FROM outbox")[0][0]
-        return self.local_like(uid, pid), seq
+        return self.local_like(uid, pid), seq, time.time()
 
     def committed(self, uid, pid, liked, mark):
-        """Whether a like (liked=True) or unlike sent after `mark` was committed, from the store: an
-        op for the photo newer than the mark says which; without one (a like and unlike that cancel,
-        or an op already sent), the like state having become the wanted one does."""
-        before, seq = mark
+        """Whether a like (liked=True) or unlike sent after `mark` was committed, from the store. An
+        op for the photo newer than the mark says which. Without one (the op may already have been
+        sent and left the outbox), the row does: a like committed here sets liked_at to its own time
+        (when the photo was not liked), an unlike sets deleted_at, both after the mark; a row pulled
+        meanwhile carries the other device's earlier time (whole seconds, so never later). Reading
+        only the state is not enough: a pull between the mark and the request can flip the state
+        first, and the request then changes it back (seed 88045589: the like counted as not
+        committed was sent and kept)."""
+        before, seq, at = mark
         ops = self.sql("SELECT op FROM outbox WHERE account_id = ? AND entity = 'like' AND entity_id = ? AND seq > ? "
                        "ORDER BY seq", (uid, pid, seq))
         if ops:
             return ops[-1][0] == ("like" if liked else "unlike")
-        return before != liked and self.local_like(uid, pid) == liked
+        rows = self.sql("SELECT liked_at, deleted_at FROM likes WHERE account_id = ? AND photo_id = ?", (uid, pid))
+        if not rows:
+            return False
+        liked_at, deleted_at = rows[0]
+        if liked:
+            return deleted_at is None and store_time(liked_at) >= at - 0.001
+        return deleted_at is not None and store_time(deleted_at) >= at - 0.001
 
     def local_like(self, uid, pid):
         rows = self.sql("SELECT deleted_at FROM likes WHERE account_id = ? AND photo_id = ?", (uid, pid))
@@ -426,7 +444,7 @@ class History:
         self.observed = []       # per step: {device: set of queued like photo ids (+ "profile")}
         self.intent = {d.name: {} for d in devices}
         self.counts = {"steps": 0, "kills": 0, "cuts": 0, "crashes": 0, "actions": 0, "noops": 0, "refused": 0,
-                       "syncs": 0, "concurrent": 0}
+                       "syncs": 0, "concurrent": 0, "flipped": 0}
         self.settle_seconds = None
         self.sync_max = 0.0
         self.k = -1  # the step under way (printed 1-based)
@@ -737,7 +755,10 @@ class History:
         self.counts["crashes"] += 1
         self.say(f"{text} (sync -> {answers[0] if answers else 'no answer'})")
         if seen and seen[0]:
-            self.record_like(k, d, pid, liked, {"changed": True, "queued": True}, how="committed, cut off")
+            flipped = mark[0] == liked  # a pull changed the state after the mark; the request changed it back
+            self.counts["flipped"] += flipped
+            self.record_like(k, d, pid, liked, {"changed": True, "queued": True},
+                             how="committed, cut off" + (", after a pull had changed it" if flipped else ""))
         else:
             self.say(f"{d.name} {'like' if liked else 'unlike'} {self.label[pid]} cut off, not committed (or no change)")
 
@@ -827,6 +848,28 @@ class History:
         self.problem("settle", f"not settled {SETTLE_SECONDS:.0f}s after both networks came back: " + "; ".join(evidence))
         return False
 
+    def like_evidence(self, pid):
+        """The rows behind a like that ended wrong: the server's (its timestamps say which write was
+        last), each device's, and what each device still means to read again."""
+        parts = []
+        try:
+            rows = self.devstack.service_get(f"likes?select=liked_at,updated_at,deleted_at&user_id=eq.{self.uid}"
+                                             f"&photo_id=eq.{urllib.parse.quote(pid)}")
+            parts.append(f"server row {rows}")
+        except Failure as error:
+            parts.append(f"server row unreadable: {error}")
+        for d in self.devices:
+            try:
+                local = d.sql("SELECT liked_at, updated_at, deleted_at FROM likes WHERE account_id = ? AND photo_id = ?",
+                              (self.uid, pid))
+                cursor = d.sql("SELECT updated_at, last_id FROM sync_cursors WHERE account_id = ? AND table_name = 'likes'",
+                               (self.uid,))
+                reread = d.sql("SELECT count(*) FROM pull_rereads WHERE account_id = ? AND entity_id = ?", (self.uid, pid))
+                parts.append(f"{d.name} row {local}, likes cursor {cursor}, to read again {reread[0][0]}")
+            except Exception as error:  # noqa: BLE001
+                parts.append(f"{d.name}: {error}")
+        return "; ".join(parts)
+
     def edits_downloaded(self):
         for d in self.devices:
             for e in d.edits().values():
@@ -858,7 +901,8 @@ class History:
                 self.problem("rule", f"{self.label[pid]} ends {'liked' if actual else 'not liked'} on the server "
                                      f"(A {'liked' if pid in local['A'] else 'not liked'}, B {'liked' if pid in local['B'] else 'not liked'}), "
                                      f"the rule wants {'liked' if True in ok else 'not liked'}; actions [{acts}]; "
-                                     f"a like op of it queued (pending or in flight) after steps: A {queued['A']}, B {queued['B']}")
+                                     f"a like op of it queued (pending or in flight) after steps: A {queued['A']}, B {queued['B']}; "
+                                     f"{self.like_evidence(pid)}")
         # username
         ok_names, concurrent = accepted_states(self.renames, self.observed, self.initial_name)
         if concurrent:
@@ -1004,7 +1048,8 @@ def run(devstack, base, figures, trials, rng, short=False):
                     f"{totals.get('crashes', 0)} mid-request crashes, {totals.get('syncs', 0)} syncs")
         figures.note(f"{n} histories in {time.monotonic() - started:.0f}s, {sum(per_history) / max(1, n):.1f}s per history "
                      f"(max {max(per_history):.1f}s); {totals.get('noops', 0)} likes/unlikes answered unchanged, "
-                     f"{totals.get('refused', 0)} refused as meant; proxies accepted "
+                     f"{totals.get('refused', 0)} refused as meant; {totals.get('flipped', 0)} likes cut off by a kill were committed "
+                     f"after a pull had changed the photo's state; proxies accepted "
                      f"{sum(d.proxy.accepted for d in devices)} connections and reset {sum(d.proxy.reset_connections for d in devices)} live ones; "
                      f"time by step kind: " + ", ".join(f"{k} {v:.0f}s" for k, v in sorted(kind_time.items(), key=lambda kv: -kv[1])))
     finally:
