@@ -110,7 +110,8 @@ public enum DaemonRunner {
         let pushEngine = account.backend.map { backend in
             PushEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
-                gate: gate, logger: logger, outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
+                gate: gate, logger: logger, alsoPush: { await account.profiles.push() },
+                outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
         }
         // Pull (issue 7): the server's likes, edits and the profile come down on sign-in, reconnect, sync.now and a schedule.
         let pullEngine = account.backend.map { backend in

@@ -142,7 +142,11 @@ public final class ProfileService: Sendable {
     }
 
     private func pushDue() async {
-        guard let backend, let user = await manager.currentUser, await manager.status.state == .signedIn else { return }
+        // Signed in, online or not, as the push engine has it: "offline" is the session's last word,
+        // and a request that fails is postponed. Waiting for "online" here parked the change for good
+        // when the account's last request had failed while the connectivity monitor, whose return to
+        // online is what says "online" again, never saw the backend go.
+        guard let backend, let user = await manager.currentUser, await manager.status.state != .signedOut else { return }
         while true {
             let claimed: (op: ProfileStore.QueuedOp?, nextDue: Date?)
             do {

@@ -43,6 +43,9 @@ public final class PushEngine: Service, Sendable {
     private let configuration: Configuration
     private let logger: Logger
     private let outboxChanged: @Sendable () -> Void
+    /// Pushes what this engine has no pusher for (the profile's username, sent by the account's
+    /// ProfileService), when a person or the network asks for everything to go now.
+    private let alsoPush: @Sendable () async -> Void
     private let wakeup = Wakeup()
     private let gate: SyncGate
     /// Moves after every round (a batch sent, retried or refused) and every backoff reset:
@@ -56,6 +59,7 @@ public final class PushEngine: Service, Sendable {
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend?, dataDirectory: String, network: NetworkGate,
         configuration: Configuration = .init(), gate: SyncGate = SyncGate(), logger: Logger,
+        alsoPush: @escaping @Sendable () async -> Void = {},
         outboxChanged: @escaping @Sendable () -> Void
     ) {
         self.gate = gate
@@ -71,6 +75,7 @@ public final class PushEngine: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.outboxChanged = outboxChanged
+        self.alsoPush = alsoPush
     }
 
     /// Something changed that may let work proceed: an op was queued, the network is back, a sign-in.
@@ -89,6 +94,11 @@ public final class PushEngine: Service, Sendable {
         }
         ring()
         progressed.signal()
+        // `sync.now` waits on `progressed`: it moves again when the other pushes have had their try.
+        Task { [alsoPush, progressed] in
+            await alsoPush()
+            progressed.signal()
+        }
     }
 
     /// The failure the last round met, while nothing has succeeded since.

@@ -273,6 +273,44 @@ struct AccountDaemonTests {
         }
     }
 
+    /// Connections reset under the username's push and the pull that follows while the health probe
+    /// still answers (dropped connections, not a lost network): the change must not stay parked behind
+    /// an account that says "offline" beside an online monitor, and `sync.now` sends profile changes as
+    /// well as likes and edits, backoff or not. (The chaos converge part's seeds 2017414909 and
+    /// 45707833: the rename waited forever and every `sync.now` timed out.)
+    @Test func usernamePushCutOffByResetsGoesOutOnTheNextSync() async throws {
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let signedUp = try await daemon.send(SignupRequest(email: uniqueEmail("reset"), password: "secret12", username: uniqueUsername()))
+            let userId = try #require(signedUp.account.userId)
+            // Every time until both have failed (libcurl itself tries again on other connections when
+            // a reused one dies unanswered, so a count of resets would not be enough).
+            try await devstack.faults(#"""
+                [{"path": "/rest/v1/profiles*", "method": "PATCH", "action": "reset"},
+                 {"path": "/rest/v1/likes*", "method": "GET", "action": "reset"}]
+                """#)
+            let renamed = uniqueUsername("reset")
+            _ = try await daemon.send(SetUsernameRequest(username: renamed))
+            try await daemon.wait(for: "the push and a pull to meet the resets") {
+                let log = daemon.process.stderr
+                return log.contains("username push postponed") && log.contains("pull failed")
+            }
+            // Its next try (after about a second) is told to wait a minute: only `sync.now` can send it sooner.
+            try await devstack.faults(#"[{"path": "/rest/v1/profiles*", "method": "PATCH", "status": 503, "retry_after": 60}]"#)
+            try await daemon.wait(for: "the retry to be put off for a minute") {
+                daemon.process.stderr.contains("splashd_retry_in_s=60")
+            }
+            try await devstack.clearFaults()
+
+            let synced = try await daemon.send(SyncNowRequest(wait: true, timeoutSeconds: 10))
+            #expect(synced.outcome == .drained, "\(synced)")
+            #expect(synced.pending + synced.inFlight == 0)
+            let rows = try await devstack.serviceRead("profiles?id=eq.\(userId)&select=username")
+            #expect(rows.first?["username"] as? String == renamed)
+            #expect(try await daemon.send(StatusRequest()).account.state == .signedIn)
+        }
+    }
+
     @Test func profileAndAccountChangesArriveAsEvents() async throws {
         let devstack = try Devstack.require()
         try await AccountDaemon.run(devstack: devstack) { daemon in
