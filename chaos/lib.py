@@ -365,6 +365,8 @@ class Daemon:
         self.ready_at = None
         threading.Thread(target=self.read_notifications, args=(self.notify, self.ready), daemon=True).start()
         env = {"PATH": "/usr/bin:/bin", "HOME": self.directory, "LANG": "C.UTF-8", "NOTIFY_SOCKET": notify_path}
+        if os.environ.get("CHAOS_LOG_LEVEL"):  # e.g. debug, to see a replayed failure's every retry
+            env["SPLASHD_LOG_LEVEL"] = os.environ["CHAOS_LOG_LEVEL"]
         env.update(self.env)
         flags = ["--state-dir", os.path.join(self.directory, "state"), "--data-dir", self.data_dir,
                  "--cache-dir", self.cache_dir, "--socket", self.socket_path,

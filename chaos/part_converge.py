@@ -62,7 +62,9 @@ restarted (in-memory backoff and connectivity start afresh; the old account's le
 parked under that account). Seeds: each history has its own seed (drawn from the run's `--seed`);
 every failure prints a BUG line with it and the step list. `CHAOS_CONVERGE_SEEDS=s1,s2` replays just
 those histories; `--histories N` (or `CHAOS_CONVERGE_HISTORIES`) sets the count (short 12, none
-started after 150 s; full 1000).
+started after 150 s; full 1000). `CHAOS_CONVERGE_JOBS` runs that many lanes side by side (short 1,
+full 3): each lane is its own pair of devices against the one devstack, taking the next seed when its
+history ends.
 """
 import datetime
 import errno
@@ -990,70 +992,116 @@ def run(devstack, base, figures, trials, rng, short=False):
     # Short mode starts no new history after this many seconds (a failing history can take 60 s+).
     explicit = replay or os.environ.get("CHAOS_CONVERGE_HISTORIES")
     budget = float(os.environ.get("CHAOS_CONVERGE_BUDGET") or (150 if short and not explicit else 0))
+    # Lanes: pairs of devices running histories side by side against the one devstack (every history
+    # has an account of its own). A history spends most of its time waiting on timeouts and slowed
+    # answers, so lanes multiply the rate; each lane's histories still run one after another.
+    lanes = max(1, int(os.environ.get("CHAOS_CONVERGE_JOBS") or (1 if short else 3)))
     seeds = replay or [rng.randrange(1 << 31) for _ in range(count)]
     token = uuid.uuid4().hex[:3]
     devstack.reset()
-    devices, pool = set_up(devstack, base, 0)
-    serial = 0
+    tally = Tally(len(seeds))
+    started = time.monotonic()
+    pool = None
+    lane_devices = []
     try:
-        log(f"pool {', '.join(f'p{i}={pid}' for i, pid in enumerate(pool))}; {len(seeds)} histories")
-        failed = {name: 0 for name, _ in CHECKS}
-        totals, kind_time = {}, {}
-        settle_times, per_history, failures = [], [], 0
-        started = time.monotonic()
-        for i, seed in enumerate(seeds):
-            if budget and time.monotonic() - started > budget:
-                figures.note(f"time budget of {budget:.0f}s used up: {i} of {len(seeds)} histories run")
-                seeds = seeds[:i]
-                break
-            t0 = time.monotonic()
-            h = History(seed, devices, devstack, pool, token)
-            try:
-                h.run()
-            except Exception as error:  # noqa: BLE001 - a history that breaks the harness is a failure with its seed
-                h.problem("steps", f"the history broke off: {type(error).__name__}: {error}"[:600])
-            per_history.append(time.monotonic() - t0)
+        for lane in range(lanes):
+            devices, pool = set_up(devstack, base, lane * 1000, pool)
+            lane_devices.append(devices)
+        log(f"pool {', '.join(f'p{i}={pid}' for i, pid in enumerate(pool))}; {len(seeds)} histories in {lanes} lane(s)")
+        queue = list(enumerate(seeds))
+        queue_lock = threading.Lock()
+
+        def next_seed():
+            with queue_lock:
+                if not queue or (budget and time.monotonic() - started > budget):
+                    return None
+                return queue.pop(0)
+
+        def lane_main(lane):
+            serial = lane * 1000
+            while (item := next_seed()) is not None:
+                _, seed = item
+                h = History(seed, lane_devices[lane], devstack, pool, token)
+                t0 = time.monotonic()
+                try:
+                    h.run()
+                except Exception as error:  # noqa: BLE001 - a history that breaks the harness is a failure with its seed
+                    h.problem("steps", f"the history broke off: {type(error).__name__}: {error}"[:600])
+                tally.add(h, time.monotonic() - t0, figures, started)
+                if h.problems:
+                    # A failed history may leave ops parked under its account, a backoff, a stuck
+                    # daemon: the lane's next history gets two new devices, so failures do not cascade.
+                    tear_down(lane_devices[lane])
+                    serial += 1
+                    lane_devices[lane], _ = set_up(devstack, base, serial, pool)
+
+        threads = [threading.Thread(target=lane_main, args=(lane,), daemon=True) for lane in range(lanes)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if tally.n < len(seeds):
+            figures.note(f"time budget of {budget:.0f}s used up: {tally.n} of {len(seeds)} histories run")
+        tally.report(figures, started, [d for devices in lane_devices for d in devices], lanes)
+    finally:
+        for devices in lane_devices:
+            tear_down(devices)
+
+
+class Tally:
+    """What the histories found, added up across lanes."""
+
+    def __init__(self, planned):
+        self.lock = threading.Lock()
+        self.planned = planned
+        self.n = 0
+        self.failures = 0
+        self.failed = {name: 0 for name, _ in CHECKS}
+        self.totals, self.kind_time = {}, {}
+        self.settle_times, self.per_history = [], []
+
+    def add(self, h, seconds, figures, started):
+        with self.lock:
+            self.n += 1
+            self.per_history.append(seconds)
             for key, value in h.counts.items():
-                totals[key] = totals.get(key, 0) + value
+                self.totals[key] = self.totals.get(key, 0) + value
             for key, value in h.kind_time.items():
-                kind_time[key] = kind_time.get(key, 0.0) + value
-            kind_time["settle and checks"] = kind_time.get("settle and checks", 0.0) + h.end_seconds
+                self.kind_time[key] = self.kind_time.get(key, 0.0) + value
+            self.kind_time["settle and checks"] = self.kind_time.get("settle and checks", 0.0) + h.end_seconds
             if h.settle_seconds is not None:
-                settle_times.append(h.settle_seconds)
+                self.settle_times.append(h.settle_seconds)
             if h.problems:
-                failures += 1
+                self.failures += 1
                 for name in h.problems:
-                    failed[name] = failed.get(name, 0) + 1
+                    self.failed[name] = self.failed.get(name, 0) + 1
                 text = " | ".join(f"{name}: " + " / ".join(texts[:3]) for name, texts in h.problems.items())
-                figures.bug(f"converge history seed={seed} (replay: CHAOS_CONVERGE_SEEDS={seed} chaos/run --parts converge): "
+                figures.bug(f"converge history seed={h.seed} (replay: CHAOS_CONVERGE_SEEDS={h.seed} chaos/run --parts converge): "
                             f"{text} || photos {', '.join(f'{v}={k}' for k, v in h.label.items())} || steps: {' · '.join(h.steps)}")
-                # A failed history may leave ops parked under its account, a backoff, a stuck daemon:
-                # the next history gets two new devices, so that failures do not cascade.
-                tear_down(devices)
-                serial += 1
-                devices, _ = set_up(devstack, base, serial, pool)
-            if (i + 1) % 10 == 0 or i + 1 == len(seeds):
-                log(f"{i + 1}/{len(seeds)} histories, {failures} failed, {time.monotonic() - started:.0f}s "
-                    f"({(time.monotonic() - started) / (i + 1):.1f}s per history)")
-        n = len(seeds)
+            if self.n % 10 == 0 or self.n == self.planned:
+                elapsed = time.monotonic() - started
+                log(f"{self.n}/{self.planned} histories, {self.failures} failed, {elapsed:.0f}s ({elapsed / self.n:.1f}s per history)")
+
+    def report(self, figures, started, devices, lanes):
+        n, totals = self.n, self.totals
         for name, title in CHECKS:
             detail = ""
-            if name == "settle" and settle_times:
-                detail = f"max {max(settle_times):.1f}s to settle, median {sorted(settle_times)[len(settle_times) // 2]:.1f}s"
+            if name == "settle" and self.settle_times:
+                detail = (f"max {max(self.settle_times):.1f}s to settle, "
+                          f"median {sorted(self.settle_times)[len(self.settle_times) // 2]:.1f}s")
             if name == "rule":
                 detail = f"{totals.get('actions', 0)} acknowledged actions, {totals.get('concurrent', 0)} photos/usernames with concurrent last writes"
-            figures.add(title, n, failed.get(name, 0), detail)
-        figures.add("histories that held every check", n, failures,
+            figures.add(title, n, self.failed.get(name, 0), detail)
+        figures.add("histories that held every check", n, self.failures,
                     f"{totals.get('steps', 0)} steps, {totals.get('kills', 0)} kills, {totals.get('cuts', 0)} cuts, "
                     f"{totals.get('crashes', 0)} mid-request crashes, {totals.get('syncs', 0)} syncs")
-        figures.note(f"{n} histories in {time.monotonic() - started:.0f}s, {sum(per_history) / max(1, n):.1f}s per history "
-                     f"(max {max(per_history):.1f}s); {totals.get('noops', 0)} likes/unlikes answered unchanged, "
+        figures.note(f"{n} histories in {time.monotonic() - started:.0f}s on {lanes} lane(s), "
+                     f"{sum(self.per_history) / max(1, n):.1f}s per history (max {max(self.per_history, default=0):.1f}s); "
+                     f"{totals.get('noops', 0)} likes/unlikes answered unchanged, "
                      f"{totals.get('refused', 0)} refused as meant; {totals.get('flipped', 0)} likes cut off by a kill were committed "
                      f"after a pull had changed the photo's state; proxies accepted "
                      f"{sum(d.proxy.accepted for d in devices)} connections and reset {sum(d.proxy.reset_connections for d in devices)} live ones; "
-                     f"time by step kind: " + ", ".join(f"{k} {v:.0f}s" for k, v in sorted(kind_time.items(), key=lambda kv: -kv[1])))
-    finally:
-        tear_down(devices)
+                     f"time by step kind: " + ", ".join(f"{k} {v:.0f}s" for k, v in sorted(self.kind_time.items(), key=lambda kv: -kv[1])))
 
 
 def set_up(devstack, base, serial, pool=None):
