@@ -103,6 +103,8 @@ public enum DaemonRunner {
             isOnline: { connectivity.map { ![.offline, .degraded].contains($0.current.state) } ?? true },
             reportFailure: { connectivity?.reportNetworkFailure($0) },
             probeNow: { connectivity?.probeNow() })
+        // Only the monitor's verdict makes the account offline; the account's own failures ask it to probe.
+        if connectivity != nil { await account.manager.setOnNetworkFailure { network.reportFailure($0) } }
 
         // Sync (issue 6): likes and unlikes go out through the push engine, which wakes on new ops,
         // sign-ins and connectivity changes, and otherwise sleeps.

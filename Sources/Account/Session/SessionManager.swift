@@ -22,12 +22,16 @@ public actor SessionManager {
     private let logger: Logger
     private let publish: @Sendable (AccountStatus) -> Void
     private var onOnline: @Sendable () -> Void = {}
+    /// Where a request's network failure goes when a connectivity monitor judges reachability (nil:
+    /// this manager judges by itself, from its own requests).
+    private var onNetworkFailure: (@Sendable (String) -> Void)?
 
     private var session: Session?
     private var username: String?
     /// The server has accepted this session since the daemon started.
     private var confirmed = false
-    /// The last call to the server reached it.
+    /// The server can be reached: the connectivity monitor's verdict when there is one, else whether
+    /// the last call reached it.
     private var reachable = true
     /// Bumped on every sign-in and sign-out, so an answer that arrives for an older session is dropped.
     private var generation = 0
@@ -55,6 +59,14 @@ public actor SessionManager {
     /// refresh after being offline): the moment to push queued changes.
     public func setOnOnline(_ hook: @escaping @Sendable () -> Void) {
         onOnline = hook
+    }
+
+    /// Hands reachability to the connectivity monitor: a request that fails on the network asks it to
+    /// probe, and only its verdict (`backendReachabilityChanged`) makes the account offline. The two
+    /// states then cannot contradict each other: one connection reset while the backend answers its
+    /// probe left the account "offline" beside "online" until some later request happened to succeed.
+    public func setOnNetworkFailure(_ hook: @escaping @Sendable (String) -> Void) {
+        onNetworkFailure = hook
     }
 
     // MARK: - Reading
@@ -307,7 +319,7 @@ public actor SessionManager {
             lastFailure = error
             let delay = Backoff.delay(attempt: failures, retryAfter: error.serverError?.retryAfter)
             retryAt = Date().addingTimeInterval(delay)
-            if error.isNetwork { reachable = false }
+            if error.isNetwork { networkFailed(error) }
             let level: Logger.Level = failures == 1 ? .notice : .debug
             logger.log(level: level, "session refresh failed; keeping the session", metadata: [
                 "splashd_op": "session_refresh", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
@@ -342,7 +354,7 @@ public actor SessionManager {
                 logger.log(level: failures == 1 ? .notice : .debug, "cannot confirm the session with the server; working offline", metadata: [
                     "splashd_op": "session_confirm", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
                 ])
-                if error.isNetwork { reachable = false }
+                if error.isNetwork { networkFailed(error) }
                 publishStatus()
             } else {
                 // Expired token, revoked session, deleted user: the refresh decides (and applies the
@@ -429,10 +441,19 @@ public actor SessionManager {
     private func noteReachability(_ error: BackendError) {
         if error.isNetwork {
             guard reachable else { return }
-            reachable = false
+            networkFailed(error)
             publishStatus()
         } else if case .server = error {
             noteReachable()
+        }
+    }
+
+    /// A request did not reach the server: the monitor decides, when there is one.
+    private func networkFailed(_ error: BackendError) {
+        if let onNetworkFailure {
+            onNetworkFailure(error.description)
+        } else {
+            reachable = false
         }
     }
 

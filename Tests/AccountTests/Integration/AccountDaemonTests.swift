@@ -277,7 +277,8 @@ struct AccountDaemonTests {
     /// still answers (dropped connections, not a lost network): the change must not stay parked behind
     /// an account that says "offline" beside an online monitor, and `sync.now` sends profile changes as
     /// well as likes and edits, backoff or not. (The chaos converge part's seeds 2017414909 and
-    /// 45707833: the rename waited forever and every `sync.now` timed out.)
+    /// 45707833: the rename waited forever and every `sync.now` timed out; and `status` said "signed
+    /// in (offline)" beside "online" until a request happened to succeed.)
     @Test func usernamePushCutOffByResetsGoesOutOnTheNextSync() async throws {
         let devstack = try Devstack.require()
         try await AccountDaemon.run(devstack: devstack) { daemon in
@@ -294,6 +295,12 @@ struct AccountDaemonTests {
             try await daemon.wait(for: "the push and a pull to meet the resets") {
                 let log = daemon.process.stderr
                 return log.contains("username push postponed") && log.contains("pull failed")
+            }
+            // The failures asked the monitor to probe; the backend answers its probe, so it says online,
+            // and the account says the same while its own requests are still being reset.
+            try await daemon.wait(for: "the account to agree with the connectivity monitor") {
+                let status = try await daemon.send(StatusRequest())
+                return status.connectivity.state == .online && status.account.state == .signedIn
             }
             // Its next try (after about a second) is told to wait a minute: only `sync.now` can send it sooner.
             try await devstack.faults(#"[{"path": "/rest/v1/profiles*", "method": "PATCH", "status": 503, "retry_after": 60}]"#)
