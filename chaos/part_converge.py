@@ -25,6 +25,8 @@ its rendering on both devices, within 60 s. Then, against the server (read with 
   whose create or delete was cut off by a kill may go either way), each device's file byte-equal to
   the Storage object, and no Storage object left for a removed edit;
 - neither outbox holds a pending, in-flight or rejected op of the account;
+- once settled, neither device says its account is "signed in (offline)" while its connectivity says
+  "online";
 - `PRAGMA integrity_check` is ok on both stores (also after every kill);
 - every `sync.now` with wait answered within its `timeout_seconds` (+2 s);
 - every step answered as a person would expect (READY=1 after each restart; a refusal only where it
@@ -830,6 +832,7 @@ class History:
             clean_rounds = clean_rounds + 1 if round_clean else 0
             if clean_rounds >= 2 and self.edits_downloaded():
                 self.settle_seconds = time.monotonic() - t0
+                self.check_agreement()
                 return True
             time.sleep(0.1 if round_clean else 0.5)
         evidence = []
@@ -849,6 +852,15 @@ class History:
                 evidence.append(f"{d.name}: {error}")
         self.problem("settle", f"not settled {SETTLE_SECONDS:.0f}s after both networks came back: " + "; ".join(evidence))
         return False
+
+    def check_agreement(self):
+        """Settled, each device's status must not say "signed in (offline)" beside "online"."""
+        for d in self.devices:
+            status = d.call("daemon.status")
+            account, connectivity = status.get("account") or {}, status.get("connectivity") or {}
+            if connectivity.get("state") == "online" and account.get("state") != "signed_in":
+                self.problem("agree", f"{d.name}: account {account.get('state')} beside connectivity online "
+                                      f"({connectivity.get('reason')}) after settling")
 
     def like_evidence(self, pid):
         """The rows behind a like that ended wrong: the server's (its timestamps say which write was
@@ -981,6 +993,7 @@ CHECKS = [
     ("outbox", "nothing pending, in flight or rejected in either outbox"),
     ("integrity", "PRAGMA integrity_check ok on both stores (after every kill and at the end)"),
     ("sync", "every sync.now with wait answered within timeout_seconds + 2 s"),
+    ("agree", "account and connectivity agree once settled (never signed in, offline beside online)"),
     ("crash", "splashd never dies by itself and sends READY=1 after every restart"),
     ("steps", "every step answered as expected (refusals only where meant)"),
 ]
