@@ -233,6 +233,53 @@ import TestSupport
         await small.stop()
     }
 
+    /// A kill between a move's rename and its row, with the like changed meanwhile (the chaos crash
+    /// part's random kills, trial 62: liked, the row in the library, the file in the cache, and nothing
+    /// ever fetched or moved it again). Both crossings are built by hand here, as the kill leaves them:
+    /// at the start the rows follow their files, then the likes decide where each belongs.
+    @Test func aMoveCutShortByAKillWhileTheLikeChangedIsFinishedAtTheStart() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        var daemon = try await ImagesDaemon.start(devstack: devstack)
+        let directory = daemon.directory
+        let photos = try await daemon.seedCatalogue(count: 2)
+        for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        _ = try await daemon.waitForLibrary(files: 2)
+        _ = try await daemon.client.send(PhotosUnlikeRequest(id: photos[1].id))
+        _ = try await daemon.waitForUsage { $0.cacheFiles == 1 }
+        await daemon.stop()
+        let library = { (photo: ImagesDaemon.Photo) in directory + "/data/library/unsplash/\(photo.remoteId).regular.jpg" }
+        let cache = { (photo: ImagesDaemon.Photo) in directory + "/cache/images/unsplash/\(photo.remoteId).regular.jpg" }
+        // Liked, its row in the library, its file already renamed into the cache (an unlike's move cut
+        // short, re-liked before the kill); unliked, its row in the cache, its file back in the library.
+        try FileManager.default.createDirectory(atPath: directory + "/cache/images/unsplash", withIntermediateDirectories: true)
+        #expect(rename(library(photos[0]), cache(photos[0])) == 0)
+        #expect(rename(cache(photos[1]), library(photos[1])) == 0)
+        let before = try await devstack.counters()
+
+        daemon = try await ImagesDaemon.start(devstack: devstack, directory: directory, email: daemon.email)
+        // The rows already count one library and one cache file: wait on the files themselves.
+        let deadline = ContinuousClock.now + .seconds(20)
+        func settled() async throws -> Bool {
+            let shown = try await (daemon.client.send(PhotosShowRequest(id: photos[0].id)), daemon.client.send(PhotosShowRequest(id: photos[1].id)))
+            return shown.0.files.first.map { $0.present && $0.location == .library } == true
+                && shown.1.files.first.map { $0.present && $0.location == .cache } == true
+        }
+        while try await !settled(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let usage = try await daemon.client.send(CacheStatusRequest())
+        #expect(usage.libraryFiles == 1 && usage.cacheFiles == 1)
+        let liked = try #require(try await daemon.client.send(PhotosShowRequest(id: photos[0].id)).files.first)
+        #expect(liked.location == .library && liked.present && liked.path == library(photos[0]))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: library(photos[0])))) == (try await devstack.cdnBytes(photos[0].url)))
+        let unliked = try #require(try await daemon.client.send(PhotosShowRequest(id: photos[1].id)).files.first)
+        #expect(unliked.location == .cache && unliked.present && unliked.path == cache(photos[1]))
+        #expect(!FileManager.default.fileExists(atPath: library(photos[1])))
+        let after = try await devstack.counters()
+        let fetches = { (counters: [String: Any]) in (counters["requests"] as? [String: Int])?["GET /cdn/unsplash/{name}"] ?? 0 }
+        #expect(fetches(after) - fetches(before) == 1, "only this test's own comparison: nothing was fetched again")
+        await daemon.stop()
+    }
+
     /// `images.changed` events until `done` says enough (or 20 s pass).
     static func imageEvents(_ client: SplashClient, until done: @escaping @Sendable ([ImagesProgress]) -> Bool) async throws -> [ImagesProgress] {
         try await withThrowingTaskGroup(of: [ImagesProgress]?.self) { group in

@@ -88,6 +88,12 @@ public enum PhotoFileStore {
             .map(File.init(row:))
     }
 
+    /// Every row the library ↔ cache moves handle: downloads, not edits' renderings nor imported files.
+    public static func movable(_ db: Database) throws -> [File] {
+        try Row.fetchAll(db, sql: "SELECT * FROM photo_files WHERE variant NOT LIKE 'edit:%' AND path NOT LIKE '/%'")
+            .map(File.init(row:))
+    }
+
     /// Library files (not edits) of photos nobody here likes any more and that have no live edit: they
     /// belong in the cache now.
     public static func unpinned(_ db: Database, limit: Int = 500) throws -> [File] {

@@ -43,6 +43,33 @@ struct ImageMover: Sendable {
         return result
     }
 
+    /// Rows whose file is not where they say but at the other side's place: a run died between a
+    /// move's rename and its row. Each row is pointed at its file, and `reconcile` then moves it where
+    /// the likes want it. Without this, a move cut short while the like changed back (an unlike's file
+    /// renamed into the cache, the photo re-liked, the kill) left a liked photo whose row promised a
+    /// library file that was in the cache: never fetched, never moved. Once at the start, before any
+    /// move or transfer of this run.
+    func pointRowsAtTheirFiles() -> Int {
+        var repointed = 0
+        do {
+            for file in try store.read({ db in try PhotoFileStore.movable(db) }) {
+                let (base, otherBase) = file.inLibrary ? (dataDirectory, cacheDirectory) : (cacheDirectory, dataDirectory)
+                let other = file.inLibrary ? Self.cachePath(forLibrary: file.path) : Self.libraryPath(forCache: file.path)
+                guard access(base + "/" + file.path, F_OK) != 0, access(otherBase + "/" + other, F_OK) == 0 else { continue }
+                try store.write { db in try PhotoFileStore.moved(db, file, to: other, inLibrary: !file.inLibrary, now: Date()) }
+                repointed += 1
+            }
+        } catch {
+            logger.error("cannot read the library's files: \(error)", metadata: ["splashd_op": "images"])
+        }
+        if repointed > 0 {
+            logger.notice("\(repointed) photo files were found where a move cut short left them; their rows follow them", metadata: [
+                "splashd_op": "images", "splashd_count": "\(repointed)",
+            ])
+        }
+        return repointed
+    }
+
     private func move(_ file: PhotoFileStore.File, toLibrary: Bool) -> Bool {
         let (fromBase, toBase) = toLibrary ? (cacheDirectory, dataDirectory) : (dataDirectory, cacheDirectory)
         let target = toLibrary ? Self.libraryPath(forCache: file.path) : Self.cachePath(forLibrary: file.path)

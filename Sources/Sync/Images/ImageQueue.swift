@@ -165,7 +165,9 @@ public final class ImageQueue: Service, Sendable {
                 var deadline: ContinuousClock.Instant?
                 if let account = await accountId() {
                     if !swept {
-                        // Before this process starts any transfer: nothing of its own can be in flight.
+                        // Before this process starts any transfer or move: nothing of its own can be in
+                        // flight. Rows first, so that the sweep knows every file a row points at.
+                        _ = mover.pointRowsAtTheirFiles()
                         sweepStale(accountId: account)
                         swept = true
                     }
