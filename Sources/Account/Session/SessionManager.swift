@@ -28,7 +28,9 @@ public actor SessionManager {
 
     private var session: Session?
     private var username: String?
-    /// The server has accepted this session since the daemon started.
+    /// `GET /user` has accepted this session since the daemon started (or it was signed in or
+    /// refreshed here). Until then the refresh service asks, so that a session ended elsewhere while
+    /// splashd was stopped is learnt at once; it does not decide online or offline.
     private var confirmed = false
     /// The server can be reached: the connectivity monitor's verdict when there is one, else whether
     /// the last call reached it.
@@ -74,7 +76,7 @@ public actor SessionManager {
     public var status: AccountStatus {
         guard let session else { return AccountStatus(state: .signedOut) }
         return AccountStatus(
-            state: confirmed && reachable ? .signedIn : .signedInOffline, userId: session.user.id,
+            state: reachable ? .signedIn : .signedInOffline, userId: session.user.id,
             email: session.user.email, username: username)
     }
 
@@ -93,7 +95,8 @@ public actor SessionManager {
     // MARK: - Start
 
     /// Restores the session from disk without any network call (the daemon may start offline). A
-    /// restored session is `signed_in_offline` until the server confirms it.
+    /// restored session is `signed_in_offline` until the backend is known to answer: its probe, the
+    /// confirmation, or any request of the account's.
     public func restore() {
         switch file.load() {
         case .none:
@@ -292,7 +295,7 @@ public actor SessionManager {
             // Disk first: a crash after this line still has a token the server accepts.
             persist(fresh)
             session = fresh
-            let wasOnline = confirmed && reachable
+            let wasOnline = reachable
             confirmed = true
             reachable = true
             failures = 0
@@ -333,9 +336,11 @@ public actor SessionManager {
     private func confirm() async {
         guard let auth, let current = session, !confirmed else { return }
         let startedGeneration = generation
+        logger.debug("confirming the restored session with the server", metadata: ["splashd_op": "session_confirm"])
         do {
             let user = try await auth.user(accessToken: current.accessToken)
             guard startedGeneration == generation else { return }
+            let wasReachable = reachable
             confirmed = true
             reachable = true
             failures = 0
@@ -344,7 +349,7 @@ public actor SessionManager {
             try? accounts.recordSignIn(user, username: nil)
             logger.info("session confirmed by the server", metadata: ["splashd_op": "session_confirm"])
             publishStatus()
-            onOnline()
+            if !wasReachable { onOnline() }
         } catch {
             guard startedGeneration == generation else { return }
             if error.isTransient {
@@ -402,18 +407,16 @@ public actor SessionManager {
 
     /// The connectivity monitor's verdict on the backend. Account and connectivity states must not
     /// contradict each other: a backend that answers its health probe ends "signed in, offline" at
-    /// once (a session not yet confirmed since the start is confirmed now, not after its backoff),
-    /// and a backend that stopped answering makes the session offline.
+    /// once, even while a restored session's confirmation is still on its way over a slow network
+    /// (that confirmation is sent now, not after its backoff; a session the server ended still signs
+    /// out when its answer comes), and a backend that stopped answering makes the session offline.
     public func backendReachabilityChanged(_ answers: Bool) {
         guard session != nil else { return }
         if answers {
             retryAt = nil
             failures = 0
-            if confirmed {
-                noteReachable()
-            } else {
-                wake()  // the refresh service confirms the restored session now
-            }
+            if !confirmed { wake() }
+            noteReachable()
         } else if reachable {
             reachable = false
             publishStatus()

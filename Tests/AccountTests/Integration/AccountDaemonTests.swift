@@ -209,6 +209,34 @@ struct AccountDaemonTests {
         }
     }
 
+    @Test func aRestoredSessionIsOnlineWhenTheBackendAnswersThoughItsConfirmationIsSlow() async throws {
+        let devstack = try Devstack.require()
+        let first = try await AccountDaemon.start(devstack: devstack)
+        _ = try await first.send(SignupRequest(email: uniqueEmail("slow"), password: "secret12", username: uniqueUsername()))
+        await first.stop()
+
+        // The confirmation (`GET /auth/v1/user`) is answered 20 s late, as over a slow network; the
+        // health probe and the account's other requests are answered at once.
+        try await devstack.faults(#"[{"path": "/auth/v1/user", "method": "GET", "delay_ms": 20000}]"#)
+        do {
+            try await AccountDaemon.run(devstack: devstack, directory: first.directory, notify: false) { second in
+                try await second.wait(for: "the confirmation to be on its way") {
+                    second.process.stderr.contains("confirming the restored session")
+                }
+                try await second.wait(for: "the account to agree with the connectivity monitor") {
+                    let status = try await second.send(StatusRequest())
+                    return status.connectivity.state == .online && status.account.state == .signedIn
+                }
+                #expect(!second.process.stderr.contains("session confirmed by the server"), "the confirmation was meant to be still on its way")
+            }
+        } catch {
+            try await devstack.clearFaults()
+            throw error
+        }
+        try await devstack.clearFaults()
+        try? FileManager.default.removeItem(atPath: first.directory)
+    }
+
     @Test func corruptSessionFileIsMovedAsideWithAClearStatus() async throws {
         let devstack = try Devstack.require()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-acct-\(UUID().uuidString.prefix(8))").path
