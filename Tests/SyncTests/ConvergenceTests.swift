@@ -55,6 +55,50 @@ import TestSupport
         await again.stop()
     }
 
+    /// Issue 23 (chaos converge, seed 1409091295): A's upload landed but its answer was lost; B then
+    /// removed the edit. A's upload, sent again, must not bring it back: the removal is final, and the
+    /// object A uploaded again is deleted.
+    @Test func anUploadSentAgainDoesNotBringBackAnEditRemovedElsewhere() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let a = try await SyncDaemon.start(devstack: devstack)
+        let photo = try #require(try await a.seedCatalogue(count: 1).first)
+        // The row lands, its answer is lost, and every try after that is refused for now: A's upload
+        // stays queued, its delivery uncertain, until A is stopped.
+        try await devstack.faults(#"""
+            [{"path": "/rest/v1/edits", "method": "POST", "action": "lose_answer", "times": 1},
+             {"path": "/rest/v1/edits", "method": "POST", "status": 503}]
+            """#)
+        let edit = try await a.client.send(EditsCreateRequest(id: photo.id, filters: [FilterStep(filter: "sepia", params: [0.8])]))
+        #expect(try await until { try await ops(a).contains { $0.entityId == edit.editId && $0.state == "pending" && $0.attempts >= 1 } })
+        let userId = try await a.userId()
+        await a.stop()
+        try await devstack.clearFaults()
+        let landed = try await devstack.serviceRead("edits?select=deleted_at&id=eq.\(edit.editId)")
+        #expect(landed.count == 1 && landed.first?["deleted_at"] is NSNull, "the first try landed: \(landed)")
+
+        // B pulls the edit and removes it.
+        let b = try await SyncDaemon.start(devstack: devstack, email: a.email)
+        _ = try await b.client.send(LoginRequest(email: a.email, password: EditTests.password))
+        _ = try await b.syncUntilDrained()
+        #expect(try await b.client.send(EditsListRequest()).edits.map(\.editId) == [edit.editId])
+        _ = try await b.client.send(EditsDeleteRequest(editId: edit.editId))
+        #expect(try await b.syncUntilDrained().drained)
+
+        // A comes back and sends its upload again.
+        let again = try await SyncDaemon.start(devstack: devstack, directory: a.directory, email: a.email)
+        #expect(try await again.syncUntilDrained().drained)
+        let rows = try await devstack.serviceRead("edits?select=deleted_at&id=eq.\(edit.editId)")
+        #expect(rows.count == 1 && !(rows.first?["deleted_at"] is NSNull), "the removal stands: \(rows)")
+        let token = try await devstack.userToken(email: a.email, password: EditTests.password)
+        #expect(try await devstack.storageGet("\(userId)/\(edit.editId).jpg", token: token).status != 200, "no object left behind")
+        #expect(try await until { try await again.client.send(EditsListRequest()).edits.isEmpty }, "A lets go of it too")
+        _ = try await b.syncUntilDrained()
+        #expect(try await b.client.send(EditsListRequest()).edits.isEmpty)
+        await again.stop()
+        await b.stop()
+    }
+
     /// Issue 23, case 1: the like reached the server but its answer was lost. The unlike that follows
     /// must not cancel it locally; it must reach the server and win.
     @Test func anUnlikeAfterALikeWhoseAnswerWasLostReachesTheServer() async throws {

@@ -47,3 +47,19 @@ def test_policies_are_to_authenticated_only(sql):
               " where n.nspname = 'public' and p.prosecdef")
     assert {f["proname"] for f in fns} == {"handle_new_user", "handle_user_updated", "user_count"}
     assert all(f["proconfig"] == ["search_path=\"\""] for f in fns), fns
+
+
+def test_a_removed_edit_stays_removed(make_user):
+    u = make_user()
+    eid = str(uuid.uuid4())
+    row = {"id": eid, "photo_id": "unsplash:t", "pipeline": [], "deleted_at": None}
+    upsert = {"Prefer": "resolution=merge-duplicates,return=representation"}
+    assert u.api.post("/rest/v1/edits?on_conflict=id", json=[row], headers=upsert).status_code in (200, 201)
+    removed = u.api.post("/rest/v1/edits?on_conflict=id", json=[dict(row, deleted_at="2026-01-01T00:00:00Z")],
+                         headers=upsert)
+    assert removed.json()[0]["deleted_at"] is not None
+    before = removed.json()[0]["updated_at"]
+    # The upload sent again after the removal: the tombstone stays, and updated_at moves so pulls read it.
+    again = u.api.post("/rest/v1/edits?on_conflict=id", json=[row], headers=upsert)
+    assert again.status_code in (200, 201)
+    assert again.json()[0]["deleted_at"] is not None and again.json()[0]["updated_at"] > before

@@ -12,6 +12,11 @@ import Support
 /// (x-upsert, so a resend overwrites), then the photo's metadata and the edit row (upserts keyed by
 /// id). A removal: the row's tombstone first — so other devices stop showing it even if what follows
 /// fails — then the Storage object (already gone is fine).
+///
+/// A removal is final. An upload sent again after a kill or a cut (its first try may have landed) can
+/// arrive after another device removed the edit: the server keeps the tombstone (a trigger, see
+/// supabase/migrations), answers with it, and the object uploaded again is deleted here. The next pull
+/// removes the edit on this device too.
 struct EditsPusher: OutboxPusher {
     static let bucket = "edits"
     let backend: SupabaseBackend
@@ -82,7 +87,11 @@ struct EditsPusher: OutboxPusher {
                 if let photo = payload.photo {
                     try await LikesPusher(backend: backend, batchSize: 1).upsertPhotos([(payload.photoId, photo)], token: token)
                 }
-                try await upsert(row, token: token)
+                let kept = try await upsert(row, token: token)
+                if kept.deletedAt != nil {
+                    try await deleteObject(name, token: token)
+                    continue
+                }
                 do {
                     try store.write { db in
                         try db.execute(sql: "UPDATE edits SET storage_path = ? WHERE id = ?", arguments: [name, payload.editId])
@@ -91,13 +100,8 @@ struct EditsPusher: OutboxPusher {
                     // Only bookkeeping: the next pull writes the same value.
                 }
             } else {
-                try await upsert(row, token: token)
-                do {
-                    _ = try await backend.send("DELETE", "/storage/v1/object/\(Self.bucket)/\(name)", bearer: token)
-                } catch {
-                    // Storage answers 400 or 404 "not_found" for an object already gone: the goal is met.
-                    guard let status = error.serverError?.status, status == 404 || status == 400 else { throw error }
-                }
+                _ = try await upsert(row, token: token)
+                try await deleteObject(name, token: token)
             }
         }
     }
@@ -115,7 +119,13 @@ struct EditsPusher: OutboxPusher {
             headers: [("Content-Type", "image/jpeg"), ("x-upsert", "true")], timeout: .seconds(120))
     }
 
-    private func upsert(_ row: EditRow, token: String) async throws(BackendError) {
+    /// The row as the server keeps it after the upsert: a removed edit keeps its tombstone.
+    struct KeptRow: Decodable {
+        var deletedAt: String?
+        enum CodingKeys: String, CodingKey { case deletedAt = "deleted_at" }
+    }
+
+    private func upsert(_ row: EditRow, token: String) async throws(BackendError) -> KeptRow {
         let encoder = JSONEncoder()
         let body: [UInt8]
         do {
@@ -123,8 +133,20 @@ struct EditsPusher: OutboxPusher {
         } catch {
             throw .local("cannot encode the edit: \(error)")
         }
-        _ = try await backend.send(
-            "POST", "/rest/v1/edits", query: [("on_conflict", "id")], body: body, bearer: token,
-            headers: [("Prefer", "resolution=merge-duplicates,return=minimal")])
+        let answer = try await backend.send(
+            "POST", "/rest/v1/edits", query: [("on_conflict", "id"), ("select", "deleted_at")], body: body, bearer: token,
+            headers: [("Prefer", "resolution=merge-duplicates,return=representation")])
+        let rows = try SupabaseBackend.decode([KeptRow].self, from: answer)
+        guard let kept = rows.first else { throw .local("the server kept no row for edit \(row.id)") }
+        return kept
+    }
+
+    private func deleteObject(_ name: String, token: String) async throws(BackendError) {
+        do {
+            _ = try await backend.send("DELETE", "/storage/v1/object/\(Self.bucket)/\(name)", bearer: token)
+        } catch {
+            // Storage answers 400 or 404 "not_found" for an object already gone: the goal is met.
+            guard let status = error.serverError?.status, status == 404 || status == 400 else { throw error }
+        }
     }
 }
