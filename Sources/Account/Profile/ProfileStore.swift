@@ -80,8 +80,17 @@ struct ProfileStore: Sendable {
 
     /// The next profile op of `userId` that is due, marked in flight; or nil, with when the next one
     /// will be due (if any is waiting).
+    /// An earlier op that a later rename replaces is dropped first: a rename that was on its way when
+    /// the next one was made comes back postponed (or pending again after a crash), and sent after the
+    /// later one it would undo it on the server.
     func claimNext(userId: String, now: Date = Date()) throws -> (op: QueuedOp?, nextDue: Date?) {
         try store.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'rejected')
+                      AND seq < (SELECT max(seq) FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'in_flight'))
+                    """,
+                arguments: [userId, Self.entity, userId, Self.entity])
             let row = try Row.fetchOne(
                 db,
                 sql: """

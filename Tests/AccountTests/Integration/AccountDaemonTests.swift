@@ -346,6 +346,33 @@ struct AccountDaemonTests {
         }
     }
 
+    @Test func aRenamePostponedWhileALaterOneWaitedNeverOverwritesIt() async throws {
+        // Chaos converge seed 91877383: the first rename was on its way when the second was made; it
+        // came back postponed, and went out after the second, which the server then lost.
+        let devstack = try Devstack.require()
+        try await AccountDaemon.run(devstack: devstack) { daemon in
+            let signedUp = try await daemon.send(SignupRequest(email: uniqueEmail("order"), password: "secret12", username: uniqueUsername()))
+            let userId = try #require(signedUp.account.userId)
+            try await devstack.faults(#"[{"path": "/rest/v1/profiles*", "method": "PATCH", "delay_ms": 1500, "status": 503, "retry_after": 2, "times": 1}]"#)
+            let first = uniqueUsername("first"), second = uniqueUsername("second")
+            _ = try await daemon.send(SetUsernameRequest(username: first))
+            try await daemon.wait(for: "the first rename to be on its way") {
+                try await daemon.send(QueueListRequest()).ops.contains { $0.entity == "profile" && $0.state == "in_flight" }
+            }
+            _ = try await daemon.send(SetUsernameRequest(username: second))
+            try await daemon.wait(for: "the first rename to be postponed") { daemon.process.stderr.contains("username push postponed") }
+            try await devstack.clearFaults()
+            try await daemon.wait(for: "nothing left to send") {
+                try await daemon.send(QueueListRequest()).ops.isEmpty
+            }
+            // Past the first one's Retry-After: nothing more goes out.
+            try await Task.sleep(for: .seconds(3))
+            let rows = try await devstack.serviceRead("profiles?id=eq.\(userId)&select=username")
+            #expect(rows.first?["username"] as? String == second, "\(rows)")
+            #expect(try await daemon.send(WhoamiRequest()).account.username == second)
+        }
+    }
+
     @Test func profileAndAccountChangesArriveAsEvents() async throws {
         let devstack = try Devstack.require()
         try await AccountDaemon.run(devstack: devstack) { daemon in
