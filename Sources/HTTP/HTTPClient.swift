@@ -114,8 +114,12 @@ public final class HTTPClient: Sendable {
         easy.set(CURLOPT_NOSIGNAL, 1)
         easy.set(CURLOPT_USERAGENT, "splashd/\(config.version)")
         easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        // Let libcurl wait for an existing HTTP/2 connection rather than open a second one to the same host.
-        easy.set(CURLOPT_PIPEWAIT, 1)
+        // Over TLS, let libcurl wait for an existing HTTP/2 connection rather than open a second one to the
+        // same host. Not over cleartext, where 2TLS means HTTP/1.1 and nothing can be multiplexed: libcurl
+        // 7.88 still waits there for the first connection's answer to learn that, so every request queued
+        // behind a slow one, and after a network cut a request could wait for an answer that never came
+        // until its own timeout (an edit's upload two minutes; seen in the chaos converge part).
+        if request.url.lowercased().hasPrefix("https:") { easy.set(CURLOPT_PIPEWAIT, 1) }
         easy.set(CURLOPT_SSL_VERIFYPEER, 1)
         easy.set(CURLOPT_SSL_VERIFYHOST, 2)
         if let caFile = config.caFile { easy.set(CURLOPT_CAINFO, caFile) }

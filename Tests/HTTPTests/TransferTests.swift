@@ -106,6 +106,20 @@ import Testing
         }
     }
 
+    @Test func aCleartextRequestDoesNotWaitForAnotherOnesAnswer() async throws {
+        // libcurl's wait to multiplex (CURLOPT_PIPEWAIT) held every request to an http:// host until the
+        // first connection's answer came, though HTTP/1.1 can never multiplex: behind a request that hangs,
+        // the next one timed out without ever being sent.
+        try await withServer { server in
+            let client = try makeClient()
+            let hanging = Task { try await client.send(HTTPRequest(url: server.url("/hang"), timeout: .seconds(30))) }
+            defer { hanging.cancel() }
+            try await Task.sleep(for: .milliseconds(200))
+            let answer = try await client.send(HTTPRequest(url: server.url("/echo"), timeout: .seconds(5)))
+            #expect(answer.status == 200)
+        }
+    }
+
     @Test func requestDeadlineTimesOut() async throws {
         try await withServer { server in
             let client = try makeClient()
