@@ -101,8 +101,12 @@ import Testing
             await #expect(throws: HTTPError.timeout) {
                 try await client.send(HTTPRequest(url: server.url("/echo"), timeout: .milliseconds(500)))
             }
+            // Ended by its own timeout, not when the slot came free at the blocker's (30 s). The engine
+            // ends it about 2 s in (timeout, a second's grace, its once-a-second look); the bound is the
+            // blocker's deadline, not that figure: a bound of 4 s failed once on a machine running the
+            // reliability suite beside the tests (5.6 s), which says nothing about the rule.
             let took = ContinuousClock.now - started
-            #expect(took < .seconds(4), "ended after \(took)")
+            #expect(took >= .milliseconds(500) && took < .seconds(20), "ended after \(took)")
         }
     }
 
