@@ -33,7 +33,7 @@ test: setup
 
 # One test target at a time: every target is a separate process, so a suite that spawns daemons,
 # Postgres and network namespaces never starves another's timers on a two-core machine.
-SWIFT_TEST_TARGETS := SharedTests EditingTests StoreTests ControlTests DaemonTests HTTPTests ConnectivityTests AccountTests SyncTests SourceTests
+SWIFT_TEST_TARGETS := SupportTests SharedTests EditingTests StoreTests ControlTests DaemonTests HTTPTests ConnectivityTests AccountTests SyncTests SourceTests
 
 # HTTP2Tests runs alone (see Tests/HTTPTests/HTTP2Tests.swift).
 test-swift:

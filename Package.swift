@@ -48,8 +48,9 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Shared", swiftSettings: strict),
-        // Process-wide helpers with no dependency: durations for logs, the test-only crash points.
-        .target(name: "Support", swiftSettings: strict),
+        // What several modules need, written once: the retry backoff, durable file writes, SHA-256,
+        // durations for logs, change signals, the test-only crash points.
+        .target(name: "Support", dependencies: ["CCrypto"], swiftSettings: strict),
         .target(name: "SplashClient", dependencies: ["Shared"], swiftSettings: strict),
         .target(
             name: "Store",
@@ -57,7 +58,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "Library",
-            dependencies: ["Shared", "Support", "Store", "Editing", "HTTP", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Shared", "Support", "Store", "Editing", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
             name: "Journal",
@@ -69,12 +70,12 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "HTTP",
-            dependencies: ["CCurl", "CCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCurl", "Support", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
             name: "Account",
             dependencies: [
-                "Shared", "Store", "HTTP",
+                "Shared", "Support", "Store", "HTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -82,7 +83,7 @@ let package = Package(
         .target(
             name: "Connectivity",
             dependencies: [
-                "Shared", "HTTP",
+                "Shared", "Support", "HTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -90,7 +91,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Connectivity",
+                "Shared", "Support", "Store", "Library", "HTTP", "Account",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -135,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "splashctl",
             dependencies: [
-                "Shared", "SplashClient", "CLIText",
+                "Shared", "Support", "SplashClient", "CLIText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -144,6 +145,7 @@ let package = Package(
         // a notify socket that plays systemd's part.
         .target(name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP"], path: "Tests/TestSupport", swiftSettings: strict),
 
+        .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),
         .testTarget(
@@ -154,14 +156,14 @@ let package = Package(
             name: "DaemonTests",
             dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport", "CLIText"],
             swiftSettings: strict),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Support", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "TestSupport"], exclude: ["Fixtures"],
+            name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "Support", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "Sync", "Daemon", "Account", "Connectivity", "Shared", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
+                "Sync", "Daemon", "Account", "Shared", "Support", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

@@ -3,6 +3,7 @@ import HTTP
 import Logging
 import ServiceLifecycle
 import Shared
+import Support
 import Synchronization
 
 /// Knows whether the backend can be reached: `online`, `offline` or `degraded` (the server errs), with a reason.

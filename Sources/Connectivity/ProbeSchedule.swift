@@ -1,4 +1,5 @@
 import Shared
+import Support
 
 /// When the next probe is due, as a pure function of what happened. No clock of its own: every input carries
 /// `now`, so tests drive it with made-up instants. `deadline == nil` means nothing is due: the monitor then sleeps

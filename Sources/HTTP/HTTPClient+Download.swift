@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Support
 
 extension HTTPClient {
     /// Streams a response body into `destination`, atomically: bytes go to `<destination>.part`, which is
@@ -73,14 +74,18 @@ extension HTTPClient {
         }
         var digest: [UInt8]?
         if let expectedSHA256 {
-            digest = try SHA256.hash(filePath: partPath)
+            do {
+                digest = try SHA256.hash(filePath: partPath)
+            } catch {
+                throw .file(errno: error.errno, path: error.path)
+            }
             guard digest == expectedSHA256 else {
                 unlink(partPath)
                 throw .checksumMismatch
             }
         }
         guard rename(partPath, destination) == 0 else { throw .file(errno: errno, path: destination) }
-        Self.syncDirectory(of: destination)
+        DurableFile.syncDirectory(of: destination)
         return DownloadResult(path: destination, size: size, resumedFrom: resumedFrom, sha256: digest)
     }
 
@@ -88,14 +93,5 @@ extension HTTPClient {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
-    }
-
-    /// Makes the rename itself durable; without this a crash could bring back the old directory entry.
-    private static func syncDirectory(of path: String) {
-        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 }

@@ -4,7 +4,6 @@ import Glibc
 import Editing
 import Foundation
 import GRDB
-import HTTP
 import Shared
 import Store
 import Support
@@ -68,7 +67,7 @@ public struct EditStudio: Sendable {
             unlink(final)
             throw error
         }
-        Self.syncDirectory(of: final)
+        DurableFile.syncDirectory(of: final)
         CrashPoint.editRecorded.reach()
         return edit
     }
@@ -149,12 +148,11 @@ public struct EditStudio: Sendable {
     /// after a crash or a full disk.
     public static func writeAtomically(_ data: Data, to final: String) throws {
         let part = try stage(data, for: final)
-        guard rename(part, final) == 0 else {
-            let failure = errno
-            unlink(part)
-            throw Self.writeError(failure, "cannot save the edit", directory: (final as NSString).deletingLastPathComponent)
+        do {
+            try DurableFile.rename(part, to: final)
+        } catch {
+            throw Self.writeError(error.errno, "cannot save the edit", directory: (final as NSString).deletingLastPathComponent)
         }
-        syncDirectory(of: final)
     }
 
     /// Writes and flushes `<final>.part` and returns its path; the caller renames it into place.
@@ -166,36 +164,11 @@ public struct EditStudio: Sendable {
             throw EditingError.io("cannot create \(directory): \(error.localizedDescription)")
         }
         let part = final + ".part"
-        let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.writeError(errno, "cannot write \(part)", directory: directory) }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
-        if failure == 0 && fsync(fd) != 0 { failure = errno }
-        close(fd)
-        guard failure == 0 else {
-            unlink(part)
-            throw Self.writeError(failure, "cannot save the edit", directory: directory)
+        do {
+            try DurableFile.write(data, to: part)
+        } catch {
+            throw Self.writeError(error.errno, "cannot save the edit", directory: directory)
         }
         return part
-    }
-
-    /// Makes a rename in `path`'s directory durable.
-    static func syncDirectory(of path: String) {
-        let dir = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
-        }
     }
 }

@@ -4,7 +4,6 @@ import Glibc
 import Editing
 import Foundation
 import GRDB
-import HTTP
 import Shared
 import Store
 import Support

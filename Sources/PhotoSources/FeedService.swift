@@ -77,7 +77,7 @@ public final class FeedService: Service, Sendable {
             let feeds = (try? list().feeds) ?? []
             await refresh(feeds)
             // With nothing followed, nothing is due: no timer.
-            await wakeup.wait(until: feeds.isEmpty ? nil : .now + .seconds(Double(interval.components.seconds) * Double.random(in: 0.8...1.2)))
+            await wakeup.wait(until: feeds.isEmpty ? nil : .now + interval * Double.random(in: 0.8...1.2))
         }
     }
 

@@ -14,3 +14,11 @@ extension ContinuousClock.Instant {
         (ContinuousClock.now - self).wholeMilliseconds
     }
 }
+
+extension Duration {
+    /// Seconds as a `Double`, for `Date` arithmetic and `TimeInterval` APIs.
+    public var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Support
 import Testing
 @testable import HTTP
 

@@ -3,7 +3,7 @@ import GRDB
 import Library
 import Store
 import Sync
-import Connectivity
+import Support
 import Testing
 import TestSupport
 

@@ -6,6 +6,7 @@ import HTTP
 import Shared
 import SplashClient
 import Store
+import Support
 import Testing
 import TestSupport
 

@@ -14,6 +14,8 @@ public struct SupabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public var weakPasswordReasons: [String]
     /// Seconds from `Retry-After`, when sent.
     public var retryAfter: Double?
+    /// `Retry-After` as a duration, for `Backoff.delay(afterFailures:retryAfter:)`.
+    public var retryAfterDuration: Duration? { retryAfter.map { .seconds($0) } }
     /// The body was not one of the known JSON shapes (a proxy's HTML page, garbage).
     public var unreadable: Bool
 

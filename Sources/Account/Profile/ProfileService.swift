@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Shared
 import Store
+import Support
 import Synchronization
 
 /// The signed-in account's profile (`public.profiles` through PostgREST). A username change is applied
@@ -193,7 +194,7 @@ public final class ProfileService: Sendable {
             try? profiles.release(op)
             return false
         case .failure(.backend(let error)) where error.isTransient || error == .notConfigured:
-            let delay = Backoff.delay(attempt: op.attempts, retryAfter: error.serverError?.retryAfter)
+            let delay = Backoff.requests.delay(afterFailures: op.attempts, retryAfter: error.serverError?.retryAfterDuration).timeInterval
             try? profiles.postpone(op, until: Date().addingTimeInterval(delay), error: error.description)
             logger.debug("username push postponed", metadata: ["splashd_op": "push", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))"])
             schedule(at: Date().addingTimeInterval(delay))

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Support
 
 /// The session on disk: `<state>/session.json`, mode 0600.
 ///
@@ -42,12 +43,12 @@ public struct SessionFile: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.sortedKeys]
-        try write(Array(try encoder.encode(session)))
+        try DurableFile.replace(path, with: try encoder.encode(session), mode: 0o600)
     }
 
     public func remove() throws {
-        if unlink(path) != 0 && errno != ENOENT { throw SessionFileError.io(path: path, errno: errno) }
-        syncDirectory()
+        if unlink(path) != 0 && errno != ENOENT { throw FileError(.remove, path: path, errno: errno) }
+        DurableFile.syncDirectory(of: path)
     }
 
     private func moveAside(reason: String) -> Loaded {
@@ -62,50 +63,8 @@ public struct SessionFile: Sendable {
             // Could not move it: leave it in place rather than delete it; the daemon starts signed out.
             return .corrupt(movedTo: path, reason: reason)
         }
-        syncDirectory()
+        DurableFile.syncDirectory(of: path)
         return .corrupt(movedTo: target, reason: reason)
-    }
-
-    private func write(_ bytes: [UInt8]) throws {
-        let temp = path + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SessionFileError.io(path: temp, errno: errno) }
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
-        // fchmod: an existing temp file from a crash keeps its old mode through O_CREAT.
-        if failure == 0 && fchmod(fd, 0o600) != 0 { failure = errno }
-        if failure == 0 && fsync(fd) != 0 { failure = errno }
-        close(fd)
-        if failure != 0 {
-            unlink(temp)
-            throw SessionFileError.io(path: temp, errno: failure)
-        }
-        guard rename(temp, path) == 0 else {
-            let code = errno
-            unlink(temp)
-            throw SessionFileError.io(path: path, errno: code)
-        }
-        syncDirectory()
-    }
-
-    /// Makes the rename itself durable.
-    private func syncDirectory() {
-        let directory = (path as NSString).deletingLastPathComponent
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -116,16 +75,6 @@ public struct SessionFile: Sendable {
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "bad \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         @unknown default: return "\(error)"
-        }
-    }
-}
-
-public enum SessionFileError: Error, CustomStringConvertible {
-    case io(path: String, errno: Int32)
-
-    public var description: String {
-        switch self {
-        case .io(let path, let code): "cannot write \(path): \(String(cString: strerror(code)))"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Shared
+import Support
 
 /// Owns the session: sign-in, sign-up, sign-out, restore at start, and refresh.
 ///
@@ -320,7 +321,7 @@ public actor SessionManager {
             }
             failures += 1
             lastFailure = error
-            let delay = Backoff.delay(attempt: failures, retryAfter: error.serverError?.retryAfter)
+            let delay = Backoff.requests.delay(afterFailures: failures, retryAfter: error.serverError?.retryAfterDuration).timeInterval
             retryAt = Date().addingTimeInterval(delay)
             if error.isNetwork { networkFailed(error) }
             let level: Logger.Level = failures == 1 ? .notice : .debug
@@ -354,7 +355,7 @@ public actor SessionManager {
             guard startedGeneration == generation else { return }
             if error.isTransient {
                 failures += 1
-                let delay = Backoff.delay(attempt: failures, retryAfter: error.serverError?.retryAfter)
+                let delay = Backoff.requests.delay(afterFailures: failures, retryAfter: error.serverError?.retryAfterDuration).timeInterval
                 retryAt = Date().addingTimeInterval(delay)
                 logger.log(level: failures == 1 ? .notice : .debug, "cannot confirm the session with the server; working offline", metadata: [
                     "splashd_op": "session_confirm", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
@@ -462,15 +463,5 @@ public actor SessionManager {
 
     private func publishStatus() {
         publish(status)
-    }
-}
-
-/// Exponential backoff with jitter: 1 s doubling to 5 min; a server's `Retry-After` wins when longer.
-public enum Backoff {
-    public static func delay(attempt: Int, retryAfter: Double? = nil, jitter: Double = Double.random(in: 0.8...1.2)) -> Double {
-        let base = min(300, pow(2, Double(max(0, min(attempt - 1, 16)))))
-        let jittered = min(300, base * jitter)
-        if let retryAfter, retryAfter > jittered { return min(retryAfter, 3600) }
-        return jittered
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Shared
+import Support
 import Synchronization
 
 /// What the daemon knows about itself right now, in memory: account, connectivity, outbox and library
@@ -62,7 +63,7 @@ public final class DaemonState: Sendable {
         let uptime = startedUptime.duration(to: .now)
         return DaemonStatus(
             version: SplashVersion.current, pid: getpid(), startedAt: startedAt,
-            uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+            uptimeSeconds: uptime.timeInterval,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
             lastSyncAt: v.lastSync)
     }

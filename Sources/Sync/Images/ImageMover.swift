@@ -101,7 +101,7 @@ struct ImageMover: Sendable {
     /// flushed and renamed into place before the original goes.
     static func moveFile(_ source: String, _ destination: String) throws(ImageFailure) {
         if rename(source, destination) == 0 {
-            ImageQueue.syncDirectory(of: destination)
+            DurableFile.syncDirectory(of: destination)
             return
         }
         guard errno == EXDEV else {
@@ -114,15 +114,12 @@ struct ImageMover: Sendable {
         } catch {
             throw ImageFailure(message: "cannot copy \(source): \(error.localizedDescription)", transient: true)
         }
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
+        do {
+            try DurableFile.syncFile(at: temporary)
+            try DurableFile.rename(temporary, to: destination)
+        } catch {
+            throw ImageFailure(message: "cannot move \(source): \(error)", transient: true)
         }
-        guard rename(temporary, destination) == 0 else {
-            throw ImageFailure(message: "cannot move \(temporary): \(String(cString: strerror(errno)))", transient: true)
-        }
-        ImageQueue.syncDirectory(of: destination)
         unlink(source)
     }
 }

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Connectivity
 import Foundation
 import HTTP
 import Logging
@@ -351,10 +350,10 @@ public final class ImageQueue: Service, Sendable {
                 let attempts = (state.retries[job.photoId]?.attempts ?? 0) + 1
                 // A permanent failure waits the longest interval: a catalogue may still fix it, but hammering won't.
                 let delay = configuration.backoff.delay(
-                    afterFailures: failure.transient ? attempts : 64, retryAfter: failure.retryAfter.map { .milliseconds(Int64($0 * 1000)) })
+                    afterFailures: failure.transient ? attempts : 64, retryAfter: failure.retryAfter.map { .seconds($0) })
                 let retry = Retry(
                     attempts: attempts, lastError: failure.message, status: failure.status, due: .now + delay,
-                    dueDate: Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18))
+                    dueDate: Date().addingTimeInterval(delay.timeInterval))
                 state.retries[job.photoId] = retry
                 return retry
             }
@@ -419,7 +418,8 @@ public final class ImageQueue: Service, Sendable {
             guard rename(staged, final) == 0 else {
                 throw ImageFailure(message: "cannot move the file into the library: \(String(cString: strerror(errno)))", transient: true)
             }
-            Self.syncDirectory(of: final)
+            // The rename into the library must survive a power cut before the row that points at it does.
+            DurableFile.syncDirectory(of: final)
             CrashPoint.downloadRenamed.reach()
         } else {
             // Placed by a run that died before recording it; keep it only if it is what we would have kept.
@@ -570,14 +570,6 @@ public final class ImageQueue: Service, Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
-    }
-
-    /// The rename into the library must survive a power cut before the row that points at it does.
-    static func syncDirectory(of path: String) {
-        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 
     static func modified(_ path: String) -> Date? {

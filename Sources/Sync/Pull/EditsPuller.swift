@@ -4,10 +4,10 @@ import Glibc
 import Account
 import Foundation
 import GRDB
-import HTTP
 import Library
 import Shared
 import Store
+import Support
 
 struct EditingFileError: Error, CustomStringConvertible {
     var message: String

@@ -82,8 +82,7 @@ public final class PullEngine: Service, Sendable {
             let status = await session.status
             if status.state != .signedOut, let account = status.userId, network.isOnline() {
                 _ = await pull(accountId: account)
-                let seconds = Double(interval.components.seconds) * Double.random(in: 0.8...1.2)
-                deadline = .now + .seconds(seconds)
+                deadline = .now + interval * Double.random(in: 0.8...1.2)
             }
             await wakeup.wait(until: deadline)
         }

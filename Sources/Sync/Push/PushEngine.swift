@@ -1,5 +1,4 @@
 import Account
-import Connectivity
 import Foundation
 import Library
 import Logging
@@ -244,9 +243,7 @@ public final class PushEngine: Service, Sendable {
         case .backend(let error):
             if error.isTransient {
                 let attempts = batch.map(\.attempts).max() ?? 1
-                let delay = configuration.backoff.delay(
-                    afterFailures: attempts, retryAfter: error.serverError?.retryAfter.map { .milliseconds(Int64($0 * 1000)) })
-                let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+                let seconds = configuration.backoff.delay(afterFailures: attempts, retryAfter: error.serverError?.retryAfterDuration).timeInterval
                 finish(batch, .retry(after: seconds, reason: error.description))
                 lastRoundFailure.withLock { $0 = error.description }
                 report.deferred += batch.count

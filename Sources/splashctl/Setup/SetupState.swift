@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Support
 
 /// Files `splashctl setup` writes, and whether it has run (so `status` stops suggesting it).
 enum SetupState {
@@ -58,18 +59,8 @@ enum SetupState {
     }
 
     /// Written to a temporary name with mode 0600 from the start (never briefly readable by others),
-    /// then renamed into place.
+    /// flushed, then renamed into place.
     static func write(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw POSIXError(.EIO)
-        }
+        try DurableFile.replace(path, with: Array(text.utf8), mode: 0o600)
     }
 }

@@ -35,14 +35,6 @@ struct SessionExpiryTests {
         #expect(s.refreshMargin == 0)
         #expect(s.isRefreshDue(now: s.obtainedAt))
     }
-
-    @Test func backoffDoublesToFiveMinutesAndHonoursRetryAfter() {
-        #expect(Backoff.delay(attempt: 1, jitter: 1) == 1)
-        #expect(Backoff.delay(attempt: 4, jitter: 1) == 8)
-        #expect(Backoff.delay(attempt: 30, jitter: 1.2) == 300)
-        #expect(Backoff.delay(attempt: 1, retryAfter: 42, jitter: 1) == 42)
-        #expect(Backoff.delay(attempt: 9, retryAfter: 2, jitter: 1) == 256)
-    }
 }
 
 struct SessionFileTests {

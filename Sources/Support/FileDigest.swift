@@ -1,8 +1,8 @@
-/// SHA-256 of a file on disk, for callers outside this module that record a checksum of what a download
-/// produced when none was known in advance (the image queue); the hashing itself stays internal.
+/// SHA-256 of a file on disk, as the store records it: for what a download produced when no checksum
+/// was known in advance, an edit's rendering, an imported file (whose id it makes).
 public enum FileDigest {
     /// Lower-case hex SHA-256 of the file at `path`.
-    public static func sha256Hex(path: String) throws(HTTPError) -> String {
+    public static func sha256Hex(path: String) throws(FileError) -> String {
         let digest = try SHA256.hash(filePath: path)
         let hex: [Character] = Array("0123456789abcdef")
         var text = ""

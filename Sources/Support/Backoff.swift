@@ -1,8 +1,13 @@
-/// Re-probe delays while the backend is unreachable: `minimum` doubling up to `maximum`, each delay shortened by
-/// a random fraction of at most `jitter` so that many daemons coming back at once do not probe in lockstep.
+/// The one retry policy: `minimum` doubling up to `maximum`, each delay shortened by a random fraction
+/// of at most `jitter` so that many daemons coming back at once do not retry in lockstep. Re-probes of
+/// the backend, pushes, image downloads, session refreshes and profile pushes all wait by it.
 /// With the defaults: 1 s, 2 s, 4 s ... 256 s, 300 s, 300 s ... each one between 80 % and 100 % of that.
 /// A delay never exceeds `maximum` and never falls below `minimum * (1 - jitter)`.
 public struct Backoff: Sendable, Equatable {
+    /// DESIGN.md's retry policy for requests to a server: 1 s doubling to 5 min.
+    public static let requests = Backoff(minimum: .seconds(1), maximum: .seconds(300))
+
+
     public let minimum: Duration
     public let maximum: Duration
     /// Fraction in 0...1 by which a delay may be shortened.
@@ -33,7 +38,7 @@ public struct Backoff: Sendable, Equatable {
     }
 
     /// The next delay for a given uniform sample in 0...1 (0: the full delay, 1: shortened by all of `jitter`).
-    mutating func next(sample: Double) -> Duration {
+    public mutating func next(sample: Double) -> Duration {
         let nominal = nominalDelay
         attempt += 1
         guard jitter > 0 else { return nominal }

@@ -4,11 +4,11 @@ import Glibc
 import CCrypto
 
 /// SHA-256 through OpenSSL's libcrypto (assembly, SHA extensions where the CPU has them). Owns one
-/// `EVP_MD_CTX`, freed in `deinit`. Used to verify and record downloaded files.
-final class SHA256 {
+/// `EVP_MD_CTX`, freed in `deinit`. Used to verify and record downloaded files, edits and imports.
+public final class SHA256 {
     private let context: OpaquePointer
 
-    init() {
+    public init() {
         // Allocation fails only when memory is exhausted; nothing sensible can go on then.
         guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
         self.context = context
@@ -17,30 +17,30 @@ final class SHA256 {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    func update(_ bytes: UnsafeRawBufferPointer) {
+    public func update(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
     }
 
-    func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+    public func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
 
-    func finalize() -> [UInt8] {
+    public func finalize() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
         return digest
     }
 
-    static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
         let hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
     /// Hashes a file in 64 KiB reads.
-    static func hash(filePath: String) throws(HTTPError) -> [UInt8] {
+    public static func hash(filePath: String) throws(FileError) -> [UInt8] {
         let fd = open(filePath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .file(errno: errno, path: filePath) }
+        guard fd >= 0 else { throw FileError(.read, path: filePath, errno: errno) }
         defer { close(fd) }
         let hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -48,7 +48,7 @@ final class SHA256 {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .file(errno: errno, path: filePath)
+                throw FileError(.read, path: filePath, errno: errno)
             }
             if n == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }

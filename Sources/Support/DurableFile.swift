@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Writes that survive a crash or a power cut: the bytes go to a temporary name, are flushed, and are
+/// renamed over the final name, and the directory is flushed so the rename itself is durable. A
+/// reader sees the old file or the new one, never half of one. The session file, edits, setup's
+/// config and downloads all write this way.
+public enum DurableFile {
+    /// Writes `bytes` to `path` (created or truncated with `mode`, which is set again on an existing
+    /// file, since O_CREAT keeps an old mode) and flushes it. On failure the file is removed.
+    public static func write(_ bytes: some ContiguousBytes, to path: String, mode: mode_t = 0o600) throws(FileError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw FileError(.write, path: path, errno: errno) }
+        var failure: Int32 = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        if failure == 0 && fchmod(fd, mode) != 0 { failure = errno }
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        guard failure == 0 else {
+            unlink(path)
+            throw FileError(.write, path: path, errno: failure)
+        }
+    }
+
+    /// Replaces `path` with `bytes`: written to `path + temporarySuffix`, flushed, renamed into place,
+    /// and the directory flushed.
+    public static func replace(
+        _ path: String, with bytes: some ContiguousBytes, mode: mode_t = 0o600, temporarySuffix: String = ".tmp"
+    ) throws(FileError) {
+        let temporary = path + temporarySuffix
+        try write(bytes, to: temporary, mode: mode)
+        try rename(temporary, to: path)
+    }
+
+    /// Renames `source` over `destination` and flushes the directory. On failure `source` is removed.
+    public static func rename(_ source: String, to destination: String) throws(FileError) {
+        guard Glibc.rename(source, destination) == 0 else {
+            let code = errno
+            unlink(source)
+            throw FileError(.rename, path: destination, errno: code)
+        }
+        syncDirectory(of: destination)
+    }
+
+    /// Flushes the directory that holds `path`, so that a rename, creation or removal in it survives a
+    /// power cut; without this a crash could bring back the old directory entry. Best effort: a
+    /// directory that cannot be opened has nothing to flush.
+    public static func syncDirectory(of path: String) {
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// Flushes a file's data (a copy made by someone else) before it is renamed into place.
+    public static func syncFile(at path: String) throws(FileError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(.sync, path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError(.sync, path: path, errno: errno) }
+    }
+
+    /// Writes the whole buffer, resuming after short writes and EINTR; returns 0 or the errno.
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += n
+        }
+        return 0
+    }
+}
