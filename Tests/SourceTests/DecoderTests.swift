@@ -53,3 +53,17 @@ import Testing
         #expect(one != SearchService.paramsKey(PhotosSearchRequest(query: "blue lake", color: "red")))
     }
 }
+
+/// The rendition the image queue fetches for a variant: the variant's own URL, else the source's nearest.
+@Suite struct RenditionTests {
+    @Test func theConfiguredVariantOrTheNearestRendition() {
+        let unsplash = #"{"raw":"https://x/raw","regular":"https://x/regular","thumb":"https://x/thumb"}"#
+        #expect(Renditions.url(unsplash, variant: "regular") == "https://x/regular")
+        #expect(Renditions.url(unsplash, variant: "full") == "https://x/raw")
+        let nasa = #"{"orig":"https://n/orig","large":"https://n/large","thumb":"https://n/thumb"}"#
+        #expect(Renditions.url(nasa, variant: "regular") == "https://n/large")
+        #expect(Renditions.url(nil, variant: "regular") == nil)
+        #expect(Renditions.url("not json", variant: "regular") == nil)
+        #expect(Renditions.url(#"{"thumb":"https://x/t"}"#, variant: "full") == nil)
+    }
+}

@@ -9,7 +9,7 @@ import Logging
 import Testing
 import TestSupport
 
-/// The image queue's pure parts: file names, URL choice, the JPEG check, failure classes; and LRU
+/// The image queue's pure parts: file names, the JPEG check, failure classes; and LRU
 /// eviction over a real store.
 @Suite struct ImagesUnitTests {
     @Test func remoteIdsBecomeSafeDistinctFileNames() {
@@ -23,17 +23,6 @@ import TestSupport
         }
     }
 
-    @Test func theConfiguredVariantOrTheNearestRendition() {
-        let unsplash = #"{"raw":"https://x/raw","regular":"https://x/regular","thumb":"https://x/thumb"}"#
-        #expect(ImageQueue.url(unsplash, variant: "regular") == "https://x/regular")
-        #expect(ImageQueue.url(unsplash, variant: "full") == "https://x/raw")
-        let nasa = #"{"orig":"https://n/orig","large":"https://n/large","thumb":"https://n/thumb"}"#
-        #expect(ImageQueue.url(nasa, variant: "regular") == "https://n/large")
-        #expect(ImageQueue.url(nil, variant: "regular") == nil)
-        #expect(ImageQueue.url("not json", variant: "regular") == nil)
-        #expect(ImageQueue.url(#"{"thumb":"https://x/t"}"#, variant: "full") == nil)
-    }
-
     @Test func onlyJPEGsPassTheCheck() throws {
         let directory = TemporaryDirectory()
         let jpeg = directory.path + "/a.jpg", html = directory.path + "/b.jpg", short = directory.path + "/c.jpg"
@@ -43,15 +32,15 @@ import TestSupport
         FileManager.default.createFile(atPath: endless, contents: Data([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0x41, count: 100_000)))
         FileManager.default.createFile(atPath: html, contents: Data("<!DOCTYPE html><html>".utf8))
         FileManager.default.createFile(atPath: short, contents: Data([0xFF, 0xD8]))
-        try ImageQueue.checkJPEG(jpeg)
-        #expect(throws: ImageFailure.self) { try ImageQueue.checkJPEG(html) }
+        try JPEGCheck.verify(jpeg)
+        #expect(throws: ImageFailure.self) { try JPEGCheck.verify(html) }
         do {
-            try ImageQueue.checkJPEG(html)
+            try JPEGCheck.verify(html)
         } catch {
             #expect(error.message.contains("<!DOCTYPE html>") && !error.transient)
         }
-        #expect(throws: ImageFailure.self) { try ImageQueue.checkJPEG(short) }
-        #expect { try ImageQueue.checkJPEG(endless) } throws: { ($0 as? ImageFailure)?.message.contains("without its end") == true }
+        #expect(throws: ImageFailure.self) { try JPEGCheck.verify(short) }
+        #expect { try JPEGCheck.verify(endless) } throws: { ($0 as? ImageFailure)?.message.contains("without its end") == true }
     }
 
     @Test func failuresAreClassedTransientOrPermanent() {

@@ -42,13 +42,15 @@ enum ImageRoutes {
         configuration.concurrency = config.imagesConcurrency
         configuration.maxFileBytes = Int64(config.imagesMaxFileMiB) << 20
         configuration.cacheMaxBytes = config.cacheMaxBytes
-        configuration.unsplashAPIURL = config.unsplashAPIURL
-        configuration.unsplashAccessKey = config.unsplashAccessKey
+        configuration.renditionURL = { urls, variant in Renditions.url(urls, variant: variant) }
+        let unsplash = UnsplashDownloadTracker(
+            http: client, apiURL: config.unsplashAPIURL, accessKey: config.unsplashAccessKey, logger: logger)
         // A saved remote photo that looks like one already in the library is reported (NicePhotoApp
         // refused such photos; here the like stands, and the person is told).
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000))
         let threshold = config.duplicateThreshold
         configuration.fileArrived = { photoId, path in
+            await unsplash.track(photoId: photoId)
             guard let hash = try? await editor.perceptualHash(URL(fileURLWithPath: path)) else { return }
             let accountId = state.current.account.userId ?? ""
             let duplicates = try? store.write { db in

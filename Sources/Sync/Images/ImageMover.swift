@@ -76,7 +76,7 @@ struct ImageMover: Sendable {
         let source = fromBase + "/" + file.path, destination = toBase + "/" + target
         do {
             if access(source, F_OK) == 0 {
-                try ImageQueue.makeDirectories(for: destination)
+                try LocalFile.makeDirectories(for: destination)
                 try Self.moveFile(source, destination)
                 CrashPoint.imageMoved.reach()
             } else if access(destination, F_OK) != 0 {

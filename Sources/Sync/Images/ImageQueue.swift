@@ -31,13 +31,18 @@ public final class ImageQueue: Service, Sendable {
         public var maxFileBytes: Int64 = 48 << 20
         /// 1 s doubling to 5 min, jittered, per file.
         public var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0.5)
-        /// Unsplash's API terms: a photo that enters the library counts as a download
-        /// (`GET /photos/<id>/download`). Without a key nothing is tracked.
-        public var unsplashAPIURL: String?
-        public var unsplashAccessKey: String?
+        /// The URL of a rendition in a `photos.urls` object. The photo sources know their own names
+        /// (NASA's orig/large/medium, the nearest one when a source lacks the variant asked for); by
+        /// itself the queue takes only the variant's own key.
+        public var renditionURL: @Sendable (_ urls: String?, _ variant: String) -> String? = { urls, variant in
+            guard let urls, let object = try? JSONSerialization.jsonObject(with: Data(urls.utf8)) as? [String: Any],
+                  let url = object[variant] as? String, !url.isEmpty else { return nil }
+            return url
+        }
 
-        /// Called with the photo id and the file's absolute path after a library file is recorded
-        /// (the daemon takes its perceptual hash there, to report near-duplicates).
+        /// Called with the photo id and the file's absolute path after a library file is recorded (the
+        /// daemon counts an Unsplash download there, as Unsplash's terms ask, and takes the perceptual
+        /// hash to report near-duplicates).
         public var fileArrived: (@Sendable (String, String) async -> Void)?
 
         public init(dataDirectory: String, cacheDirectory: String) {
@@ -70,8 +75,7 @@ public final class ImageQueue: Service, Sendable {
     }
 
     private struct State {
-        /// Photos of followed feeds whose thumbnail is wanted in the cache, oldest wish first.
-        var thumbnails: [String] = []
+        var thumbnails = ThumbnailWishList()
         var retries: [String: Retry] = [:]
         var active: [String: (bytes: Int64, total: Int64?)] = [:]
         var finished = 0
@@ -81,14 +85,14 @@ public final class ImageQueue: Service, Sendable {
     public let configuration: Configuration
     private let store: Store
     private let http: HTTPClient
+    private let downloader: ImageDownloader
+    private let sweep: StaleFileSweep
     private let accountId: @Sendable () async -> String?
     private let network: NetworkGate
     private let logger: Logger
     private let changed: @Sendable (ImagesProgress) -> Void
     private let wakeup = Wakeup()
     private let state = Mutex(State())
-    /// Made before the control socket listens: no edit of this process is older.
-    private let created = Date()
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
@@ -101,19 +105,18 @@ public final class ImageQueue: Service, Sendable {
         self.network = network
         self.logger = logger
         self.changed = changed
+        downloader = ImageDownloader(
+            store: store, http: http, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
+            maxFileBytes: configuration.maxFileBytes, renditionURL: configuration.renditionURL)
+        // Made before the control socket listens: no edit of this process is older.
+        sweep = StaleFileSweep(
+            store: store, dataDirectory: configuration.dataDirectory, variant: configuration.variant, processStarted: Date(), logger: logger)
     }
-
-    /// The most thumbnails waiting at once; older wishes are dropped first (a feed refresh asks again).
-    static let thumbnailBacklog = 2000
 
     /// Followed feeds were refreshed: their photos' thumbnails belong in the cache. They are fetched
     /// after every library file, in the slots left free.
     public func wantThumbnails(_ photoIds: [String]) {
-        state.withLock { state in
-            let known = Set(state.thumbnails)
-            state.thumbnails += photoIds.filter { !known.contains($0) }
-            if state.thumbnails.count > Self.thumbnailBacklog { state.thumbnails.removeFirst(state.thumbnails.count - Self.thumbnailBacklog) }
-        }
+        state.withLock { $0.thumbnails.add(photoIds) }
         wakeup.ring()
     }
 
@@ -167,7 +170,7 @@ public final class ImageQueue: Service, Sendable {
                         // Before this process starts any transfer or move: nothing of its own can be in
                         // flight. Rows first, so that the sweep knows every file a row points at.
                         _ = mover.pointRowsAtTheirFiles()
-                        sweepStale(accountId: account)
+                        sweep.run(accountId: account)
                         swept = true
                     }
                     // Local moves need no network: unliked files become cache, re-liked ones library again.
@@ -275,7 +278,7 @@ public final class ImageQueue: Service, Sendable {
         let limit = max(1, configuration.concurrency)
         let candidates = state.withLock { state -> [String] in
             let free = limit - state.active.count
-            return free > 0 ? Array(state.thumbnails.prefix(free * 4)) : []
+            return state.thumbnails.first(free * 4)
         }
         guard !candidates.isEmpty else { return [] }
         let jobs: [(id: String, job: PhotoFileStore.Missing?)]
@@ -293,13 +296,13 @@ public final class ImageQueue: Service, Sendable {
             var chosen: [PhotoFileStore.Missing] = []
             for (id, job) in jobs {
                 guard let job, state.active.count < limit else {
-                    if job == nil { state.thumbnails.removeAll { $0 == id } }
+                    if job == nil { state.thumbnails.remove(id) }
                     continue
                 }
                 let key = "thumb:" + id
                 guard state.active[key] == nil else { continue }
                 state.active[key] = (0, nil)
-                state.thumbnails.removeAll { $0 == id }
+                state.thumbnails.remove(id)
                 chosen.append(job)
             }
             return chosen
@@ -342,7 +345,6 @@ public final class ImageQueue: Service, Sendable {
                 "splashd_duration_ms": "\(started.millisecondsElapsed)",
             ])
             announce(job.photoId, .finished)
-            await trackDownload(job)
             await configuration.fileArrived?(job.photoId, configuration.dataDirectory + "/" + file.path)
         case .failure(let failure)?:
             let retry = state.withLock { state -> Retry in
@@ -375,210 +377,17 @@ public final class ImageQueue: Service, Sendable {
             finished: totals.finished, bytes: totals.bytes))
     }
 
-    /// Fetches one file into the library and records it. After a crash the pieces are picked up where they
-    /// lie: a `.part` resumes, a staged or placed file that was complete is verified and recorded as is.
+    /// One file into the library (or a thumbnail into the cache), its progress kept for `photos.show`.
     private func download(
-        _ job: PhotoFileStore.Missing, variant requested: String? = nil, inLibrary: Bool = true
+        _ job: PhotoFileStore.Missing, variant: String? = nil, inLibrary: Bool = true
     ) async throws(ImageFailure) -> PhotoFileStore.File {
-        let variant = requested ?? configuration.variant
-        guard let url = Self.url(job.urls, variant: variant) else {
-            throw ImageFailure(message: "the photo has no \(variant) URL", transient: false)
-        }
-        let libraryPath = ImagePaths.library(source: job.source, remoteId: job.remoteId, variant: variant)
-        // Thumbnails of feeds live in the cache, evictable; library files in the data directory.
-        let relative = inLibrary ? libraryPath : ImageMover.cachePath(forLibrary: libraryPath)
-        let final = (inLibrary ? configuration.dataDirectory : configuration.cacheDirectory) + "/" + relative
-        // The finished body lands in `<final>.download` (its `.part` beside it) and is checked before it
-        // takes the library name: the library never holds an HTML error page, even for an instant.
-        let staged = final + ".download"
-        try Self.makeDirectories(for: final)
-        if !Self.exists(final) {
-            if !Self.exists(staged) {
-                let photoId = job.photoId
-                do {
-                    let key = inLibrary ? photoId : "thumb:" + photoId
-                    _ = try await http.download(
-                        HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: configuration.maxFileBytes
-                    ) { bytes, total in
-                        self.state.withLock { $0.active[key] = (bytes, total) }
-                    }
-                } catch {
-                    // An empty .part (a refused or redirected request) is no progress worth keeping.
-                    if Self.size(staged + ".part") == 0 { unlink(staged + ".part") }
-                    guard let failure = ImageFailure(error) else { throw ImageFailure(message: "cancelled", transient: true) }
-                    throw failure
-                }
-            }
-            do throws(ImageFailure) {
-                try Self.checkJPEG(staged)
-            } catch {
-                unlink(staged)
-                throw error
-            }
-            guard rename(staged, final) == 0 else {
-                throw ImageFailure(message: "cannot move the file into the library: \(String(cString: strerror(errno)))", transient: true)
-            }
-            // The rename into the library must survive a power cut before the row that points at it does.
-            DurableFile.syncDirectory(of: final)
-            CrashPoint.downloadRenamed.reach()
-        } else {
-            // Placed by a run that died before recording it; keep it only if it is what we would have kept.
-            do throws(ImageFailure) {
-                try Self.checkJPEG(final)
-            } catch {
-                unlink(final)
-                throw error
-            }
-        }
-        let checksum: String
-        do {
-            checksum = try FileDigest.sha256Hex(path: final)
-        } catch {
-            throw ImageFailure(message: "cannot read back \(final): \(error)", transient: true)
-        }
-        let now = Date()
-        let file = PhotoFileStore.File(
-            photoId: job.photoId, variant: variant, path: relative, inLibrary: inLibrary, bytes: Self.size(final) ?? 0,
-            checksum: checksum, createdAt: now, lastAccessAt: now)
-        do {
-            try store.write { db in try PhotoFileStore.record(db, file) }
-        } catch {
-            throw ImageFailure(message: "cannot record the file: \(error)", transient: true)
-        }
-        return file
-    }
-
-    /// Removes unfinished pieces (`.download.part`, `.download`, `.moving`) in the library that no missing
-    /// photo will resume: left by a photo unliked or removed while the daemon was down mid-transfer.
-    private func sweepStale(accountId: String) {
-        let wanted: Set<String>
-        let recorded: Set<String>
-        do {
-            (wanted, recorded) = try store.read { [variant = configuration.variant] db in
-                (
-                    Set(try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: 1_000_000).map {
-                        ImagePaths.library(source: $0.source, remoteId: $0.remoteId, variant: variant)
-                    }),
-                    // Edits' renderings too: each is recorded in photo_files (variant `edit:<id>`) in the
-                    // transaction that records the edit.
-                    try PhotoFileStore.libraryPaths(db)
-                )
-            }
-        } catch {
-            return
-        }
-        let root = configuration.dataDirectory + "/library"
-        var removed = 0
-        for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
-                // An edit's rendering half-written by a run that died (saved here, or pulled): never recorded.
-                if name.contains(".edit-"), name.hasSuffix(".part") || name.contains(".pulled-") {
-                    if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
-                    continue
-                }
-                // A file placed by a run that died between its rename and its row (an edit's rendering, a
-                // download) that no row points at and no missing photo will claim (a photo unliked
-                // meanwhile). Only files older than this process: one being saved right now is renamed
-                // a moment before its row commits.
-                let relative = "library/\(source)/\(name)"
-                if name.hasSuffix(".jpg"), !recorded.contains(relative), !wanted.contains(relative),
-                   Self.modified(root + "/" + source + "/" + name).map({ $0 < created }) ?? false {
-                    if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
-                    continue
-                }
-                guard let suffix = [".download.part", ".download", ".moving"].first(where: { name.hasSuffix($0) }) else { continue }
-                let final = "library/\(source)/" + name.dropLast(suffix.count)
-                if !wanted.contains(final), unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
-            }
-        }
-        if removed > 0 {
-            logger.info("removed \(removed) unfinished or unrecorded files no longer wanted", metadata: ["splashd_op": "images"])
+        let key = inLibrary ? job.photoId : "thumb:" + job.photoId
+        return try await downloader.download(job, variant: variant ?? configuration.variant, inLibrary: inLibrary) { bytes, total in
+            self.state.withLock { $0.active[key] = (bytes, total) }
         }
     }
 
-    /// Unsplash asks that a photo used in an app is counted once, through `links.download_location`.
-    /// Called after the library row is written, so at most once per photo; a failure is logged, not retried.
-    private func trackDownload(_ job: PhotoFileStore.Missing) async {
-        guard job.source == "unsplash", let base = configuration.unsplashAPIURL, let key = configuration.unsplashAccessKey,
-              !key.isEmpty else { return }
-        let id = job.remoteId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? job.remoteId
-        let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/photos/\(id)/download"
-        do {
-            let response = try await http.send(HTTPRequest(url: url, headers: [("Authorization", "Client-ID \(key)")], timeout: .seconds(30)))
-            if !(200..<300).contains(response.status) {
-                logger.warning("Unsplash download tracking failed", metadata: [
-                    "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_http_status": "\(response.status)",
-                ])
-            }
-        } catch {
-            logger.warning("Unsplash download tracking failed: \(error)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
-        }
-    }
-
-    // MARK: - Helpers
-
-    /// The URL for `variant` in a `photos.urls` object; sources that lack it (NASA has orig/large/medium/
-    /// small/thumb) get the nearest rendition instead.
-    static func url(_ json: String?, variant: String) -> String? {
-        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
-        let fallbacks: [String: [String]] = [
-            "regular": ["large", "full", "medium", "orig", "raw", "small"],
-            "full": ["orig", "raw", "large", "regular"],
-            "raw": ["orig", "full"],
-            "small": ["medium", "regular", "thumb"],
-            "thumb": ["small"],
-        ]
-        for key in [variant] + (fallbacks[variant] ?? []) {
-            if let url = object[key] as? String, !url.isEmpty { return url }
-        }
-        return nil
-    }
-
-    /// A JPEG starts FF D8 FF and ends with its EOI marker FF D9; anything else (an HTML error page
-    /// served with 200, a truncated header, an endless body cut off) is refused. The marker is looked for
-    /// in the last 64 KiB, since some cameras append data after it.
-    static func checkJPEG(_ path: String) throws(ImageFailure) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ImageFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))", transient: true) }
-        defer { close(fd) }
-        var prefix = [UInt8](repeating: 0, count: 16)
-        let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
-        let head = Array(prefix.prefix(max(0, n)))
-        guard head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF else { throw .notAnImage(head) }
-        let size = lseek(fd, 0, SEEK_END)
-        let tailLength = Int(min(size, 64 << 10))
-        var tail = [UInt8](repeating: 0, count: tailLength)
-        let got = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, tailLength, off_t(size) - off_t(tailLength)) }
-        let hasEnd = got == tailLength && zip(tail, tail.dropFirst()).contains { $0 == 0xFF && $1 == 0xD9 }
-        guard hasEnd else {
-            throw ImageFailure(message: "the server sent a JPEG without its end (a cut-off or endless body)", transient: false)
-        }
-    }
-
-    static func makeDirectories(for file: String) throws(ImageFailure) {
-        let directory = (file as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ImageFailure(message: "cannot create \(directory): \(error.localizedDescription)", transient: true)
-        }
-    }
-
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-    static func size(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int64(info.st_size)
-    }
-
-    static func modified(_ path: String) -> Date? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
-    }
-
-    static func relative(_ date: Date) -> String {
+        static func relative(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSinceNow.rounded(.up))
         return seconds <= 0 ? "now" : "in \(seconds) s"
     }
