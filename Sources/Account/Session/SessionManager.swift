@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Shared
-import Support
 
 /// Owns the session: sign-in, sign-up, sign-out, restore at start, and refresh.
 ///
@@ -39,9 +38,7 @@ public actor SessionManager {
     /// Bumped on every sign-in and sign-out, so an answer that arrives for an older session is dropped.
     private var generation = 0
     private var refreshTask: Task<RefreshOutcome, Never>?
-    private var failures = 0
-    private var retryAt: Date?
-    private var lastFailure: BackendError?
+    private var schedule = RefreshSchedule()
     private var signedOutReason: String?
     private var sleeper: Task<Void, Never>?
     /// Refresh requests sent (for tests and the log).
@@ -151,7 +148,7 @@ public actor SessionManager {
     public func signOut() async throws(AccountFailure) -> LogoutResult {
         guard let ended = session else { throw .notSignedIn("not signed in") }
         clearSession(reason: nil)
-        let kept = (try? accounts.outboxCounts(accountId: ended.user.id)).map { $0.pending + $0.inFlight + $0.rejected } ?? 0
+        let kept = accounts.changesKept(accountId: ended.user.id)
         logger.notice("signed out", metadata: [
             "splashd_op": "logout", "splashd_account": "\(ended.user.id)", "splashd_outbox_kept": "\(kept)",
         ])
@@ -176,9 +173,7 @@ public actor SessionManager {
         session = fresh
         confirmed = true
         reachable = true
-        failures = 0
-        retryAt = nil
-        lastFailure = nil
+        schedule.succeeded()
         signedOutReason = nil
         persist(fresh)
         do {
@@ -200,9 +195,7 @@ public actor SessionManager {
         session = nil
         username = nil
         confirmed = false
-        failures = 0
-        retryAt = nil
-        lastFailure = nil
+        schedule.succeeded()
         signedOutReason = reason
         do {
             try file.remove()
@@ -278,7 +271,7 @@ public actor SessionManager {
     @discardableResult
     public func refresh(force: Bool = false) async -> RefreshOutcome {
         if let running = refreshTask { return await running.value }
-        if !force, let retryAt, retryAt > Date(), let lastFailure { return .failed(lastFailure) }
+        if !force, let failure = schedule.pendingFailure() { return .failed(failure) }
         let task = Task { await self.performRefresh() }
         refreshTask = task
         return await task.value
@@ -299,9 +292,7 @@ public actor SessionManager {
             let wasOnline = reachable
             confirmed = true
             reachable = true
-            failures = 0
-            retryAt = nil
-            lastFailure = nil
+            schedule.succeeded()
             logger.debug("session refreshed", metadata: ["splashd_op": "session_refresh", "splashd_expires": "\(fresh.expiresAt)"])
             publishStatus()
             wake()
@@ -310,7 +301,7 @@ public actor SessionManager {
         } catch {
             guard startedGeneration == generation, session != nil else { return .signedOut }
             if let server = error.serverError, server.endsSession {
-                let kept = (try? accounts.outboxCounts(accountId: presented.user.id)).map { $0.pending + $0.inFlight + $0.rejected } ?? 0
+                let kept = accounts.changesKept(accountId: presented.user.id)
                 let reason = "the server ended the session (\(server.code ?? "?")); sign in again — \(kept) queued change(s) are kept for this account"
                 logger.warning("signed out by the server", metadata: [
                     "splashd_op": "session_refresh", "splashd_account": "\(presented.user.id)",
@@ -319,12 +310,9 @@ public actor SessionManager {
                 clearSession(reason: reason)
                 return .signedOut
             }
-            failures += 1
-            lastFailure = error
-            let delay = Backoff.requests.delay(afterFailures: failures, retryAfter: error.serverError?.retryAfterDuration).timeInterval
-            retryAt = Date().addingTimeInterval(delay)
+            let delay = schedule.refreshFailed(error)
             if error.isNetwork { networkFailed(error) }
-            let level: Logger.Level = failures == 1 ? .notice : .debug
+            let level: Logger.Level = schedule.failures == 1 ? .notice : .debug
             logger.log(level: level, "session refresh failed; keeping the session", metadata: [
                 "splashd_op": "session_refresh", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
             ])
@@ -344,9 +332,7 @@ public actor SessionManager {
             let wasReachable = reachable
             confirmed = true
             reachable = true
-            failures = 0
-            retryAt = nil
-            lastFailure = nil
+            schedule.succeeded()
             try? accounts.recordSignIn(user, username: nil)
             logger.info("session confirmed by the server", metadata: ["splashd_op": "session_confirm"])
             publishStatus()
@@ -354,10 +340,8 @@ public actor SessionManager {
         } catch {
             guard startedGeneration == generation else { return }
             if error.isTransient {
-                failures += 1
-                let delay = Backoff.requests.delay(afterFailures: failures, retryAfter: error.serverError?.retryAfterDuration).timeInterval
-                retryAt = Date().addingTimeInterval(delay)
-                logger.log(level: failures == 1 ? .notice : .debug, "cannot confirm the session with the server; working offline", metadata: [
+                let delay = schedule.confirmationFailed(error)
+                logger.log(level: schedule.failures == 1 ? .notice : .debug, "cannot confirm the session with the server; working offline", metadata: [
                     "splashd_op": "session_confirm", "splashd_error": "\(error)", "splashd_retry_in_s": "\(Int(delay))",
                 ])
                 if error.isNetwork { networkFailed(error) }
@@ -375,10 +359,7 @@ public actor SessionManager {
     /// When the refresh service should next act: nil while signed out.
     public func nextDue() -> Date? {
         guard auth != nil, let current = session else { return nil }
-        if let retryAt { return retryAt }
-        if !confirmed { return Date() }
-        // At most one refresh a second, whatever lifetime the server hands out.
-        return max(current.refreshDueAt, current.obtainedAt.addingTimeInterval(1))
+        return schedule.nextDue(for: current, confirmed: confirmed)
     }
 
     /// Does whatever is due: confirm a restored session, or refresh.
@@ -414,8 +395,7 @@ public actor SessionManager {
     public func backendReachabilityChanged(_ answers: Bool) {
         guard session != nil else { return }
         if answers {
-            retryAt = nil
-            failures = 0
+            schedule.retryNow()
             if !confirmed { wake() }
             noteReachable()
         } else if reachable {

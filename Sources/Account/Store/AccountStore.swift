@@ -59,6 +59,12 @@ public struct AccountStore: Sendable {
         try store.read { db in try GRDB.Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id]).map(Row.init) }
     }
 
+    /// How many of an account's changes stay queued for its next sign-in (pending, in flight or
+    /// refused), for the messages of a sign-out; 0 when the store cannot be read.
+    public func changesKept(accountId: String) -> Int {
+        (try? outboxCounts(accountId: accountId)).map { $0.pending + $0.inFlight + $0.rejected } ?? 0
+    }
+
     /// Changes queued for one account, whatever their state.
     public func outboxCounts(accountId: String) throws -> OutboxCounts {
         try store.read { db in

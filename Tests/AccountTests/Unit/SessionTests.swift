@@ -137,3 +137,57 @@ struct AccountRulesTests {
         #expect(throws: Never.self) { try UsersRecentRequest(limit: 100).validate() }
     }
 }
+
+/// The session manager's schedule: backoff after failures, what a caller gets meanwhile, and when a
+/// session is next due.
+struct RefreshScheduleTests {
+    let now = Date(timeIntervalSince1970: 2_000_000)
+    let outage = BackendError.network(.timeout)
+    let session = Session(
+        accessToken: "a", refreshToken: "r", expiresAt: Date(timeIntervalSince1970: 2_003_600),
+        obtainedAt: Date(timeIntervalSince1970: 2_000_000), user: SessionUser(id: "u", email: "e@x.io"))
+
+    @Test func aFailedRefreshIsHandedToCallersUntilItsBackoffEnds() {
+        var schedule = RefreshSchedule()
+        let delay = schedule.refreshFailed(outage, now: now)
+        #expect(delay > 0 && delay <= 1)
+        #expect(schedule.pendingFailure(now: now) == outage)
+        #expect(schedule.pendingFailure(now: now.addingTimeInterval(1.01)) == nil)
+        #expect(schedule.nextDue(for: session, confirmed: true, now: now) == now.addingTimeInterval(delay))
+    }
+
+    @Test func failuresDoubleTheWaitAndARetryAfterWins() {
+        var schedule = RefreshSchedule()
+        for _ in 0..<4 { _ = schedule.refreshFailed(outage, now: now) }
+        #expect(schedule.failures == 4)
+        let limited = BackendError.server(SupabaseError(status: 429, code: "over_request_rate_limit", message: "slow down", retryAfter: 600))
+        #expect(schedule.refreshFailed(limited, now: now) == 600)
+    }
+
+    /// A confirmation that did not get through postpones the next one, but a refresh still goes out.
+    @Test func aFailedConfirmationPostponesWithoutBlockingARefresh() {
+        var schedule = RefreshSchedule()
+        let delay = schedule.confirmationFailed(outage, now: now)
+        #expect(schedule.pendingFailure(now: now) == nil)
+        #expect(schedule.nextDue(for: session, confirmed: false, now: now) == now.addingTimeInterval(delay))
+    }
+
+    @Test func successOrAnAnsweringBackendStartsOver() {
+        var schedule = RefreshSchedule()
+        _ = schedule.refreshFailed(outage, now: now)
+        schedule.retryNow()
+        #expect(schedule.failures == 0)
+        #expect(schedule.nextDue(for: session, confirmed: false, now: now) == now, "an unconfirmed session is asked about at once")
+        #expect(schedule.pendingFailure(now: now) == nil)
+        _ = schedule.refreshFailed(outage, now: now)
+        schedule.succeeded()
+        #expect(schedule.nextDue(for: session, confirmed: true, now: now) == session.refreshDueAt)
+    }
+
+    @Test func aTinyLifetimeRefreshesAtMostOnceASecond() {
+        let brief = Session(
+            accessToken: "a", refreshToken: "r", expiresAt: now.addingTimeInterval(0.2), obtainedAt: now,
+            user: SessionUser(id: "u", email: "e@x.io"))
+        #expect(RefreshSchedule().nextDue(for: brief, confirmed: true, now: now) == now.addingTimeInterval(1))
+    }
+}
