@@ -9,6 +9,7 @@ import HTTP
 import Journal
 import Library
 import Logging
+import NIOCore
 import NIOPosix
 import PhotoSources
 import ServiceLifecycle

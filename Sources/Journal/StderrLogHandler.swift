@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Logging
 
 /// Lines on stderr: with `<N>` priority prefixes (sd-daemon(3)) when stderr goes to a log collector,

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HTTP
 import Shared
 import Store
 

@@ -1,4 +1,7 @@
+import Control
+import Daemon
 import Foundation
+import NIOCore
 import Shared
 import SplashClient
 import Testing

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Control
 import Foundation
+import Logging
 import Shared
 import SplashClient
 import Testing

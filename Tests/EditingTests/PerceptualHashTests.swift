@@ -1,5 +1,6 @@
 import Editing
 import Foundation
+import Shared
 import Testing
 
 @Suite struct PerceptualHashTests {

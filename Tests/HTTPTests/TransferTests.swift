@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import HTTP
+import Synchronization
+import Testing
 
 /// Connection reuse, concurrency limits, cancellation, deadlines and stalls.
 @Suite struct TransferTests {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import PhotoSources
 import Shared
+import Store
 import Testing
 
 /// Payloads shaped as reference/photo-apis.md describes them, including the nulls and gaps.

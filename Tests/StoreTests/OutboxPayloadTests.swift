@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Library
 import Store
 import Testing

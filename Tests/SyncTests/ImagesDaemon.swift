@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import GRDB
 import HTTP
 import Shared
 import SplashClient

@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import Foundation
+import GRDB
 import HTTP
 import Logging
-@testable import Sync
 @testable import Store
+@testable import Sync
 import Testing
 import TestSupport
 

@@ -88,6 +88,7 @@ final class SyncDaemon: Sendable {
 }
 
 import Glibc
+import GRDB
 
 /// Photos written straight into a daemon's store (photo sources are another capability).
 enum PhotoSeeder {

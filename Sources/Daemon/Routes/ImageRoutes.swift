@@ -4,6 +4,7 @@ import Glibc
 import Control
 import Editing
 import Foundation
+import GRDB
 import HTTP
 import Library
 import Logging

@@ -1,5 +1,6 @@
 import Control
 import Foundation
+import GRDB
 import Library
 import Logging
 import Shared

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import Shared
 import Systemd
 
 /// The first service to hear of a graceful shutdown (services stop in reverse order, and this one is

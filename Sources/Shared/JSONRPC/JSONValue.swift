@@ -1,3 +1,4 @@
+import FoundationEssentials
 /// Any JSON value. Used where the protocol carries free-form JSON (examples in `daemon.describe`,
 /// the `params` of an envelope before its method is known).
 public enum JSONValue: Hashable, Sendable, Codable {

@@ -4,6 +4,7 @@ import Glibc
 import Account
 import Foundation
 import GRDB
+import HTTP
 import Library
 import Shared
 import Store

@@ -1,6 +1,7 @@
 import Account
 import Foundation
 import GRDB
+import HTTP
 import Library
 import Shared
 import Store

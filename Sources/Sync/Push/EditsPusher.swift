@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Account
 import Foundation
+import GRDB
 import Library
 import Shared
 import Store

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLIText
 import Foundation
 import Shared
+import SplashClient
 
 // splashctl's search and history.
 

@@ -1,4 +1,5 @@
 import CLIText
+import Foundation
 
 /// Aligned columns; the last column is not padded. Widths count characters, not bytes.
 struct Table {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 @testable import Account
 import Foundation
+import HTTP
 import Shared
 import Testing
 import TestSupport
