@@ -155,7 +155,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Shared", "SplashClient", "Systemd", "Journal", "TestSupport", "CLIText"],
+            dependencies: [
+                "Daemon", "Account", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
+                "TestSupport", "CLIText",
+            ],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Support", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(

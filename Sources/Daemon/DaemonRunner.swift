@@ -90,86 +90,20 @@ public enum DaemonRunner {
             return Exit.ioError
         }
 
-        // Account (issue 5): the saved session is restored before READY, without the network.
-        let account = AccountRoutes.makeCapability(
+        let counter = LibraryCounter(state: state, library: library, logger: logger)
+
+        let account = await AccountCapability.start(
             config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
-        await account.start()
-        // The counts taken above knew no account; liked and queued counts are per account.
-        LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
-
-        // Connectivity (issue 6): netlink changes and failed requests trigger a probe of the backend;
-        // the state shows in status, events and the STATUS line, and gates the push engine.
-        let connectivity = Self.makeConnectivityMonitor(config: config, state: state, logger: logger)
-        let network = NetworkGate(
-            isOnline: { connectivity.map { ![.offline, .degraded].contains($0.current.state) } ?? true },
-            reportFailure: { connectivity?.reportNetworkFailure($0) },
-            probeNow: { connectivity?.probeNow() })
-        // Only the monitor's verdict makes the account offline; the account's own failures ask it to probe.
-        if connectivity != nil { await account.manager.setOnNetworkFailure { network.reportFailure($0) } }
-
-        // Sync (issue 6): likes and unlikes go out through the push engine, which wakes on new ops,
-        // sign-ins and connectivity changes, and otherwise sleeps.
-        let gate = SyncGate()  // push batches and pull pages take turns
-        let pushEngine = account.backend.map { backend in
-            PushEngine(
-                store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
-                gate: gate, logger: logger, alsoPush: { await account.profiles.push() },
-                outboxChanged: { LibraryRoutes.refreshCounts(state: state, library: library, logger: logger) })
-        }
-        // Pull (issue 7): the server's likes, edits and the profile come down on sign-in, reconnect, sync.now and a schedule.
-        let pullEngine = account.backend.map { backend in
-            PullEngine(
-                store: store, session: account.manager, backend: backend, dataDirectory: directories.data, network: network,
-                interval: .seconds(config.pullIntervalSeconds), gate: gate, logger: logger,
-                synced: {
-                    state.markSynced()
-                    notifier.status(state.statusLine())
-                },
-                alsoPull: { userId in try? await account.profiles.pull(userId: userId) }
-            ) { changes in
-                LibraryRoutes.refreshCounts(state: state, library: library, logger: logger)
-                for change in changes { state.bus.publish(.photoChanged(change)) }
-            }
-        }
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { notification in
-            if case .connectivityChanged(let status) = notification.event, status.state != .unknown {
-                // The backend answers again: what is queued goes at once, not when its backoff ends,
-                // and the account says what connectivity says (never "offline" beside "online").
-                // Off the bus's lock: both publish events of their own.
-                let answers = status.state == .online
-                let userId = state.current.account.userId
-                Task {
-                    await account.manager.backendReachabilityChanged(answers)
-                    if answers, let userId { pushEngine?.sendNow(accountId: userId) }
-                }
-            }
-            pushEngine?.ring()
-            pullEngine?.ring()
-        }
-        // systemd's STATUS= line follows connectivity, the account and the queue as they change.
-        let statusLine = Mutex("")
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
-            let line = state.statusLine()
-            let changed = statusLine.withLock { last in defer { last = line }; return last != line }
-            if changed { notifier.status(line) }
-        }
-        let sync = SyncCapability(
-            likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network,
-            service: pushEngine.map { SyncService(store: store, push: $0, pull: pullEngine, network: network) })
-        // Images (issue 7): liked photos' files come down into the library; the queue wakes when a like
-        // changes (here or pulled), at sign-in and when the network returns, and otherwise sleeps.
-        let images = ImageRoutes.makeCapability(
-            config: config, store: store, state: state, directories: directories, network: network, logger: logger)
-        _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in images?.queue.ring() }
-
-        // Editing (issue 9): libvips renders beside the original; the outbox uploads to Storage.
-        let edits = EditRoutes.makeCapability(config: config, store: store, directories: directories, images: images, network: network)
-        // Local folders (issue 8): imported with perceptual hashes, near-duplicates skipped.
-        let imports = ImportRoutes.makeCapability(config: config, store: store)
-
-        // Sources (issue 8): searches, topics and followed feeds, kept in the store.
-        let search = Self.makeSearchService(config: config, store: store, logger: logger)
-        let feeds = search.map { FeedService(search: $0, logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) }) }
+        counter.refresh()  // the counts taken above knew no account; liked and queued counts are per account
+        let network = await NetworkCapability.make(config: config, state: state, account: account, logger: logger)
+        let sync = SyncCapability.make(
+            config: config, store: store, state: state, counter: counter, account: account, network: network.gate,
+            dataDirectory: directories.data, logger: logger)
+        let images = ImageCapability.make(config: config, store: store, state: state, directories: directories, network: network.gate, logger: logger)
+        let edits = EditCapability.make(config: config, store: store, directories: directories, images: images, network: network.gate)
+        let imports = ImportCapability.make(config: config, store: store)
+        let sources = SourceCapability.make(config: config, store: store, images: images, logger: logger)
+        Self.followStatusLine(state: state, notifier: notifier)
 
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
@@ -180,8 +114,8 @@ public enum DaemonRunner {
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
-                state: state, library: library, logger: logger, account: account, sync: sync, search: search, feeds: feeds,
-                images: images, edits: edits, imports: imports),
+                state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
+                feeds: sources.feeds, images: images, edits: edits, imports: imports),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -216,10 +150,10 @@ public enum DaemonRunner {
         services.append(.init(service: server))
         services.append(.init(service: reload))
         services.append(.init(service: account.refreshService))
-        if let connectivity { services.append(.init(service: connectivity)) }
-        if let pushEngine { services.append(.init(service: pushEngine)) }
-        if let pullEngine { services.append(.init(service: pullEngine)) }
-        if let feeds { services.append(.init(service: feeds)) }
+        if let monitor = network.monitor { services.append(.init(service: monitor)) }
+        if let engine = sync.engine { services.append(.init(service: engine)) }
+        if let pull = sync.pull { services.append(.init(service: pull)) }
+        if let feeds = sources.feeds { services.append(.init(service: feeds)) }
         if let images { services.append(.init(service: images.queue)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
@@ -257,32 +191,13 @@ public enum DaemonRunner {
 }
 
 extension DaemonRunner {
-    static func makeSearchService(config: DaemonConfig, store: Store, logger: Logger) -> SearchService? {
-        guard let http = try? HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.sources")) else { return nil }
-        return SearchService(
-            store: store, http: http,
-            configuration: .init(unsplashAPIURL: config.unsplashAPIURL, unsplashAccessKey: config.unsplashAccessKey, nasaAPIURL: config.nasaAPIURL),
-            logger: logger)
-    }
-
-    /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
-    /// connection that died with the old network, nor wait behind sync transfers.
-    static func makeConnectivityMonitor(config: DaemonConfig, state: DaemonState, logger: Logger) -> ConnectivityMonitor? {
-        var http: HTTPClient
-        do {
-            var configuration = config.httpConfiguration
-            configuration.connectTimeout = .seconds(3)
-            configuration.freshConnections = true
-            http = try HTTPClient(configuration: configuration, logger: Logger(label: "splashd.probe"))
-        } catch {
-            logger.error("no connectivity monitor: \(error)", metadata: ["splashd_op": "start"])
-            return nil
-        }
-        let base = config.backendURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        var configuration = ConnectivityMonitor.Configuration(healthURL: base.map { $0 + "/auth/v1/health" }, apiKey: config.anonKey)
-        configuration.watchNetlink = true
-        return ConnectivityMonitor(configuration: configuration, http: http, logger: logger) { status in
-            state.setConnectivity(status)
+    /// systemd's STATUS= line follows connectivity, the account and the queue as they change.
+    static func followStatusLine(state: DaemonState, notifier: SystemdNotifier) {
+        let statusLine = Mutex("")
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
+            let line = state.statusLine()
+            let changed = statusLine.withLock { last in defer { last = line }; return last != line }
+            if changed { notifier.status(line) }
         }
     }
 }

@@ -9,15 +9,7 @@ import Store
 /// hashes compare in about a millisecond, and no index beats that for Hamming distance at this size.
 public enum DuplicateFinder {
     public static func libraryHashes(_ db: Database, accountId: String) throws -> [(id: String, hash: PerceptualHash)] {
-        try Row.fetchAll(db, sql: """
-            SELECT p.id, p.phash FROM photos p
-            WHERE p.phash IS NOT NULL AND (
-                p.source = 'local'
-                OR EXISTS (SELECT 1 FROM likes l WHERE l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL)
-                OR EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = p.id AND e.account_id = ? AND e.deleted_at IS NULL))
-            """, arguments: [accountId, accountId]).map { row in
-            (row["id"], PerceptualHash(value: UInt64(bitPattern: row["phash"] as Int64)))
-        }
+        try PerceptualHashQuery.library(db, accountId: accountId).map { ($0.id, PerceptualHash(value: $0.hash)) }
     }
 
     public static func nearest(to hash: PerceptualHash, in known: [(id: String, hash: PerceptualHash)], excluding: String? = nil) -> (id: String, distance: Int)? {
@@ -31,12 +23,22 @@ public enum DuplicateFinder {
 
     /// Library photos within `threshold` bits of `photoId`'s hash, nearest first.
     public static func duplicates(of photoId: String, accountId: String, threshold: Int, db: Database) throws -> [(id: String, distance: Int)] {
-        guard let raw = try Int64.fetchOne(db, sql: "SELECT phash FROM photos WHERE id = ?", arguments: [photoId]) else { return [] }
-        let hash = PerceptualHash(value: UInt64(bitPattern: raw))
+        guard let raw = try PerceptualHashQuery.hash(db, photoId: photoId) else { return [] }
+        let hash = PerceptualHash(value: raw)
         return try libraryHashes(db, accountId: accountId)
             .filter { $0.id != photoId }
             .map { ($0.id, $0.hash.distance(to: hash)) }
             .filter { $0.1 <= threshold }
             .sorted { $0.1 < $1.1 }
+    }
+
+    /// Keeps the hash taken when `photoId`'s file arrived, and answers which library photos it is near.
+    public static func record(
+        _ hash: PerceptualHash, photoId: String, accountId: String, threshold: Int, store: Store
+    ) throws -> [(id: String, distance: Int)] {
+        try store.write { db in
+            try PerceptualHashQuery.set(db, hash: hash.value, photoId: photoId)
+            return try duplicates(of: photoId, accountId: accountId, threshold: threshold, db: db)
+        }
     }
 }

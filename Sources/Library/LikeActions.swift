@@ -101,17 +101,3 @@ public struct LikeActions: Sendable {
         }
     }
 }
-
-public enum LibraryError: Error, Equatable, CustomStringConvertible {
-    case unknownPhoto(String)
-    case unknownEdit(String)
-    case unreadable(String, String)
-
-    public var description: String {
-        switch self {
-        case .unknownPhoto(let id): "no photo \(id) in the library; search for it or open it first"
-        case .unknownEdit(let id): "no edit \(id); splashctl edits list shows them"
-        case .unreadable(let path, let reason): "\(path): \(reason)"
-        }
-    }
-}

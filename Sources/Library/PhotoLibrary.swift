@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import GRDB
 import Shared
@@ -21,6 +24,47 @@ public final class PhotoLibrary: Sendable {
         try store.read { db in
             (try CountsQuery.library(db, accountId: accountId), try CountsQuery.outbox(db, accountId: accountId))
         }
+    }
+
+    /// The library's counters alone, without the outbox's (a file arrived: nothing was queued).
+    public func libraryCounts(accountId: String) throws -> LibraryCounts {
+        try store.read { db in try CountsQuery.library(db, accountId: accountId) }
+    }
+
+    /// Bytes and files in the library and in the cache.
+    public func fileUsage() throws -> PhotoFileStore.Usage {
+        try store.read { db in try PhotoFileStore.usage(db) }
+    }
+
+    /// One photo as `photos.show` shows it: its details, its files where they are on this machine
+    /// (paths made absolute against the library's and the cache's directories), and the library
+    /// photos it is near by perceptual hash. Nil for a photo the store does not hold.
+    public func detail(
+        id: String, accountId: String, duplicateThreshold: Int, dataDirectory: String, cacheDirectory: String
+    ) throws -> PhotoDetail? {
+        let found = try store.read { db -> (detail: PhotoDetail, files: [PhotoFileStore.File], duplicates: [(id: String, distance: Int)])? in
+            guard let detail = try PhotoDetailQuery.fetch(db, id: id, accountId: accountId) else { return nil }
+            return (
+                detail, try PhotoFileStore.files(db, photoId: id),
+                try DuplicateFinder.duplicates(of: id, accountId: accountId, threshold: duplicateThreshold, db: db)
+            )
+        }
+        guard let found else { return nil }
+        var detail = found.detail
+        detail.files = found.files.map { file in
+            let base = file.inLibrary ? dataDirectory : cacheDirectory
+            let path = file.path.hasPrefix("/") ? file.path : base + "/" + file.path
+            return PhotoFileInfo(
+                variant: file.variant, path: path, bytes: file.bytes, location: file.inLibrary ? .library : .cache,
+                present: access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt, lastAccessAt: file.lastAccessAt)
+        }
+        detail.duplicates = found.duplicates.map { NearDuplicate(id: $0.id, distance: $0.distance) }
+        return detail
+    }
+
+    /// Whether the account likes `photoId` and whether it is dismissed, as a like or dismissal answers.
+    public func flags(photoId: String, accountId: String?) throws -> PhotoFlagsQuery.Flags {
+        try store.read { db in try PhotoFlagsQuery.fetch(db, photoId: photoId, accountId: accountId ?? "") }
     }
 
     /// Inserts or refreshes photos by id (a photo is never duplicated); keeps local state such as

@@ -4,6 +4,17 @@ import Shared
 import Store
 
 extension SearchService {
+    /// `completeDetails`, waited for at most `limit`: a show answers from the store after that, and
+    /// a failure only means the details stay as they were.
+    public func completeDetails(photoId: String, within limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await self.completeDetails(photoId: photoId) }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// Completes a photo's metadata once: Unsplash's details call (exif, location, tags, downloads)
     /// or NASA's asset manifest (every rendition). Returns false when there was nothing to do (already
     /// complete, or a local photo). Upserted like any search result, so local state is kept.

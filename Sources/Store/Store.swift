@@ -5,7 +5,7 @@ import GRDB
 /// `DatabasePool` (concurrent readers, one writer), migrated on open.
 public final class Store: Sendable {
     public let path: String
-    public let pool: DatabasePool
+    let pool: DatabasePool
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.
     /// A file that is not a database, or a schema from a newer splashd, fails with `StoreError`.
@@ -41,6 +41,11 @@ public final class Store: Sendable {
     /// `PRAGMA integrity_check`: "ok" or the problems SQLite found.
     public func integrityCheck() throws -> [String] {
         try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Whether a reader gets an answer from SQLite: the watchdog's check that the store is not wedged.
+    public func answers() -> Bool {
+        (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {

@@ -11,9 +11,13 @@ public struct Router: Sendable {
     private typealias Route = @Sendable (Data, RPCID?, ConnectionContext) async -> Data
     private var routes: [String: Route] = [:]
     private let logger: Logger
+    private let wireError: @Sendable (any Error) -> RPCError?
 
-    public init(logger: Logger) {
+    /// `wireError` puts the errors handlers throw into the protocol's terms, in one place for every
+    /// method; an error it does not know is an internal error, logged.
+    public init(logger: Logger, wireError: @escaping @Sendable (any Error) -> RPCError? = { _ in nil }) {
         self.logger = logger
+        self.wireError = wireError
     }
 
     public var methods: [String] { routes.keys.sorted() }
@@ -22,6 +26,7 @@ public struct Router: Sendable {
     public mutating func register<R: RPCRequest>(_ type: R.Type, _ handler: @escaping Handler<R>) {
         precondition(routes[R.method] == nil, "\(R.method) registered twice")
         let logger = self.logger
+        let wireError = self.wireError
         routes[R.method] = { data, id, context in
             let params: R
             do {
@@ -38,6 +43,7 @@ public struct Router: Sendable {
             } catch let error as RPCError {
                 return Self.encode(error: error, id: id)
             } catch {
+                if let mapped = wireError(error) { return Self.encode(error: mapped, id: id) }
                 logger.error("handler failed", metadata: ["splashd_method": "\(R.method)", "splashd_error": "\(error)"])
                 return Self.encode(error: RPCError(.internalError, "internal error in \(R.method); see the daemon's log"), id: id)
             }

@@ -6,23 +6,25 @@ import PhotoSources
 import Shared
 import Sync
 
-/// Every control method's handler, registered in one place. Handlers are thin: they call the domain
-/// and return its answer; JSON-RPC is the router's concern.
+/// Every control method's handler, registered in one place. Handlers are thin: they check, call the
+/// domain and return its answer; the domain's errors are put into the protocol's terms by
+/// `WireErrors`, and JSON-RPC is the router's concern.
 enum Routes {
     static func make(
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
         images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil
     ) -> Router {
-        var router = Router(logger: logger)
+        var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
+        let counter = LibraryCounter(state: state, library: library, logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state)
-        LibraryRoutes.register(into: &router, state: state, library: library, sync: sync, logger: logger)
+        LibraryRoutes.register(into: &router, state: state, library: library, counter: counter, sync: sync, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(
-            into: &router, state: state, store: library.store, images: images, search: search, network: sync?.network ?? .alwaysOnline,
+            into: &router, state: state, library: library, images: images, search: search, network: sync?.network ?? .alwaysOnline,
             duplicateThreshold: imports?.importer.duplicateThreshold ?? 8)
-        EditRoutes.register(into: &router, state: state, library: library, edits: edits, sync: sync, images: images, logger: logger)
-        ImportRoutes.register(into: &router, state: state, library: library, imports: imports, logger: logger)
+        EditRoutes.register(into: &router, state: state, counter: counter, edits: edits, sync: sync, logger: logger)
+        ImportRoutes.register(into: &router, state: state, counter: counter, imports: imports, logger: logger)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)

@@ -4,14 +4,10 @@ import Shared
 
 /// `photos.search` and `search.history`.
 enum SourceRoutes {
-    /// Runs a source call, with the protocol's errors: `offline` without sources, a SourceError in words.
-    static func sourced<T>(_ search: SearchService?, _ body: (SearchService) async throws(SourceError) -> T) async throws -> T {
+    /// Runs a source call; without sources (no HTTP client) the request is `offline`.
+    static func sourced<T>(_ search: SearchService?, _ body: (SearchService) async throws -> T) async throws -> T {
         guard let search else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
-        do throws(SourceError) {
-            return try await body(search)
-        } catch {
-            throw error.rpcError
-        }
+        return try await body(search)
     }
 
     static func register(into router: inout Router, state: DaemonState, search: SearchService?, feeds: FeedService?) {
@@ -30,25 +26,25 @@ enum SourceRoutes {
             try feeds?.list() ?? FeedsListResult(feeds: [])
         }
         router.register(PhotosSearchRequest.self) { request, _ in
-            try await sourced(search) { search throws(SourceError) in
+            try await sourced(search) { search in
                 try await search.search(request, accountId: state.current.account.userId ?? "")
             }
         }
         router.register(PhotosRandomRequest.self) { request, _ in
-            try await sourced(search) { search throws(SourceError) in
+            try await sourced(search) { search in
                 try await search.random(request, accountId: state.current.account.userId ?? "")
             }
         }
         router.register(TopicsListRequest.self) { request, _ in
-            try await sourced(search) { search throws(SourceError) in try await search.topics(request) }
+            try await sourced(search) { search in try await search.topics(request) }
         }
         router.register(TopicPhotosRequest.self) { request, _ in
-            try await sourced(search) { search throws(SourceError) in
+            try await sourced(search) { search in
                 try await search.topicPhotos(request, accountId: state.current.account.userId ?? "")
             }
         }
         router.register(PhotosStatsRequest.self) { request, _ in
-            try await sourced(search) { search throws(SourceError) in try await search.stats(request) }
+            try await sourced(search) { search in try await search.stats(request) }
         }
         router.register(SearchHistoryRequest.self) { request, _ in
             guard let search else { return SearchHistoryResult(searches: []) }

@@ -1,4 +1,3 @@
-import GRDB
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -41,12 +40,7 @@ struct WatchdogService: Service {
     }
 
     private func healthy() async -> Bool {
-        do {
-            let one = try store.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
-            try await eventLoop.submit {}.get()
-            return one == 1
-        } catch {
-            return false
-        }
+        guard store.answers() else { return false }
+        return (try? await eventLoop.submit {}.get()) != nil
     }
 }

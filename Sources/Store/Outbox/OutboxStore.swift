@@ -143,6 +143,24 @@ public enum OutboxStore {
         try OutboxEntry.filter(Column("op_id") == opId).fetchOne(db)
     }
 
+    /// Makes a waiting or rejected op due now. Nil for no such op; an op in flight is left as it is.
+    public static func retryNow(_ db: Database, opId: String, now: Date) throws -> OutboxEntry.State? {
+        guard var op = try find(db, opId: opId) else { return nil }
+        guard op.state != .inFlight else { return .inFlight }
+        op.state = .pending
+        op.nextAttemptAt = nil
+        op.updatedAt = now
+        try op.update(db)
+        return .pending
+    }
+
+    /// Deletes an op unless it is being sent. Returns the state it had, nil for no such op.
+    public static func drop(_ db: Database, opId: String) throws -> OutboxEntry.State? {
+        guard let op = try find(db, opId: opId) else { return nil }
+        if op.state != .inFlight { try op.delete(db) }
+        return op.state
+    }
+
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ",")
     }

@@ -94,44 +94,7 @@ struct SupabaseErrorTests {
     }
 }
 
-struct AccountFailureWordsTests {
-    private func words(_ status: Int, _ json: String, retryAfter: String? = nil) -> RPCError {
-        let headers = HTTPHeaders(retryAfter.map { [("Retry-After", $0)] } ?? [])
-        return AccountFailure.backend(.server(SupabaseError(status: status, headers: headers, body: Array(json.utf8)))).rpcError
-    }
-
-    @Test func invalidCredentials() {
-        let error = words(400, #"{"code":"invalid_credentials","message":"Invalid login credentials"}"#)
-        #expect(error.kind == .rejected)
-        #expect(error.message == "wrong e-mail or password")
-    }
-
-    @Test func userExists() {
-        let error = words(422, #"{"code":422,"error_code":"user_already_exists","msg":"User already registered"}"#)
-        #expect(error.kind == .conflict)
-        #expect(error.message.contains("already exists"))
-    }
-
-    @Test func weakPasswordSaysWhy() {
-        let error = words(422, #"{"code":"weak_password","message":"weak","weak_password":{"reasons":["length","pwned"]}}"#)
-        #expect(error.kind == .invalidInput)
-        #expect(error.message.contains("shorter than 6"))
-        #expect(error.message.contains("data breaches"))
-    }
-
-    @Test func rateLimitedCarriesRetryAfter() {
-        let error = words(429, #"{"code":"over_request_rate_limit","message":"slow down"}"#, retryAfter: "30")
-        #expect(error.kind == .rateLimited)
-        #expect(error.data?.retryAfter == 30)
-        #expect(error.message.contains("30 s"))
-    }
-
-    @Test func offlineAndNotConfigured() {
-        #expect(AccountFailure.backend(.network(.timeout)).rpcError.kind == .offline)
-        #expect(AccountFailure.backend(.notConfigured).rpcError.message.contains("SPLASHD_BACKEND_URL"))
-        #expect(AccountFailure.notSignedIn("not signed in").rpcError.kind == .notSignedIn)
-    }
-
+struct SessionFromWireTests {
     @Test func sessionFromWireKeepsWhatMatters() throws {
         let json = #"""
             {"access_token":"a.b.c","token_type":"bearer","expires_in":3600,"expires_at":1795264192,"refresh_token":"r1",
@@ -155,18 +118,6 @@ struct AccountFailureWordsTests {
         let session = try SupabaseAuthAPI.session(from: response, now: now)
         #expect(session.expiresAt == now.addingTimeInterval(240))
         #expect(!session.isRefreshDue(now: now.addingTimeInterval(60)) && session.isRefreshDue(now: now.addingTimeInterval(120)))
-    }
-
-    /// Failures that waiting will not mend are not called "offline", and no Swift value leaks into the words.
-    @Test func untrustedAnswersAreNotOffline() {
-        let tooLarge = AccountFailure.backend(.network(.tooLarge(limit: 32 << 20))).rpcError
-        #expect(tooLarge.kind == .tooLarge && tooLarge.message.contains("32 MiB") && !tooLarge.message.contains("limit:"))
-        let tls = AccountFailure.backend(.network(.tls(curlCode: 60, message: "SSL certificate problem: self-signed certificate"))).rpcError
-        #expect(tls.kind == .rejected && tls.message.contains("network.ca_file") && !tls.message.contains("curlCode"))
-        let redirect = AccountFailure.backend(.server(SupabaseError(status: 302, headers: HTTPHeaders(), body: []))).rpcError
-        #expect(redirect.kind == .rejected && redirect.message.contains("backend.url"))
-        let plain = AccountFailure.backend(.network(.insecureURL(host: "example.com"))).rpcError
-        #expect(plain.kind == .rejected && plain.message.contains("https://") && !plain.message.contains("try again"))
     }
 
     @Test func sessionWithEmptyTokensIsMalformed() {

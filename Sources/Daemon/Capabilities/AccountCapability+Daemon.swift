@@ -1,0 +1,44 @@
+import Account
+import HTTP
+import Library
+import Logging
+import Shared
+import Store
+import Systemd
+
+extension AccountCapability {
+    /// The daemon's account capability: its HTTP client, the backend from the configuration, and
+    /// callbacks into the daemon's state (account status, profile events, outbox counts). The saved
+    /// session is restored before this returns, without the network.
+    static func start(
+        config: DaemonConfig, store: Store, state: DaemonState, library: PhotoLibrary, stateDirectory: String, logger: Logger
+    ) async -> AccountCapability {
+        var http: HTTPClient?
+        do {
+            http = try HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.http"))
+        } catch {
+            logger.error("no HTTP client; accounts work offline only", metadata: ["splashd_op": "start", "splashd_error": "\(error)"])
+        }
+        if config.backendURL == nil || config.anonKey == nil {
+            logger.notice("no backend configured (backend.url, backend.anon_key); accounts work offline only", metadata: ["splashd_op": "start"])
+        }
+        let notifier = SystemdNotifier()
+        let callbacks = AccountCapability.Callbacks(
+            accountChanged: { status in
+                let before = state.current.account
+                state.setAccount(status)
+                if let counts = try? library.counts(accountId: status.userId ?? "") { state.setOutbox(counts.outbox) }
+                // `systemctl status` shows the account as it is now (signed out by the server, offline, ...).
+                if before != status { notifier.status(state.statusLine()) }
+            },
+            profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) },
+            outboxChanged: {
+                if let counts = try? library.counts(accountId: state.current.account.userId ?? "") { state.setOutbox(counts.outbox) }
+            })
+        let account = AccountCapability(
+            backendURL: config.backendURL, anonKey: config.anonKey, http: http, store: store, stateDirectory: stateDirectory,
+            logger: logger, callbacks: callbacks)
+        await account.start()
+        return account
+    }
+}

@@ -1,0 +1,78 @@
+import Editing
+import Foundation
+import HTTP
+import Library
+import Logging
+import PhotoSources
+import Shared
+import Store
+import Sync
+
+/// Image files: the download queue that fills the library (it wakes when a like changes, here or
+/// pulled, at sign-in and when the network returns, and otherwise sleeps), and the cache.
+struct ImageCapability: Sendable {
+    let queue: ImageQueue
+    let cache: ImageCache
+    let maxBytes: Int64
+    let dataDirectory: String
+    let cacheDirectory: String
+
+    /// The queue gets an HTTP client of its own: its transfers are long and many, and must neither wait
+    /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
+    static func make(
+        config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories, network: NetworkGate, logger: Logger
+    ) -> ImageCapability? {
+        var http = config.httpConfiguration
+        http.maxConnectionsPerHost = config.imagesConcurrency
+        http.maxTotalConnections = max(config.imagesConcurrency, 1)
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: http, logger: Logger(label: "splashd.images"))
+        } catch {
+            logger.error("no image downloads: \(error)", metadata: ["splashd_op": "start"])
+            return nil
+        }
+        var configuration = ImageQueue.Configuration(dataDirectory: directories.data, cacheDirectory: directories.cache)
+        configuration.variant = config.imagesVariant
+        configuration.concurrency = config.imagesConcurrency
+        configuration.maxFileBytes = Int64(config.imagesMaxFileMiB) << 20
+        configuration.cacheMaxBytes = config.cacheMaxBytes
+        configuration.renditionURL = { urls, variant in Renditions.url(urls, variant: variant) }
+        let unsplash = UnsplashDownloadTracker(
+            http: client, apiURL: config.unsplashAPIURL, accessKey: config.unsplashAccessKey, logger: logger)
+        // A saved remote photo that looks like one already in the library is reported (NicePhotoApp
+        // refused such photos; here the like stands, and the person is told).
+        let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000))
+        let threshold = config.duplicateThreshold
+        configuration.fileArrived = { photoId, path in
+            await unsplash.track(photoId: photoId)
+            guard let hash = try? await editor.perceptualHash(URL(fileURLWithPath: path)) else { return }
+            let accountId = state.current.account.userId ?? ""
+            let duplicates = try? DuplicateFinder.record(hash, photoId: photoId, accountId: accountId, threshold: threshold, store: store)
+            if let nearest = duplicates?.first {
+                logger.notice("\(photoId) looks like \(nearest.id), already in the library (\(nearest.distance) bits apart)", metadata: [
+                    "splashd_op": "images", "splashd_photo": "\(photoId)", "splashd_duplicate_of": "\(nearest.id)",
+                ])
+            }
+        }
+        let library = PhotoLibrary(store: store)
+        let queue = ImageQueue(
+            store: store, http: client, configuration: configuration,
+            accountId: {
+                let account = state.current.account
+                return account.state == .signedOut ? nil : account.userId
+            },
+            network: network, logger: logger,
+            changed: { progress in
+                state.bus.publish(.imagesChanged(progress))
+                // A file arrived: the library's file and byte counts in status and library.changed move too.
+                if progress.change == .finished, let counts = try? library.libraryCounts(accountId: state.current.account.userId ?? "") {
+                    state.setLibrary(counts)
+                }
+            })
+        _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in queue.ring() }
+        return ImageCapability(
+            queue: queue, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
+            maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)
+    }
+}

@@ -1,0 +1,46 @@
+import Account
+import Connectivity
+import HTTP
+import Logging
+import Shared
+import Sync
+
+/// Connectivity: netlink changes and failed requests trigger a probe of the backend; the state shows
+/// in status, events and the STATUS line, and gates the push engine, the pull and the image queue.
+struct NetworkCapability: Sendable {
+    /// Nil only if libcurl cannot start; then everything behaves as online and finds out by trying.
+    let monitor: ConnectivityMonitor?
+    let gate: NetworkGate
+
+    /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
+    /// connection that died with the old network, nor wait behind sync transfers.
+    static func make(config: DaemonConfig, state: DaemonState, account: AccountCapability, logger: Logger) async -> NetworkCapability {
+        let monitor = makeMonitor(config: config, state: state, logger: logger)
+        let gate = NetworkGate(
+            isOnline: { monitor.map { ![.offline, .degraded].contains($0.current.state) } ?? true },
+            reportFailure: { monitor?.reportNetworkFailure($0) },
+            probeNow: { monitor?.probeNow() })
+        // Only the monitor's verdict makes the account offline; the account's own failures ask it to probe.
+        if monitor != nil { await account.manager.setOnNetworkFailure { gate.reportFailure($0) } }
+        return NetworkCapability(monitor: monitor, gate: gate)
+    }
+
+    private static func makeMonitor(config: DaemonConfig, state: DaemonState, logger: Logger) -> ConnectivityMonitor? {
+        var http: HTTPClient
+        do {
+            var configuration = config.httpConfiguration
+            configuration.connectTimeout = .seconds(3)
+            configuration.freshConnections = true
+            http = try HTTPClient(configuration: configuration, logger: Logger(label: "splashd.probe"))
+        } catch {
+            logger.error("no connectivity monitor: \(error)", metadata: ["splashd_op": "start"])
+            return nil
+        }
+        let base = config.backendURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        var configuration = ConnectivityMonitor.Configuration(healthURL: base.map { $0 + "/auth/v1/health" }, apiKey: config.anonKey)
+        configuration.watchNetlink = true
+        return ConnectivityMonitor(configuration: configuration, http: http, logger: logger) { status in
+            state.setConnectivity(status)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+@testable import Account
+@testable import Daemon
+import Editing
+import Foundation
+import HTTP
+import Library
+import PhotoSources
+import Shared
+import Testing
+
+/// Domain errors in the protocol's words, all put there by `WireErrors`.
+struct WireErrorsTests {
+    private func words(_ status: Int, _ json: String, retryAfter: String? = nil) -> RPCError {
+        let headers = HTTPHeaders(retryAfter.map { [("Retry-After", $0)] } ?? [])
+        return AccountFailure.backend(.server(SupabaseError(status: status, headers: headers, body: Array(json.utf8)))).wire
+    }
+    @Test func invalidCredentials() {
+        let error = words(400, #"{"code":"invalid_credentials","message":"Invalid login credentials"}"#)
+        #expect(error.kind == .rejected)
+        #expect(error.message == "wrong e-mail or password")
+    }
+
+    @Test func userExists() {
+        let error = words(422, #"{"code":422,"error_code":"user_already_exists","msg":"User already registered"}"#)
+        #expect(error.kind == .conflict)
+        #expect(error.message.contains("already exists"))
+    }
+
+    @Test func weakPasswordSaysWhy() {
+        let error = words(422, #"{"code":"weak_password","message":"weak","weak_password":{"reasons":["length","pwned"]}}"#)
+        #expect(error.kind == .invalidInput)
+        #expect(error.message.contains("shorter than 6"))
+        #expect(error.message.contains("data breaches"))
+    }
+
+    @Test func rateLimitedCarriesRetryAfter() {
+        let error = words(429, #"{"code":"over_request_rate_limit","message":"slow down"}"#, retryAfter: "30")
+        #expect(error.kind == .rateLimited)
+        #expect(error.data?.retryAfter == 30)
+        #expect(error.message.contains("30 s"))
+    }
+
+    @Test func offlineAndNotConfigured() {
+        #expect(AccountFailure.backend(.network(.timeout)).wire.kind == .offline)
+        #expect(AccountFailure.backend(.notConfigured).wire.message.contains("SPLASHD_BACKEND_URL"))
+        #expect(AccountFailure.notSignedIn("not signed in").wire.kind == .notSignedIn)
+    }
+
+    /// Failures that waiting will not mend are not called "offline", and no Swift value leaks into the words.
+    @Test func untrustedAnswersAreNotOffline() {
+        let tooLarge = AccountFailure.backend(.network(.tooLarge(limit: 32 << 20))).wire
+        #expect(tooLarge.kind == .tooLarge && tooLarge.message.contains("32 MiB") && !tooLarge.message.contains("limit:"))
+        let tls = AccountFailure.backend(.network(.tls(curlCode: 60, message: "SSL certificate problem: self-signed certificate"))).wire
+        #expect(tls.kind == .rejected && tls.message.contains("network.ca_file") && !tls.message.contains("curlCode"))
+        let redirect = AccountFailure.backend(.server(SupabaseError(status: 302, headers: HTTPHeaders(), body: []))).wire
+        #expect(redirect.kind == .rejected && redirect.message.contains("backend.url"))
+        let plain = AccountFailure.backend(.network(.insecureURL(host: "example.com"))).wire
+        #expect(plain.kind == .rejected && plain.message.contains("https://") && !plain.message.contains("try again"))
+    }
+
+    @Test func libraryErrorsNameTheFieldAtFault() {
+        #expect(WireErrors.rpcError(for: LibraryError.unknownPhoto("unsplash:x")) == RPCError(.notFound, LibraryError.unknownPhoto("unsplash:x").description, field: "id"))
+        #expect(WireErrors.rpcError(for: LibraryError.unknownEdit("e1"))?.data?.field == "edit_id")
+        #expect(WireErrors.rpcError(for: LibraryError.unreadable("/nowhere", "no such folder"))?.message == "/nowhere: no such folder")
+        #expect(WireErrors.rpcError(for: LibraryError.unknownOp("op1"))?.kind == .notFound)
+        #expect(WireErrors.rpcError(for: LibraryError.opInFlight("op1"))?.kind == .conflict)
+    }
+
+    @Test func editingAndSourceErrors() {
+        #expect(WireErrors.rpcError(for: EditingError.noSpace("disk full"))?.kind == .noSpace)
+        #expect(WireErrors.rpcError(for: SourceError.rateLimited("Unsplash's hourly limit"))?.data?.retryAfter == 3600)
+        #expect(WireErrors.rpcError(for: SourceError.refused(status: 404, message: "gone"))?.kind == .notFound)
+    }
+
+    /// What the daemon does not know stays unknown, so the router logs it as an internal error.
+    @Test func anUnknownErrorIsNotMapped() {
+        struct Strange: Error {}
+        #expect(WireErrors.rpcError(for: Strange()) == nil)
+    }
+}
+
+extension AccountFailure {
+    fileprivate var wire: RPCError { WireErrors.account(self) }
+}
