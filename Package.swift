@@ -60,7 +60,11 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "Library",
-            dependencies: ["Shared", "Support", "Store", "Editing", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Shared", "Support", "Store", "Editing",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .target(
             name: "Journal",
@@ -94,6 +98,7 @@ let package = Package(
             name: "Sync",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "HTTP", "Account",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

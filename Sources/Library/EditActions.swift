@@ -82,7 +82,7 @@ public struct EditActions: Sendable {
             edit.updatedAt = now
             edit.path = nil
             try edit.update(db)
-            try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [edit.photoId, "edit:\(editId)"])
+            try PhotoFileStore.removeEdit(db, photoId: edit.photoId, editId: editId)
             for op in pending { try op.delete(db) }
             let neverLeft = inFlight == 0 && !pending.isEmpty && pending.allSatisfy { $0.attempts == 0 }
                 && pendingPayloads.first?.wasNew == true

@@ -37,22 +37,16 @@ extension SearchService {
             let now = Date()
             if let data = try? JSONCoding.encoder().encode(topics) {
                 _ = try? store.write { db in
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO cached_values (key, value, fetched_at) VALUES (?, ?, ?)",
-                        arguments: [cacheKey, String(decoding: data, as: UTF8.self), now])
+                    try CachedValue.save(db, key: cacheKey, value: String(decoding: data, as: UTF8.self), fetchedAt: now)
                 }
             }
             return TopicsListResult(topics: topics, stale: false, fetchedAt: now)
         } catch {
-            let cached = try? store.read { db -> (String, Date)? in
-                guard let row = try Row.fetchOne(db, sql: "SELECT value, fetched_at FROM cached_values WHERE key = ?", arguments: [cacheKey])
-                else { return nil }
-                return (row["value"], row["fetched_at"])
-            }
-            guard case .unreachable = error, let (value, fetchedAt) = cached ?? nil,
-                  let topics = try? JSONCoding.decoder().decode([Topic].self, from: Data(value.utf8))
+            let cached = try? store.read { db in try CachedValue.fetch(db, key: cacheKey) }
+            guard case .unreachable = error, let cached = cached ?? nil,
+                  let topics = try? JSONCoding.decoder().decode([Topic].self, from: Data(cached.value.utf8))
             else { throw error }
-            return TopicsListResult(topics: topics, stale: true, fetchedAt: fetchedAt)
+            return TopicsListResult(topics: topics, stale: true, fetchedAt: cached.fetchedAt)
         }
     }
 
@@ -70,7 +64,7 @@ extension SearchService {
             let now = Date()
             let summaries = (try? store.write { db -> [PhotoSummary] in
                 for photo in photos { try Self.upsert(photo, db: db) }
-                try Self.remember(db, source: .unsplash, request: asSearch, key: key, page: page, total: total, ids: photos.map(\.id), now: now)
+                try SearchPages.remember(db, source: .unsplash, query: asSearch.query, key: key, page: page, total: total, ids: photos.map(\.id), now: now)
                 return try PhotoQuery.summaries(db, ids: photos.map(\.id), accountId: accountId)
             }) ?? []
             return PhotosSearchResult(

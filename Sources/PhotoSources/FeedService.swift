@@ -33,37 +33,23 @@ public final class FeedService: Service, Sendable {
 
     public func follow(_ request: FeedsFollowRequest) throws -> FeedsListResult {
         let source = request.feed.source ?? .unsplash
-        try store.write { db in
-            try db.execute(sql: """
-                INSERT INTO feeds (kind, source, value, keep, created_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (kind, source, value) DO UPDATE SET keep = excluded.keep
-                """, arguments: [request.feed.kind.rawValue, source.rawValue, request.feed.value, request.keep ?? 30, Date()])
-        }
+        let feed = FeedKey(kind: request.feed.kind, value: request.feed.value, source: source)
+        try store.write { db in try FeedRows.follow(db, feed, keep: request.keep ?? 30, now: Date()) }
         wakeup.ring()
         return try list()
     }
 
     /// False when no such feed was followed.
     public func unfollow(_ feed: FeedKey) throws -> Bool {
-        try store.write { db in
-            try db.execute(
-                sql: "DELETE FROM feeds WHERE kind = ? AND source = ? AND value = ?",
-                arguments: [feed.kind.rawValue, (feed.source ?? .unsplash).rawValue, feed.value])
-            return db.changesCount > 0
-        }
+        try store.write { db in try FeedRows.unfollow(db, feed) }
     }
 
     public func list() throws -> FeedsListResult {
         try store.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT kind, source, value, keep, refreshed_at FROM feeds ORDER BY created_at")
-            return FeedsListResult(feeds: try rows.map { row in
-                let key = FeedKey(kind: FeedKey.Kind(rawValue: row["kind"]) ?? .search, value: row["value"], source: PhotoSource(rawValue: row["source"]))
-                let keep: Int = row["keep"]
-                let photos = try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM search_results r JOIN searches s ON s.id = r.search_id
-                    WHERE s.source = ? AND s.params_key = ? AND r.page = 1
-                    """, arguments: [(key.source ?? .unsplash).rawValue, SearchService.paramsKey(Self.searchRequest(key, keep: keep))]) ?? 0
-                return FeedInfo(feed: key, keep: keep, photos: photos, refreshedAt: row["refreshed_at"])
+            FeedsListResult(feeds: try FeedRows.all(db).map { feed in
+                let photos = try SearchPages.count(
+                    db, source: feed.key.source ?? .unsplash, key: SearchService.paramsKey(Self.searchRequest(feed.key, keep: feed.keep)), page: 1)
+                return FeedInfo(feed: feed.key, keep: feed.keep, photos: photos, refreshedAt: feed.refreshedAt)
             })
         }
     }
@@ -94,11 +80,7 @@ public final class FeedService: Service, Sendable {
                 case .search: try await search.search(Self.searchRequest(info.feed, keep: info.keep), accountId: "")
                 }
                 thumbnailsWanted(result.photos.filter { $0.dismissedAt == nil }.map(\.id))
-                try store.write { db in
-                    try db.execute(
-                        sql: "UPDATE feeds SET refreshed_at = ? WHERE kind = ? AND source = ? AND value = ?",
-                        arguments: [Date(), info.feed.kind.rawValue, (info.feed.source ?? .unsplash).rawValue, info.feed.value])
-                }
+                try store.write { db in try FeedRows.markRefreshed(db, info.feed, at: Date()) }
             } catch {
                 logger.warning("feed \(info.feed.kind.rawValue) '\(info.feed.value)' not refreshed: \(error)", metadata: ["splashd_op": "feeds"])
             }

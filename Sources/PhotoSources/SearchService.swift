@@ -46,7 +46,7 @@ public final class SearchService: Sendable {
             let now = Date()
             let ids = try? store.write { db -> [String] in
                 for photo in fetched.photos { try Self.upsert(photo, db: db) }
-                try Self.remember(db, source: source, request: request, key: key, page: page, total: fetched.total, ids: fetched.photos.map(\.id), now: now)
+                try SearchPages.remember(db, source: source, query: request.query, key: key, page: page, total: fetched.total, ids: fetched.photos.map(\.id), now: now)
                 return fetched.photos.map(\.id)
             }
             let photos = (try? store.read { db in try PhotoQuery.summaries(db, ids: ids ?? [], accountId: accountId) }) ?? []
@@ -65,14 +65,11 @@ public final class SearchService: Sendable {
         try store.read { db in
             var entries: [SearchHistoryEntry] = []
             for source in source.map({ [$0] }) ?? [.unsplash, .nasa] {
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT params_key, total, last_run_at FROM searches WHERE source = ? ORDER BY last_run_at DESC LIMIT 10
-                    """, arguments: [source.rawValue])
-                for row in rows {
-                    guard let request = try? JSONCoding.decoder().decode(PhotosSearchRequest.self, from: Data((row["params_key"] as String).utf8)),
+                for run in try SearchPages.recent(db, source: source, limit: 10) {
+                    guard let request = try? JSONCoding.decoder().decode(PhotosSearchRequest.self, from: Data(run.key.utf8)),
                           !request.query.hasPrefix("topic:")  // topic pages are kept like searches, but are not searches
                     else { continue }
-                    entries.append(SearchHistoryEntry(number: 0, request: request, total: row["total"], lastRunAt: row["last_run_at"]))
+                    entries.append(SearchHistoryEntry(number: 0, request: request, total: run.total, lastRunAt: run.lastRunAt))
                 }
             }
             entries.sort { $0.lastRunAt > $1.lastRunAt }
@@ -154,35 +151,16 @@ public final class SearchService: Sendable {
         }
     }
 
-    static func remember(
-        _ db: Database, source: PhotoSource, request: PhotosSearchRequest, key: String, page: Int, total: Int, ids: [String], now: Date
-    ) throws {
-        try db.execute(sql: """
-            INSERT INTO searches (source, query, params_key, total, created_at, last_run_at) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (source, params_key) DO UPDATE SET total = excluded.total, last_run_at = excluded.last_run_at
-            """, arguments: [source.rawValue, request.query, key, total, now, now])
-        let searchID = try Int64.fetchOne(db, sql: "SELECT id FROM searches WHERE source = ? AND params_key = ?", arguments: [source.rawValue, key])!
-        try db.execute(sql: "DELETE FROM search_results WHERE search_id = ? AND page = ?", arguments: [searchID, page])
-        for (rank, id) in ids.enumerated() {
-            try db.execute(sql: "INSERT INTO search_results (search_id, page, rank, photo_id) VALUES (?, ?, ?, ?)", arguments: [searchID, page, rank, id])
-        }
-    }
-
     func cached(
         key: String, source: PhotoSource, request: PhotosSearchRequest, page: Int, perPage: Int, accountId: String
     ) -> PhotosSearchResult? {
         try? store.read { db -> PhotosSearchResult? in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT id, total, last_run_at FROM searches WHERE source = ? AND params_key = ?", arguments: [source.rawValue, key])
-            else { return nil }
-            let ids = try String.fetchAll(
-                db, sql: "SELECT photo_id FROM search_results WHERE search_id = ? AND page = ? ORDER BY rank", arguments: [row["id"] as Int64, page])
-            guard !ids.isEmpty else { return nil }
-            let total: Int = row["total"] ?? ids.count
+            guard let kept = try SearchPages.page(db, source: source, key: key, page: page) else { return nil }
+            let total = kept.total ?? kept.ids.count
             return PhotosSearchResult(
                 source: source, query: request.query, page: page, perPage: perPage, total: total,
-                totalPages: max(1, (total + perPage - 1) / perPage), photos: try PhotoQuery.summaries(db, ids: ids, accountId: accountId),
-                stale: true, fetchedAt: row["last_run_at"])
+                totalPages: max(1, (total + perPage - 1) / perPage), photos: try PhotoQuery.summaries(db, ids: kept.ids, accountId: accountId),
+                stale: true, fetchedAt: kept.lastRunAt)
         } ?? nil
     }
 }

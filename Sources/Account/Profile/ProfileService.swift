@@ -42,7 +42,7 @@ public final class ProfileService: Sendable {
 
     // MARK: - Control requests
 
-    public func get(refresh: Bool) async throws(RPCError) -> ProfileResult {
+    public func get(refresh: Bool) async throws(AccountFailure) -> ProfileResult {
         guard let user = await manager.currentUser else { throw await notSignedIn() }
         var fresh = false
         var stale = false
@@ -50,12 +50,8 @@ public final class ProfileService: Sendable {
             do {
                 try await pull(userId: user.id)
                 fresh = true
-            } catch .notSignedIn(let why) {
-                throw RPCError(.notSignedIn, why)
             } catch .backend(let error) where error.isTransient || error == .notConfigured {
                 stale = true
-            } catch {
-                throw error.rpcError
             }
         }
         if !fresh, await manager.status.state != .signedIn { stale = true }
@@ -63,8 +59,9 @@ public final class ProfileService: Sendable {
         return ProfileResult(profile: profile, stale: stale, fetchedAt: try Self.storeCall { try profiles.fetchedAt(user.id) })
     }
 
-    public func setUsername(_ username: String) async throws(RPCError) -> SetUsernameResult {
-        if let problem = AccountRules.usernameProblem(username) { throw .invalidInput(problem, field: "username") }
+    public func setUsername(_ username: String) async throws(AccountFailure) -> SetUsernameResult {
+        // The request's own validation refuses such a name first; nothing reaches the server.
+        if let problem = AccountRules.usernameProblem(username) { throw .backend(.local("refusing the username: \(problem)")) }
         guard let user = await manager.currentUser else { throw await notSignedIn() }
         let opId = try Self.storeCall { try profiles.setUsername(username, userId: user.id) }
         guard let profile = try Self.storeCall({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
@@ -98,7 +95,7 @@ public final class ProfileService: Sendable {
         guard let remote = rows.first(where: { $0.id.lowercased() == userId.lowercased() }) else { return }
         let changed: Bool
         do {
-            changed = try profiles.applyPulled(remote, userId: userId)
+            changed = try profiles.applyPulled(remote.pulled, userId: userId)
         } catch {
             logger.error("cannot store the pulled profile", metadata: ["splashd_op": "pull", "splashd_error": "\(error)"])
             return
@@ -232,16 +229,16 @@ public final class ProfileService: Sendable {
         }
     }
 
-    private func notSignedIn() async -> RPCError {
+    private func notSignedIn() async -> AccountFailure {
         let reason = await manager.lastSignedOutReason
-        return RPCError(.notSignedIn, reason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>")
+        return .notSignedIn(reason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>")
     }
 
-    static func storeCall<T>(_ body: () throws -> T) throws(RPCError) -> T {
+    static func storeCall<T>(_ body: () throws -> T) throws(AccountFailure) -> T {
         do {
             return try body()
         } catch {
-            throw RPCError(.internalError, "the store failed: \(error)")
+            throw .backend(.local("the store failed: \(error)"))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Shared
+import Store
 
 /// Owns the session: sign-in, sign-up, sign-out, restore at start, and refresh.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Shared
 import Store
 import Synchronization
@@ -9,117 +8,75 @@ import Synchronization
 /// answers without the network, and offline the cache answers, marked stale with its age.
 public final class UsersService: Sendable {
     private let backend: SupabaseBackend?
-    private let store: Store
-    /// Keys fetched successfully by this process, and when: only those serve as fresh without asking
+    private let cache: UsersCache
+    /// Answers fetched successfully by this process, and when: only those serve as fresh without asking
     /// the server (a cache from before a restart may be from before an outage).
-    private let fetchedHere = Mutex<[String: Date]>([:])
+    private let fetchedHere = Mutex<[Answer: Date]>([:])
     /// A cached answer younger than this is served without asking the server.
     public let freshFor: TimeInterval
 
-    static let countKey = "user_count"
-    static let recentKey = "recent_signups"
+    private enum Answer { case count, recent }
 
     public init(backend: SupabaseBackend?, store: Store, freshFor: TimeInterval = 60) {
         self.backend = backend
-        self.store = store
+        self.cache = UsersCache(store: store)
         self.freshFor = freshFor
     }
 
-    public func count(now: Date = Date()) async throws(RPCError) -> UsersCountResult {
-        let cached = try cachedCount()
-        if let cached, isFresh(Self.countKey, now: now) {
+    public func count(now: Date = Date()) async throws(AccountFailure) -> UsersCountResult {
+        let cached = try stored { try cache.count() }
+        if let cached, isFresh(.count, now: now) {
             return UsersCountResult(count: cached.count, fetchedAt: cached.fetchedAt, stale: false, ageSeconds: now.timeIntervalSince(cached.fetchedAt))
         }
-        do {
+        let count: Int
+        do throws(BackendError) {
             guard let backend else { throw BackendError.notConfigured }
             let response = try await backend.send("POST", "/rest/v1/rpc/user_count", body: Array("{}".utf8), timeout: .seconds(5))
-            let count = try SupabaseBackend.decode(Int.self, from: response)
-            let fetchedAt = Date()
-            try write { db in
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO cached_values (key, value, fetched_at) VALUES (?, ?, ?)",
-                    arguments: [Self.countKey, String(count), fetchedAt])
-            }
-            fetchedHere.withLock { $0[Self.countKey] = fetchedAt }
-            return UsersCountResult(count: count, fetchedAt: fetchedAt, stale: false, ageSeconds: 0)
-        } catch let error as BackendError {
-            guard error.isTransient || error == .notConfigured, let cached else { throw AccountFailure.backend(error).rpcError }
-            return UsersCountResult(count: cached.count, fetchedAt: cached.fetchedAt, stale: true, ageSeconds: now.timeIntervalSince(cached.fetchedAt))
+            count = try SupabaseBackend.decode(Int.self, from: response)
         } catch {
-            throw error as? RPCError ?? RPCError(.internalError, "\(error)")
+            guard error.isTransient || error == .notConfigured, let cached else { throw AccountFailure.backend(error) }
+            return UsersCountResult(count: cached.count, fetchedAt: cached.fetchedAt, stale: true, ageSeconds: now.timeIntervalSince(cached.fetchedAt))
         }
+        let fetchedAt = Date()
+        try stored { try cache.saveCount(count, fetchedAt: fetchedAt) }
+        fetchedHere.withLock { $0[.count] = fetchedAt }
+        return UsersCountResult(count: count, fetchedAt: fetchedAt, stale: false, ageSeconds: 0)
     }
 
-    public func recent(limit: Int, now: Date = Date()) async throws(RPCError) -> UsersRecentResult {
-        let cachedAt = try read { db in
-            try Date.fetchOne(db, sql: "SELECT fetched_at FROM cached_values WHERE key = ?", arguments: [Self.recentKey])
+    public func recent(limit: Int, now: Date = Date()) async throws(AccountFailure) -> UsersRecentResult {
+        let cachedAt = try stored { try cache.recentFetchedAt() }
+        if let cachedAt, isFresh(.recent, now: now) {
+            return UsersRecentResult(users: try stored { try cache.recent(limit: limit) }, fetchedAt: cachedAt, stale: false, ageSeconds: now.timeIntervalSince(cachedAt))
         }
-        if let cachedAt, isFresh(Self.recentKey, now: now) {
-            return UsersRecentResult(users: try cachedUsers(limit), fetchedAt: cachedAt, stale: false, ageSeconds: now.timeIntervalSince(cachedAt))
-        }
-        do {
+        let rows: [WireRecentUser]
+        do throws(BackendError) {
             guard let backend else { throw BackendError.notConfigured }
             let response = try await backend.send(
                 "GET", "/rest/v1/recent_signups",
                 query: [("select", "username,created_at"), ("order", "created_at.desc,username.asc"), ("limit", String(UsersRecentRequest.maxLimit))],
                 timeout: .seconds(5))
-            let rows = try SupabaseBackend.decode([WireRecentUser].self, from: response)
-            let users = rows.compactMap { row in SupabaseTime.parse(row.createdAt).map { RecentUser(username: row.username, createdAt: $0) } }
-            let fetchedAt = Date()
-            try write { db in
-                try db.execute(sql: "DELETE FROM cached_users")
-                for user in users {
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO cached_users (username, created_at, fetched_at) VALUES (?, ?, ?)",
-                        arguments: [user.username, user.createdAt, fetchedAt])
-                }
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO cached_values (key, value, fetched_at) VALUES (?, ?, ?)",
-                    arguments: [Self.recentKey, String(users.count), fetchedAt])
-            }
-            fetchedHere.withLock { $0[Self.recentKey] = fetchedAt }
-            return UsersRecentResult(users: Array(users.prefix(limit)), fetchedAt: fetchedAt, stale: false, ageSeconds: 0)
-        } catch let error as BackendError {
-            guard error.isTransient || error == .notConfigured, let cachedAt else { throw AccountFailure.backend(error).rpcError }
-            return UsersRecentResult(users: try cachedUsers(limit), fetchedAt: cachedAt, stale: true, ageSeconds: now.timeIntervalSince(cachedAt))
+            rows = try SupabaseBackend.decode([WireRecentUser].self, from: response)
         } catch {
-            throw error as? RPCError ?? RPCError(.internalError, "\(error)")
+            guard error.isTransient || error == .notConfigured, let cachedAt else { throw AccountFailure.backend(error) }
+            return UsersRecentResult(users: try stored { try cache.recent(limit: limit) }, fetchedAt: cachedAt, stale: true, ageSeconds: now.timeIntervalSince(cachedAt))
         }
+        let users = rows.compactMap { row in SupabaseTime.parse(row.createdAt).map { RecentUser(username: row.username, createdAt: $0) } }
+        let fetchedAt = Date()
+        try stored { try cache.saveRecent(users, fetchedAt: fetchedAt) }
+        fetchedHere.withLock { $0[.recent] = fetchedAt }
+        return UsersRecentResult(users: Array(users.prefix(limit)), fetchedAt: fetchedAt, stale: false, ageSeconds: 0)
     }
 
-    private func isFresh(_ key: String, now: Date) -> Bool {
-        fetchedHere.withLock { $0[key] }.map { now.timeIntervalSince($0) < freshFor } ?? false
+    private func isFresh(_ answer: Answer, now: Date) -> Bool {
+        fetchedHere.withLock { $0[answer] }.map { now.timeIntervalSince($0) < freshFor } ?? false
     }
 
-    private func cachedCount() throws(RPCError) -> (count: Int, fetchedAt: Date)? {
-        try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT value, fetched_at FROM cached_values WHERE key = ?", arguments: [Self.countKey]),
-                  let count = Int(row["value"] as String)
-            else { return nil }
-            return (count, row["fetched_at"])
-        }
-    }
-
-    private func cachedUsers(_ limit: Int) throws(RPCError) -> [RecentUser] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT username, created_at FROM cached_users ORDER BY created_at DESC, username LIMIT ?", arguments: [limit])
-                .map { RecentUser(username: $0["username"], createdAt: $0["created_at"]) }
-        }
-    }
-
-    private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(RPCError) -> T {
+    /// A store call; its failure is told as one on this machine.
+    private func stored<T>(_ body: () throws -> T) throws(AccountFailure) -> T {
         do {
-            return try store.read(body)
+            return try body()
         } catch {
-            throw RPCError(.internalError, "the store failed: \(error)")
-        }
-    }
-
-    private func write(_ body: @Sendable (Database) throws -> Void) throws(RPCError) {
-        do {
-            try store.write(body)
-        } catch {
-            throw RPCError(.internalError, "the store failed: \(error)")
+            throw .backend(.local("the store failed: \(error)"))
         }
     }
 }

@@ -131,6 +131,11 @@ public enum PhotoFileStore {
     }
 
     /// A file was looked at: it moves to the back of the eviction line.
+    /// Forgets an edit's rendering (its file is gone or going).
+    public static func removeEdit(_ db: Database, photoId: String, editId: String) throws {
+        try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [photoId, "edit:\(editId)"])
+    }
+
     public static func touch(_ db: Database, photoId: String, now: Date) throws {
         try db.execute(sql: "UPDATE photo_files SET last_access_at = ? WHERE photo_id = ?", arguments: [now, photoId])
     }

@@ -36,6 +36,19 @@ public struct EditRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     }
 
     /// Live edits of an account, newest first; of one photo when `photoId` is given.
+    /// Live edits whose rendering is in Storage but not on this machine, newest first.
+    public static func withoutRendering(_ db: Database, accountId: String, limit: Int) throws -> [EditRecord] {
+        try EditRecord.fetchAll(db, sql: """
+            SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL AND path IS NULL AND storage_path IS NOT NULL
+            ORDER BY created_at DESC LIMIT ?
+            """, arguments: [accountId, limit])
+    }
+
+    /// Where the edit's rendering is in Storage, once uploaded.
+    public static func setStoragePath(_ db: Database, _ path: String, editId: String) throws {
+        try db.execute(sql: "UPDATE edits SET storage_path = ? WHERE id = ?", arguments: [path, editId])
+    }
+
     public static func live(_ db: Database, accountId: String, photoId: String? = nil) throws -> [EditRecord] {
         var sql = "SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL"
         var arguments: StatementArguments = [accountId]

@@ -142,7 +142,7 @@ struct EditsPuller: Sendable {
                 if let path = record.path { removed.append(path) }
                 record.path = nil
                 try record.update(db)
-                try db.execute(sql: "DELETE FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [record.photoId, "edit:\(id)"])
+                try PhotoFileStore.removeEdit(db, photoId: record.photoId, editId: id)
                 changes.append(PhotoChange(id: record.photoId, change: .updated))
             } else {
                 let record = EditRecord(
@@ -162,10 +162,7 @@ struct EditsPuller: Sendable {
         let missing: [(EditRecord, PhotoRecord)]
         do {
             missing = try store.read { db in
-                try EditRecord.fetchAll(db, sql: """
-                    SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL AND path IS NULL AND storage_path IS NOT NULL
-                    ORDER BY created_at DESC LIMIT 100
-                    """, arguments: [accountId]).compactMap { edit in
+                try EditRecord.withoutRendering(db, accountId: accountId, limit: 100).compactMap { edit in
                     try PhotoRecord.fetchOne(db, key: edit.photoId).map { (edit, $0) }
                 }
             }

@@ -127,7 +127,7 @@ public final class PullEngine: Service, Sendable {
         } catch {
             if case .backend(let backendError) = error, backendError.isNetwork { network.reportFailure(backendError.description) }
             logger.warning("pull failed: \(error)", metadata: ["splashd_op": "pull"])
-            failure = error.rpcError.message
+            failure = error.description
             return nil
         }
     }

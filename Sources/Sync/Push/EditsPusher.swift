@@ -95,7 +95,7 @@ struct EditsPusher: OutboxPusher {
                 }
                 do {
                     try store.write { db in
-                        try db.execute(sql: "UPDATE edits SET storage_path = ? WHERE id = ?", arguments: [name, payload.editId])
+                        try EditRecord.setStoragePath(db, name, editId: payload.editId)
                     }
                 } catch {
                     // Only bookkeeping: the next pull writes the same value.

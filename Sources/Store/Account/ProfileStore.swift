@@ -1,26 +1,46 @@
 import Foundation
 import GRDB
 import Shared
-import Store
 
 /// The profile's rows: the `accounts` row, its `profile` ops in the outbox, and when it was last read
 /// from the server (`cached_values`). A local change and its outbox entry commit in one transaction.
-struct ProfileStore: Sendable {
-    let store: Store
+public struct ProfileStore: Sendable {
+    public let store: Store
 
-    static let entity = "profile"
+    public static let entity = "profile"
 
-    struct QueuedOp: Sendable {
-        var seq: Int64
-        var opId: String
-        var username: String
-        var attempts: Int
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public struct QueuedOp: Sendable {
+        public var seq: Int64
+        public var opId: String
+        public var username: String
+        public var attempts: Int
+    }
+
+    /// The server's profile row, its times read.
+    public struct Pulled: Sendable {
+        public var username: String
+        public var email: String?
+        public var createdAt: Date?
+        public var lastSignInAt: Date?
+        public var updatedAt: Date?
+
+        public init(username: String, email: String?, createdAt: Date?, lastSignInAt: Date?, updatedAt: Date?) {
+            self.username = username
+            self.email = email
+            self.createdAt = createdAt
+            self.lastSignInAt = lastSignInAt
+            self.updatedAt = updatedAt
+        }
     }
 
     private static func fetchedKey(_ userId: String) -> String { "profile_fetched_at:\(userId)" }
 
     /// The profile as the store holds it, with its sync state, or nil for an unknown account.
-    func profile(_ userId: String) throws -> Profile? {
+    public func profile(_ userId: String) throws -> Profile? {
         try store.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [userId]) else { return nil }
             let latest = try Row.fetchOne(
@@ -47,16 +67,14 @@ struct ProfileStore: Sendable {
         }
     }
 
-    func fetchedAt(_ userId: String) throws -> Date? {
-        try store.read { db in
-            try Date.fetchOne(db, sql: "SELECT fetched_at FROM cached_values WHERE key = ?", arguments: [Self.fetchedKey(userId)])
-        }
+    public func fetchedAt(_ userId: String) throws -> Date? {
+        try store.read { db in try CachedValue.fetch(db, key: Self.fetchedKey(userId))?.fetchedAt }
     }
 
     /// Sets the username here and queues it, in one transaction. A pending (not yet sent) change to the
     /// username is replaced: only the newest name matters. Returns the new op's id, or nil when the
     /// name is already the one held and nothing is queued.
-    func setUsername(_ username: String, userId: String, now: Date = Date()) throws -> String? {
+    public func setUsername(_ username: String, userId: String, now: Date = Date()) throws -> String? {
         try store.write { db in
             let current = try String.fetchOne(db, sql: "SELECT username FROM accounts WHERE id = ?", arguments: [userId])
             let queued = try Int.fetchOne(
@@ -67,7 +85,7 @@ struct ProfileStore: Sendable {
             try db.execute(
                 sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND state = 'pending'", arguments: [userId, Self.entity])
             let opId = UUID().uuidString.lowercased()
-            let payload = String(decoding: SupabaseBackend.json(["username": username]), as: UTF8.self)
+            let payload = try OutboxPayload.encode(["username": username])
             try db.execute(
                 sql: """
                     INSERT INTO outbox (op_id, account_id, entity, entity_id, op, payload, state, attempts, created_at, updated_at)
@@ -83,7 +101,7 @@ struct ProfileStore: Sendable {
     /// An earlier op that a later rename replaces is dropped first: a rename that was on its way when
     /// the next one was made comes back postponed (or pending again after a crash), and sent after the
     /// later one it would undo it on the server.
-    func claimNext(userId: String, now: Date = Date()) throws -> (op: QueuedOp?, nextDue: Date?) {
+    public func claimNext(userId: String, now: Date = Date()) throws -> (op: QueuedOp?, nextDue: Date?) {
         try store.write { db in
             try db.execute(
                 sql: """
@@ -115,7 +133,7 @@ struct ProfileStore: Sendable {
     }
 
     /// The server accepted the op: it leaves the outbox and the profile is in step.
-    func acknowledge(_ op: QueuedOp, userId: String, now: Date = Date()) throws {
+    public func acknowledge(_ op: QueuedOp, userId: String, now: Date = Date()) throws {
         try store.write { db in
             try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [op.seq])
             try db.execute(sql: "UPDATE accounts SET profile_updated_at = ? WHERE id = ?", arguments: [now, userId])
@@ -123,7 +141,7 @@ struct ProfileStore: Sendable {
     }
 
     /// Try again at `retryAt` (network, 408, 429, 5xx).
-    func postpone(_ op: QueuedOp, until retryAt: Date, error: String, now: Date = Date()) throws {
+    public func postpone(_ op: QueuedOp, until retryAt: Date, error: String, now: Date = Date()) throws {
         try store.write { db in
             try db.execute(
                 sql: "UPDATE outbox SET state = 'pending', next_attempt_at = ?, last_error = ?, updated_at = ? WHERE seq = ?",
@@ -132,7 +150,7 @@ struct ProfileStore: Sendable {
     }
 
     /// Back to pending at once (the session went away mid-push; the op waits for its account).
-    func release(_ op: QueuedOp, now: Date = Date()) throws {
+    public func release(_ op: QueuedOp, now: Date = Date()) throws {
         try store.write { db in
             try db.execute(sql: "UPDATE outbox SET state = 'pending', updated_at = ? WHERE seq = ?", arguments: [now, op.seq])
         }
@@ -142,7 +160,7 @@ struct ProfileStore: Sendable {
     /// Marks the op rejected and, in the same transaction, shows the server's last known username
     /// again (kept by `applyPulled`), unless another change is still queued: a reader never sees the
     /// refusal beside the refused name. The pull that follows brings the server's current one.
-    func reject(_ op: QueuedOp, userId: String, reason: String, now: Date = Date()) throws {
+    public func reject(_ op: QueuedOp, userId: String, reason: String, now: Date = Date()) throws {
         try store.write { db in
             try db.execute(
                 sql: "UPDATE outbox SET state = 'rejected', last_error = ?, updated_at = ? WHERE seq = ?",
@@ -158,7 +176,7 @@ struct ProfileStore: Sendable {
     }
 
     /// Ops left in flight by a crash go back to pending (a resend is harmless: it sets the same name).
-    func recoverInFlight() throws {
+    public func recoverInFlight() throws {
         try store.write { db in
             try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE entity = ? AND state = 'in_flight'", arguments: [Self.entity])
         }
@@ -166,7 +184,7 @@ struct ProfileStore: Sendable {
 
     /// Applies the server's profile. The server's username wins unless a local change is still queued.
     /// Returns whether anything the person sees changed.
-    func applyPulled(_ remote: WireProfile, userId: String, now: Date = Date()) throws -> Bool {
+    public func applyPulled(_ remote: Pulled, userId: String, now: Date = Date()) throws -> Bool {
         try store.write { db in
             let before = try Row.fetchOne(db, sql: "SELECT username, email FROM accounts WHERE id = ?", arguments: [userId])
             let queued = try Int.fetchOne(
@@ -180,27 +198,10 @@ struct ProfileStore: Sendable {
                     WHERE id = ?
                     """,
                 arguments: [
-                    username, remote.email, remote.createdAt.flatMap(SupabaseTime.parse),
-                    remote.lastSignInAt.flatMap(SupabaseTime.parse), remote.updatedAt.flatMap(SupabaseTime.parse), userId,
+                    username, remote.email, remote.createdAt, remote.lastSignInAt, remote.updatedAt, userId,
                 ])
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO cached_values (key, value, fetched_at) VALUES (?, ?, ?)",
-                arguments: [Self.fetchedKey(userId), remote.username, now])
+            try CachedValue.save(db, key: Self.fetchedKey(userId), value: remote.username, fetchedAt: now)
             return before?["username"] as String? != username || (remote.email != nil && before?["email"] as String? != remote.email)
         }
-    }
-}
-
-/// A `public.profiles` row as PostgREST sends it.
-struct WireProfile: Decodable, Sendable {
-    var id: String
-    var username: String
-    var email: String?
-    var createdAt: String?
-    var updatedAt: String?
-    var lastSignInAt: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, username, email, createdAt = "created_at", updatedAt = "updated_at", lastSignInAt = "last_sign_in_at"
     }
 }

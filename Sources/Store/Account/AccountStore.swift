@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Shared
-import Store
 
 /// The `accounts` rows and the outbox counts the Account capability reads and writes.
 public struct AccountStore: Sendable {
@@ -31,11 +30,11 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// Records that `user` is signed in here; every other account is marked signed out. The username is
-    /// set only when given (a signed-in account keeps the one it had).
-    public func recordSignIn(_ user: SessionUser, username: String?) throws {
+    /// Records that account `id` is signed in here; every other account is marked signed out. The
+    /// username is set only when given (a signed-in account keeps the one it had).
+    public func recordSignIn(id: String, email: String, createdAt: Date?, lastSignInAt: Date?, username: String?) throws {
         try store.write { db in
-            try db.execute(sql: "UPDATE accounts SET signed_in = 0 WHERE id <> ?", arguments: [user.id])
+            try db.execute(sql: "UPDATE accounts SET signed_in = 0 WHERE id <> ?", arguments: [id])
             try db.execute(
                 sql: """
                     INSERT INTO accounts (id, email, username, created_at, last_sign_in_at, signed_in)
@@ -47,7 +46,7 @@ public struct AccountStore: Sendable {
                         last_sign_in_at = coalesce(excluded.last_sign_in_at, accounts.last_sign_in_at),
                         signed_in = 1
                     """,
-                arguments: [user.id, user.email, username, user.createdAt, user.lastSignInAt])
+                arguments: [id, email, username, createdAt, lastSignInAt])
         }
     }
 

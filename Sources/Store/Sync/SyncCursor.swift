@@ -2,13 +2,18 @@ import GRDB
 
 /// Where a pull of one table stopped: the last row seen, ordered by (updated_at, id). The server's
 /// timestamp is kept verbatim, so no clock or format conversion can skip or repeat a row.
-struct SyncCursor: Sendable, Equatable {
-    var updatedAt: String
-    var lastID: String
+public struct SyncCursor: Sendable, Equatable {
+    public var updatedAt: String
+    public var lastID: String
 
-    static let start = SyncCursor(updatedAt: "1970-01-01T00:00:00+00:00", lastID: "")
+    public init(updatedAt: String, lastID: String) {
+        self.updatedAt = updatedAt
+        self.lastID = lastID
+    }
 
-    static func load(_ db: Database, accountId: String, table: String) throws -> SyncCursor {
+    public static let start = SyncCursor(updatedAt: "1970-01-01T00:00:00+00:00", lastID: "")
+
+    public static func load(_ db: Database, accountId: String, table: String) throws -> SyncCursor {
         guard let row = try Row.fetchOne(
             db, sql: "SELECT updated_at, last_id FROM sync_cursors WHERE account_id = ? AND table_name = ?",
             arguments: [accountId, table])
@@ -16,7 +21,7 @@ struct SyncCursor: Sendable, Equatable {
         return SyncCursor(updatedAt: row["updated_at"], lastID: row["last_id"])
     }
 
-    func save(_ db: Database, accountId: String, table: String) throws {
+    public func save(_ db: Database, accountId: String, table: String) throws {
         try db.execute(sql: """
             INSERT INTO sync_cursors (account_id, table_name, updated_at, last_id) VALUES (?, ?, ?, ?)
             ON CONFLICT (account_id, table_name) DO UPDATE SET updated_at = excluded.updated_at, last_id = excluded.last_id
@@ -24,7 +29,7 @@ struct SyncCursor: Sendable, Equatable {
     }
 
     /// PostgREST's filter for "after this cursor": `(updated_at, id) > (cursor)`.
-    var afterFilter: String {
+    public var afterFilter: String {
         let at = "\"\(updatedAt)\""
         return "(updated_at.gt.\(at),and(updated_at.eq.\(at),id.gt.\(lastID.isEmpty ? "00000000-0000-0000-0000-000000000000" : lastID)))"
     }
