@@ -87,8 +87,16 @@ import TestSupport
         #expect(rejected.first?.lastError?.isEmpty == false)
         let status = try await daemon.client.send(StatusRequest())
         #expect(status.outbox.rejected == 1)
+        // A retry sends it again (the engine never resends a refused op by itself), and the server
+        // refuses it again, one attempt later.
+        let opId = try #require(rejected.first).opId
+        #expect(try await daemon.client.send(QueueRetryRequest(opId: opId)).state == "pending")
+        _ = try await daemon.syncUntilDrained()
+        let again = try await daemon.client.send(QueueListRequest(rejected: true)).ops
+        #expect(again.map(\.opId) == [opId] && again.first.map(\.attempts) ?? 0 > rejected.first?.attempts ?? 0, "\(again)")
+        await #expect { try await daemon.client.send(QueueRetryRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
         // The person decides: drop it. The local like stays.
-        _ = try await daemon.client.send(QueueDropRequest(opId: try #require(rejected.first).opId))
+        _ = try await daemon.client.send(QueueDropRequest(opId: opId))
         #expect(try await daemon.client.send(QueueListRequest()).ops.isEmpty)
         #expect(try await daemon.client.send(PhotosListRequest(liked: true, limit: 100)).total == 10)
         await #expect { try await daemon.client.send(QueueDropRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
