@@ -5,6 +5,7 @@ import NIOCore
 import Shared
 import SplashClient
 import Testing
+import TestSupport
 
 /// Every kind of bad input on the control socket gets the JSON-RPC error it deserves (or a close),
 /// and the daemon keeps serving.
@@ -150,8 +151,7 @@ import Testing
             await connection.close()
         }
         #expect(outcomes == ["refused and closed": 100])
-        for _ in 0..<100 where harness.server.openConnections > 0 { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(harness.server.openConnections == 0)
+        #expect(await eventually { harness.server.openConnections } until: { $0 == 0 } == 0)
         #expect(try await harness.client().send(PingRequest()).pong)
         await harness.stop()
     }
@@ -180,8 +180,7 @@ import Testing
         // What the daemon dropped plus what the kernel buffers: far below the 64 MiB the client offered.
         #expect(sent < 4 << 20, "sent \(sent) bytes before the daemon closed")
         #expect(ContinuousClock.now - start < .seconds(10))
-        for _ in 0..<100 where harness.server.openConnections > 0 { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(harness.server.openConnections == 0)
+        #expect(await eventually { harness.server.openConnections } until: { $0 == 0 } == 0)
         #expect(try await harness.client().send(PingRequest()).pong)
         await connection.close()
         await harness.stop()
@@ -201,8 +200,7 @@ import Testing
         #expect(object.errorKind == "too_large")
         #expect(try await connection.read() == nil, "the daemon shuts its side after the refusal")
         let start = ContinuousClock.now
-        for _ in 0..<200 where harness.server.openConnections > 0 { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(harness.server.openConnections == 0)
+        #expect(await eventually(tries: 200) { harness.server.openConnections } until: { $0 == 0 } == 0)
         #expect(ContinuousClock.now - start < .seconds(10))
         await connection.close()
         await harness.stop()

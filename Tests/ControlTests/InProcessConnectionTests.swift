@@ -7,14 +7,13 @@ import Shared
 import SplashClient
 import Store
 import Testing
+import TestSupport
 
 @Suite struct InProcessConnectionTests {
     @Test func theTypedClientWorksWithoutASocket() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-inproc-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = TemporaryDirectory()
         let state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
-        let router = Routes.make(state: state, library: PhotoLibrary(store: try Store(path: directory + "/s.sqlite")), logger: Logger(label: "t"))
+        let router = Routes.make(state: state, library: PhotoLibrary(store: try Store(path: directory.file("s.sqlite"))), logger: Logger(label: "t"))
         let described = try await InProcessConnection.with(router: router) { connection in
             let client = SplashClient(connection: connection)
             #expect(try await client.send(PingRequest()).version == SplashVersion.current)

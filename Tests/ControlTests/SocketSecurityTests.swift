@@ -22,13 +22,13 @@ import TestSupport
     }
 
     @Test func aStaleSocketIsReplaced() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-stale-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory + "/run", withIntermediateDirectories: true)
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("run"), withIntermediateDirectories: true)
         // A socket file nobody listens on, as a crashed daemon leaves behind.
-        let fd = try Self.bindUnixSocket(directory + "/run/control.sock")
+        let fd = try Self.bindUnixSocket(directory.file("run/control.sock"))
         close(fd)
-        let harness = try await ServerHarness { $0.socket = .path(directory + "/run/control.sock") }
-        #expect(try await SplashClient.connect(socketPath: directory + "/run/control.sock").send(PingRequest()).pong)
+        let harness = try await ServerHarness { $0.socket = .path(directory.file("run/control.sock")) }
+        #expect(try await SplashClient.connect(socketPath: directory.file("run/control.sock")).send(PingRequest()).pong)
         await harness.stop()
     }
 
@@ -43,9 +43,8 @@ import TestSupport
     }
 
     @Test func aFileThatIsNotASocketIsLeftAlone() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-file-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/control.sock"
+        let directory = TemporaryDirectory()
+        let path = directory.file("control.sock")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: path))
         let server = ControlServer(
             configuration: .init(socket: .path(path)), router: .init(logger: .init(label: "t")),

@@ -43,8 +43,7 @@ import Testing
         _ = try await client.send(SubscribeRequest())
         #expect(harness.state.bus.subscriberCount == 1)
         await client.close()
-        for _ in 0..<100 where harness.state.bus.subscriberCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(harness.state.bus.subscriberCount == 0)
+        #expect(await eventually(every: .milliseconds(20)) { harness.state.bus.subscriberCount } until: { $0 == 0 } == 0)
         await harness.stop()
     }
 
@@ -104,3 +103,4 @@ final class SeenEvents: Sendable {
 }
 
 import Synchronization
+import TestSupport

@@ -30,11 +30,7 @@ import TestSupport
         #expect(feeds.first { $0.feed.kind == .search }?.photos == 5)
 
         // Their thumbnails come into the cache (no sign-in needed), never into the library.
-        var usage = try await client.send(CacheStatusRequest())
-        for _ in 0..<200 where usage.cacheFiles < 13 {
-            try await Task.sleep(for: .milliseconds(50))
-            usage = try await client.send(CacheStatusRequest())
-        }
+        let usage = try await eventually(tries: 200) { try await client.send(CacheStatusRequest()) } until: { $0.cacheFiles >= 13 }
         #expect(usage.cacheFiles == 13 && usage.libraryFiles == 0, "\(usage)")
         let feedPhoto = try #require(try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 5)).photos.first)
         let thumb = try #require(try await client.send(PhotosShowRequest(id: feedPhoto.id)).files.first)

@@ -119,11 +119,9 @@ import TestSupport
                 email: "dup-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: "correct horse battery",
                 username: "d" + UUID().uuidString.prefix(8).lowercased()))
             _ = try await client.send(PhotosLikeRequest(id: remote))
-            var duplicates: [NearDuplicate] = []
-            for _ in 0..<200 where duplicates.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                duplicates = try await client.send(PhotosShowRequest(id: remote)).duplicates ?? []
-            }
+            let duplicates = try await eventually(tries: 200) {
+                try await client.send(PhotosShowRequest(id: remote)).duplicates ?? []
+            } until: { !$0.isEmpty }
             #expect(duplicates.first?.id == local.id, "\(duplicates)")
         }
     }

@@ -32,11 +32,7 @@ import TestSupport
         #expect(Set(events.filter { $0.change == .finished }.map(\.photo)) == Set(liked.map(\.id)))
         #expect(events.last?.finished == 5 && events.last?.bytes == usage.libraryBytes)
         // The counters follow the files; the last one may land a moment after its event.
-        var status = try await daemon.client.send(StatusRequest())
-        for _ in 0..<100 where status.library.files < 5 {
-            try await Task.sleep(for: .milliseconds(50))
-            status = try await daemon.client.send(StatusRequest())
-        }
+        let status = try await eventually { try await daemon.client.send(StatusRequest()) } until: { $0.library.files >= 5 }
         #expect(status.library.files == 5 && status.library.bytes == usage.libraryBytes)
 
         for photo in liked {

@@ -52,12 +52,10 @@ import TestSupport
         let b = try await secondDevice(of: a, devstack: devstack)
         let name = "renamed" + String(Int.random(in: 100_000..<999_999))
         _ = try await a.client.send(SetUsernameRequest(username: name))
-        var seen = ""
-        for _ in 0..<40 where seen != name {
+        let seen = try await eventually(tries: 40, every: .milliseconds(250)) {
             _ = try await b.syncUntilDrained()
-            seen = try await b.client.send(ProfileGetRequest()).profile.username ?? ""
-            if seen != name { try await Task.sleep(for: .milliseconds(250)) }
-        }
+            return try await b.client.send(ProfileGetRequest()).profile.username ?? ""
+        } until: { $0 == name }
         #expect(seen == name, "B shows A's new username after its pulls")
         await a.stop()
         await b.stop()

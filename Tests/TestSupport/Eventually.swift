@@ -1,0 +1,17 @@
+/// Reads `value` until `done` holds for it, at most `tries` times, `interval` apart, and returns the
+/// last value read: the test then expects on it, so a failure shows what was there when it gave up.
+/// For state that settles a moment after the event a test waits on (a counter after its event, a
+/// connection closed after its client went). Bounded by tries rather than wall-clock time, so a busy
+/// machine waits longer instead of failing sooner.
+public func eventually<T>(
+    tries: Int = 100, every interval: Duration = .milliseconds(50), _ value: () async throws -> T, until done: (T) -> Bool
+) async rethrows -> T {
+    var current = try await value()
+    var tried = 1
+    while !done(current), tried < tries {
+        try? await Task.sleep(for: interval)
+        current = try await value()
+        tried += 1
+    }
+    return current
+}
