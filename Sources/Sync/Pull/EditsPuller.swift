@@ -19,13 +19,13 @@ struct EditingFileError: Error, CustomStringConvertible {
 /// the same edit waits), tombstones remove the rendering here, and every live edit whose rendering
 /// is not on this machine is downloaded from Storage. The edit's photo becomes a library photo, so
 /// the image queue brings its original too.
-struct EditsPuller: Sendable {
+struct EditsPuller: TablePuller {
     let backend: SupabaseBackend
     let store: Store
     let dataDirectory: String
     let pageSize = 200
 
-    struct ServerEdit: Decodable {
+    struct ServerEdit: Decodable, Sendable {
         var id: String
         var photo_id: String
         var pipeline: [FilterStep]
@@ -35,78 +35,30 @@ struct EditsPuller: Sendable {
         var deleted_at: String?
     }
 
-    func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> LikesPuller.Applied {
-        var applied = LikesPuller.Applied()
-        while true {
-            let (page, more) = try await gate.run(throwing: { () async throws(BackendError) in try await self.pullPage(accountId: accountId, token: token) })
-            applied.changes += page.changes
-            applied.rows += page.rows
-            if !more { break }
-        }
-        let again = try await gate.run(throwing: { () async throws(BackendError) in try await self.reread(accountId: accountId, token: token) })
-        applied.changes += again.changes
-        applied.rows += again.rows
+    static let table = "edits"
+    static let entity = EditActions.entity
+    static let columns = "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"
+    static let rereadColumn = "id"
+
+    /// Every page since the cursor, the rows passed over earlier, then the renderings not here yet.
+    func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+        var applied = try await pullTable(accountId: accountId, token: token, gate: gate)
         applied.changes += try await downloadMissing(accountId: accountId, token: token)
         return applied
     }
 
-    static let table = "edits"
-    static let columns = "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"
+    static func photoId(of row: ServerEdit) -> String { row.photo_id }
 
-    /// Reads again, by id, the rows an earlier page passed over while a local op waited (PullRereads).
-    private func reread(accountId: String, token: String) async throws(BackendError) -> LikesPuller.Applied {
-        var applied = LikesPuller.Applied()
-        let ids: [String]
-        do {
-            ids = try store.read { db in
-                try PullRereads.ready(db, accountId: accountId, table: Self.table, entity: EditActions.entity, limit: ServerPhotos.idsPerRequest)
-            }
-        } catch {
-            throw .local("cannot read the store: \(error)")
-        }
-        if ids.isEmpty { return applied }
-        let fetchStarted = Date()
-        let response = try await backend.send(
-            "GET", "/rest/v1/edits", query: [("select", Self.columns), ("id", "in.(\(ids.joined(separator: ",")))")], bearer: token)
-        let rows = try SupabaseBackend.decode([ServerEdit].self, from: response)
-        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(\.photo_id), token: token)
-        let removedFiles: [String]
-        do {
-            (applied.changes, removedFiles) = try store.write { db in
-                try PullRereads.forget(db, accountId: accountId, table: Self.table, entityIds: ids)
-                return try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: false, db: db)
-            }
-        } catch {
-            throw .local("cannot apply pulled edits: \(error)")
-        }
-        for path in removedFiles { unlink(dataDirectory + "/" + path) }
-        applied.rows = rows.count
-        return applied
+    static func applyPage(
+        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+    ) throws -> AppliedPage {
+        let (changes, removed) = try apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: moveCursor, db: db)
+        return AppliedPage(changes: changes, obsoleteFiles: removed)
     }
 
-    private func pullPage(accountId: String, token: String) async throws(BackendError) -> (LikesPuller.Applied, Bool) {
-        var applied = LikesPuller.Applied()
-        let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: "edits") }) ?? .start
-        let fetchStarted = Date()
-        let response = try await backend.send(
-            "GET", "/rest/v1/edits",
-            query: [("select", Self.columns), ("or", cursor.afterFilter),
-                    ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
-            bearer: token)
-        let rows = try SupabaseBackend.decode([ServerEdit].self, from: response)
-        if rows.isEmpty { return (applied, false) }
-        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(\.photo_id), token: token)
-        let removedFiles: [String]
-        do {
-            (applied.changes, removedFiles) = try store.write { db in
-                try Self.apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, db: db)
-            }
-        } catch {
-            throw .malformed(status: response.status, detail: "cannot apply pulled edits: \(error)")
-        }
-        for path in removedFiles { unlink(dataDirectory + "/" + path) }
-        applied.rows = rows.count
-        return (applied, rows.count == pageSize)
+    /// Renderings of edits removed elsewhere leave this machine once their rows say so.
+    func committed(_ page: AppliedPage) {
+        for path in page.obsoleteFiles { unlink(dataDirectory + "/" + path) }
     }
 
     /// Applies one page in one transaction and moves the cursor past it. Returns the changes and the

@@ -1,0 +1,118 @@
+import Account
+import Foundation
+import GRDB
+import HTTP
+import Shared
+import Store
+
+/// What a pull brought: the changes people see, and how many server rows came.
+struct PullApplied: Sendable {
+    var changes: [PhotoChange] = []
+    var rows = 0
+
+    static func += (lhs: inout PullApplied, rhs: PullApplied) {
+        lhs.changes += rhs.changes
+        lhs.rows += rhs.rows
+    }
+}
+
+/// One page of server rows applied in one transaction: the changes, and the files (relative paths)
+/// the page made obsolete, removed only once the transaction is committed.
+struct AppliedPage: Sendable {
+    var changes: [PhotoChange]
+    var obsoleteFiles: [String] = []
+}
+
+/// A server table pulled by cursor, page after page, then the rows an earlier page passed over while
+/// a local op waited (PullRereads), read again by key now that nothing waits for them. The page loop
+/// is written once here; each table says how its rows apply.
+protocol TablePuller: Sendable {
+    associatedtype ServerRow: Decodable & Sendable
+
+    var backend: SupabaseBackend { get }
+    var store: Store { get }
+    var pageSize: Int { get }
+    /// The server's table, also the cursor's and the rereads' name for it.
+    static var table: String { get }
+    /// The outbox entity whose waiting ops make a row pass over.
+    static var entity: String { get }
+    static var columns: String { get }
+    /// The column a passed-over row is read again by.
+    static var rereadColumn: String { get }
+
+    static func photoId(of row: ServerRow) -> String
+    static func applyPage(
+        _ rows: [ServerRow], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+    ) throws -> AppliedPage
+    /// Called once a page's transaction is committed.
+    func committed(_ page: AppliedPage)
+}
+
+extension TablePuller {
+    /// Every page since the cursor, then the rows passed over earlier whose local op has since
+    /// resolved. Each page is fetched and applied in one turn of the gate, never beside a push batch.
+    func pullTable(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+        var applied = PullApplied()
+        while true {
+            let (page, more) = try await gate.run(throwing: { () async throws(BackendError) in try await self.pullPage(accountId: accountId, token: token) })
+            applied += page
+            if !more { break }
+        }
+        applied += try await gate.run(throwing: { () async throws(BackendError) in try await self.reread(accountId: accountId, token: token) })
+        return applied
+    }
+
+    /// One page: the rows after the cursor, applied; `more` when a full page came back.
+    private func pullPage(accountId: String, token: String) async throws(BackendError) -> (PullApplied, Bool) {
+        let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
+        let fetchStarted = Date()
+        let response = try await backend.send(
+            "GET", "/rest/v1/\(Self.table)",
+            query: [("select", Self.columns), ("or", cursor.afterFilter), ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
+            bearer: token)
+        let rows = try SupabaseBackend.decode([ServerRow].self, from: response)
+        if rows.isEmpty { return (PullApplied(), false) }
+        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(Self.photoId(of:)), token: token)
+        let page: AppliedPage
+        do {
+            page = try store.write { db in
+                try Self.applyPage(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: true, db: db)
+            }
+        } catch {
+            throw .malformed(status: response.status, detail: "cannot apply pulled \(Self.table): \(error)")
+        }
+        committed(page)
+        return (PullApplied(changes: page.changes, rows: rows.count), rows.count == pageSize)
+    }
+
+    /// Reads again, by key, the rows an earlier page passed over while a local op waited: the server's
+    /// row then decides, as it would have. Keys the server has no row for are forgotten too.
+    private func reread(accountId: String, token: String) async throws(BackendError) -> PullApplied {
+        let keys: [String]
+        do {
+            keys = try store.read { db in
+                try PullRereads.ready(db, accountId: accountId, table: Self.table, entity: Self.entity, limit: ServerPhotos.idsPerRequest)
+            }
+        } catch {
+            throw .local("cannot read the store: \(error)")
+        }
+        if keys.isEmpty { return PullApplied() }
+        let fetchStarted = Date()
+        let list = keys.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+        let response = try await backend.send(
+            "GET", "/rest/v1/\(Self.table)", query: [("select", Self.columns), (Self.rereadColumn, "in.(\(list))")], bearer: token)
+        let rows = try SupabaseBackend.decode([ServerRow].self, from: response)
+        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(Self.photoId(of:)), token: token)
+        let page: AppliedPage
+        do {
+            page = try store.write { db in
+                try PullRereads.forget(db, accountId: accountId, table: Self.table, entityIds: keys)
+                return try Self.applyPage(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: false, db: db)
+            }
+        } catch {
+            throw .local("cannot apply pulled \(Self.table): \(error)")
+        }
+        committed(page)
+        return PullApplied(changes: page.changes, rows: rows.count)
+    }
+}
