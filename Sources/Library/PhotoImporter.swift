@@ -92,7 +92,7 @@ public struct PhotoImporter: Sendable {
         let bytes = found ? Int64(status.st_size) : 0
         let now = Date()
         let name = url.deletingPathExtension().lastPathComponent
-        let metadata = String(decoding: try JSONEncoder().encode(["path": path, "format": info.format]), as: UTF8.self)
+        let metadata = PhotoMetadata(path: path, format: info.format).json
         // Imports keep the file where it is: the point is the file read and hashed, its row not written.
         CrashPoint.importCopied.reach()
         try store.write { db in

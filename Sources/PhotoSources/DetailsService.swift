@@ -43,9 +43,9 @@ extension SearchService {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             updated.urls = (try? encoder.encode(urls)).map { String(decoding: $0, as: UTF8.self) }
-            var metadata = (photo.metadata.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }) ?? [:]
-            metadata["details"] = true
-            updated.metadata = (try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+            var metadata = PhotoMetadata.decode(photo.metadata) ?? PhotoMetadata()
+            metadata.details = true
+            updated.metadata = metadata.json
         default:
             return false
         }
@@ -68,8 +68,6 @@ extension SearchService {
     }
 
     static func hasDetails(_ photo: PhotoRecord) -> Bool {
-        guard let json = photo.metadata,
-              let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return false }
-        return object["details"] as? Bool == true
+        PhotoMetadata.decode(photo.metadata)?.details == true
     }
 }

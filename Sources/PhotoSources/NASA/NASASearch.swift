@@ -80,8 +80,7 @@ struct NASASearch: Decodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let urlsJSON = (try? encoder.encode(urls)).map { String(decoding: $0, as: UTF8.self) }
-        let metadata = (try? encoder.encode(["center": data.center, "media_type": data.media_type]))
-            .map { String(decoding: $0, as: UTF8.self) }
+        let metadata = PhotoMetadata(center: data.center, mediaType: data.media_type).json
         return PhotoRecord(
             source: PhotoSource.nasa.rawValue, remoteId: id, title: data.title, description: data.description,
             tags: data.keywords ?? [], authorName: data.photographer ?? data.center.map { "NASA \($0)" },

@@ -14,10 +14,10 @@ public enum PhotoDetailQuery {
         if let json = photo.urls, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {
             for (key, value) in object { if let url = value as? String { urls[key] = url } }
         }
-        let metadata = photo.metadata.flatMap { try? JSONDecoder().decode(Metadata.self, from: Data($0.utf8)) }
+        let metadata = PhotoMetadata.decode(photo.metadata)
         let source = PhotoSource(rawValue: photo.source) ?? .local
         let exif = metadata?.exif.map {
-            PhotoExif(make: $0.make, model: $0.model, exposureTime: $0.exposure_time, aperture: $0.aperture, focalLength: $0.focal_length, iso: $0.iso)
+            PhotoExif(make: $0.make, model: $0.model, exposureTime: $0.exposureTime, aperture: $0.aperture, focalLength: $0.focalLength, iso: $0.iso)
         }
         let place = metadata?.location.flatMap { location -> PhotoLocation? in
             let name = location.name ?? [location.city, location.country].compactMap { $0 }.joined(separator: ", ")
@@ -34,36 +34,11 @@ public enum PhotoDetailQuery {
     }
 
     /// The credit each source asks for (Unsplash's guidelines: "Photo by NAME on Unsplash").
-    static func attribution(source: PhotoSource, author: String?, metadata: Metadata?) -> String? {
+    static func attribution(source: PhotoSource, author: String?, metadata: PhotoMetadata?) -> String? {
         switch source {
         case .unsplash: author.map { "Photo by \($0) on Unsplash" } ?? "Photo on Unsplash"
         case .nasa: "Image courtesy of " + (author ?? "NASA")
         case .local: nil
         }
-    }
-
-    /// What `photos.metadata` may hold (sources write it; every part is optional).
-    struct Metadata: Decodable {
-        struct Exif: Decodable {
-            var make: String?
-            var model: String?
-            var exposure_time: String?
-            var aperture: String?
-            var focal_length: String?
-            var iso: Int?
-        }
-        struct Location: Decodable {
-            struct Position: Decodable {
-                var latitude: Double?
-                var longitude: Double?
-            }
-            var name: String?
-            var city: String?
-            var country: String?
-            var position: Position?
-        }
-        var links: [String: String]?
-        var exif: Exif?
-        var location: Location?
     }
 }
