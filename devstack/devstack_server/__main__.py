@@ -23,9 +23,7 @@ class State:
         self.cfg = cfg
         self.log = logging.getLogger("devstack")
         self.host = cfg["host"]
-        self.port = int(cfg["port"])
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        self.base_url = f"http://{host}:{self.port}"
+        self.listening_on(int(cfg["port"]))
         self.jwt_secret = cfg["jwt_secret"]
         self.seed = int(cfg.get("seed", 1))
         iat = int(time.time())
@@ -52,6 +50,12 @@ class State:
         self.log.info("catalogues: %d photos in %.2fs", n, time.time() - t)
         self.schema = SchemaCache()
         self.admin_pool = self.api_pool = None
+
+    def listening_on(self, port):
+        """The port the server is bound to (0 until it is, when the config asks for any free port)."""
+        self.port = port
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        self.base_url = f"http://{host}:{port}"
 
     def unsplash_rate_snapshot(self):
         budget = int(self.knobs["unsplash_hourly_budget"])
@@ -135,8 +139,13 @@ async def main(cfg_path):
     app = build_app(st)
     runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
     await runner.setup()
+    # Port 0 binds whatever port is free at this moment, and the env file says which. A port picked
+    # beforehand and bound later could be taken meanwhile (an outgoing connection's ephemeral port, or
+    # another devstack starting beside this one): "address already in use" in one run of many.
     site = web.TCPSite(runner, st.host, st.port, reuse_address=True)
     await site.start()
+    if st.port == 0:
+        st.listening_on(runner.addresses[0][1])
     env_path = os.path.join(st.state_dir, "env")
     with open(env_path + ".tmp", "w") as f:
         f.write(st.env_text())

@@ -83,3 +83,17 @@ def test_devstack_host_binds_only_that_address():
             pass
     finally:
         run("down", state_dir)
+
+
+def test_no_port_is_picked_before_it_is_bound(env, sql):
+    """A port chosen first and bound later can be taken in between (by an outgoing connection's
+    ephemeral port or another instance starting beside this one): one make test in many failed "address
+    already in use". Postgres listens on its socket directory only; the server binds port 0 itself and
+    the env file names the port it got."""
+    assert sql("SHOW listen_addresses")[0][0] == ""
+    assert "@/postgres?host=" in env["DEVSTACK_DATABASE_URL"]
+    import json
+    config = json.load(open(os.path.join(env["DEVSTACK_STATE_DIR"], "config.json")))
+    assert config["port"] == 0
+    port = int(env["DEVSTACK_URL"].rsplit(":", 1)[1])
+    assert port > 0 and requests.get(env["DEVSTACK_URL"] + "/_devstack/health", timeout=2).ok
