@@ -31,6 +31,11 @@ public final class PhotoLibrary: Sendable {
         try store.read { db in try CountsQuery.library(db, accountId: accountId) }
     }
 
+    /// The outbox's counters alone (the account changed, or a profile op moved: no photo did).
+    public func outboxCounts(accountId: String) throws -> OutboxCounts {
+        try store.read { db in try CountsQuery.outbox(db, accountId: accountId) }
+    }
+
     /// Bytes and files in the library and in the cache.
     public func fileUsage() throws -> PhotoFileStore.Usage {
         try store.read { db in try PhotoFileStore.usage(db) }

@@ -55,16 +55,16 @@ public final class ProfileService: Sendable {
             }
         }
         if !fresh, await manager.status.state != .signedIn { stale = true }
-        guard let profile = try Self.storeCall({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
-        return ProfileResult(profile: profile, stale: stale, fetchedAt: try Self.storeCall { try profiles.fetchedAt(user.id) })
+        guard let profile = try AccountFailure.storing({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
+        return ProfileResult(profile: profile, stale: stale, fetchedAt: try AccountFailure.storing { try profiles.fetchedAt(user.id) })
     }
 
     public func setUsername(_ username: String) async throws(AccountFailure) -> SetUsernameResult {
         // The request's own validation refuses such a name first; nothing reaches the server.
         if let problem = AccountRules.usernameProblem(username) { throw .backend(.local("refusing the username: \(problem)")) }
         guard let user = await manager.currentUser else { throw await notSignedIn() }
-        let opId = try Self.storeCall { try profiles.setUsername(username, userId: user.id) }
-        guard let profile = try Self.storeCall({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
+        let opId = try AccountFailure.storing { try profiles.setUsername(username, userId: user.id) }
+        guard let profile = try AccountFailure.storing({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
         if opId != nil {
             logger.info("username changed here; queued", metadata: ["splashd_op": "profile_set_username", "splashd_account": "\(user.id)"])
             await manager.setUsername(username, for: user.id)
@@ -232,13 +232,5 @@ public final class ProfileService: Sendable {
     private func notSignedIn() async -> AccountFailure {
         let reason = await manager.lastSignedOutReason
         return .notSignedIn(reason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>")
-    }
-
-    static func storeCall<T>(_ body: () throws -> T) throws(AccountFailure) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .backend(.local("the store failed: \(error)"))
-        }
     }
 }

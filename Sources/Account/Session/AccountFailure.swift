@@ -15,3 +15,15 @@ public enum AccountFailure: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 }
+
+extension AccountFailure {
+    /// Runs a store call for an account service; a failure there is told as one on this machine
+    /// (`BackendError.local`: nothing was sent, and waiting does not mend it).
+    static func storing<T>(_ body: () throws -> T) throws(AccountFailure) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .backend(.local("the store failed: \(error)"))
+        }
+    }
+}

@@ -24,7 +24,7 @@ public final class UsersService: Sendable {
     }
 
     public func count(now: Date = Date()) async throws(AccountFailure) -> UsersCountResult {
-        let cached = try stored { try cache.count() }
+        let cached = try AccountFailure.storing { try cache.count() }
         if let cached, isFresh(.count, now: now) {
             return UsersCountResult(count: cached.count, fetchedAt: cached.fetchedAt, stale: false, ageSeconds: now.timeIntervalSince(cached.fetchedAt))
         }
@@ -38,15 +38,15 @@ public final class UsersService: Sendable {
             return UsersCountResult(count: cached.count, fetchedAt: cached.fetchedAt, stale: true, ageSeconds: now.timeIntervalSince(cached.fetchedAt))
         }
         let fetchedAt = Date()
-        try stored { try cache.saveCount(count, fetchedAt: fetchedAt) }
+        try AccountFailure.storing { try cache.saveCount(count, fetchedAt: fetchedAt) }
         fetchedHere.withLock { $0[.count] = fetchedAt }
         return UsersCountResult(count: count, fetchedAt: fetchedAt, stale: false, ageSeconds: 0)
     }
 
     public func recent(limit: Int, now: Date = Date()) async throws(AccountFailure) -> UsersRecentResult {
-        let cachedAt = try stored { try cache.recentFetchedAt() }
+        let cachedAt = try AccountFailure.storing { try cache.recentFetchedAt() }
         if let cachedAt, isFresh(.recent, now: now) {
-            return UsersRecentResult(users: try stored { try cache.recent(limit: limit) }, fetchedAt: cachedAt, stale: false, ageSeconds: now.timeIntervalSince(cachedAt))
+            return UsersRecentResult(users: try AccountFailure.storing { try cache.recent(limit: limit) }, fetchedAt: cachedAt, stale: false, ageSeconds: now.timeIntervalSince(cachedAt))
         }
         let rows: [WireRecentUser]
         do throws(BackendError) {
@@ -58,26 +58,17 @@ public final class UsersService: Sendable {
             rows = try SupabaseBackend.decode([WireRecentUser].self, from: response)
         } catch {
             guard error.isTransient || error == .notConfigured, let cachedAt else { throw AccountFailure.backend(error) }
-            return UsersRecentResult(users: try stored { try cache.recent(limit: limit) }, fetchedAt: cachedAt, stale: true, ageSeconds: now.timeIntervalSince(cachedAt))
+            return UsersRecentResult(users: try AccountFailure.storing { try cache.recent(limit: limit) }, fetchedAt: cachedAt, stale: true, ageSeconds: now.timeIntervalSince(cachedAt))
         }
         let users = rows.compactMap { row in SupabaseTime.parse(row.createdAt).map { RecentUser(username: row.username, createdAt: $0) } }
         let fetchedAt = Date()
-        try stored { try cache.saveRecent(users, fetchedAt: fetchedAt) }
+        try AccountFailure.storing { try cache.saveRecent(users, fetchedAt: fetchedAt) }
         fetchedHere.withLock { $0[.recent] = fetchedAt }
         return UsersRecentResult(users: Array(users.prefix(limit)), fetchedAt: fetchedAt, stale: false, ageSeconds: 0)
     }
 
     private func isFresh(_ answer: Answer, now: Date) -> Bool {
         fetchedHere.withLock { $0[answer] }.map { now.timeIntervalSince($0) < freshFor } ?? false
-    }
-
-    /// A store call; its failure is told as one on this machine.
-    private func stored<T>(_ body: () throws -> T) throws(AccountFailure) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .backend(.local("the store failed: \(error)"))
-        }
     }
 }
 

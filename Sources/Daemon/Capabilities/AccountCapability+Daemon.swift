@@ -27,13 +27,13 @@ extension AccountCapability {
             accountChanged: { status in
                 let before = state.current.account
                 state.setAccount(status)
-                if let counts = try? library.counts(accountId: status.userId ?? "") { state.setOutbox(counts.outbox) }
+                if let outbox = try? library.outboxCounts(accountId: status.userId ?? "") { state.setOutbox(outbox) }
                 // `systemctl status` shows the account as it is now (signed out by the server, offline, ...).
                 if before != status { notifier.status(state.statusLine()) }
             },
             profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) },
             outboxChanged: {
-                if let counts = try? library.counts(accountId: state.current.account.userId ?? "") { state.setOutbox(counts.outbox) }
+                if let outbox = try? library.outboxCounts(accountId: state.current.account.userId ?? "") { state.setOutbox(outbox) }
             })
         let account = AccountCapability(
             backendURL: config.backendURL, anonKey: config.anonKey, http: http, store: store, stateDirectory: stateDirectory,

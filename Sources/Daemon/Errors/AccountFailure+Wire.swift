@@ -3,7 +3,8 @@ import HTTP
 import Shared
 
 extension WireErrors {
-    /// An account failure in words a person can act on. Auth codes are Supabase's (`invalid_credentials`, `user_already_exists`, `weak_password`, ...).
+    /// An account failure in words a person can act on. Auth codes are Supabase's
+    /// (`invalid_credentials`, `user_already_exists`, `weak_password`, ...).
     static func account(_ failure: AccountFailure) -> RPCError {
         switch failure {
         case .notSignedIn(let why):
@@ -72,5 +73,4 @@ extension WireErrors {
         }
         return words.isEmpty ? error.message : words.joined(separator: "; ")
     }
-
 }

@@ -49,23 +49,17 @@ struct EditsPuller: TablePuller {
 
     static func photoId(of row: ServerEdit) -> String { row.photo_id }
 
-    static func applyPage(
-        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
-    ) throws -> AppliedPage {
-        let (changes, removed) = try apply(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: moveCursor, db: db)
-        return AppliedPage(changes: changes, obsoleteFiles: removed)
-    }
-
     /// Renderings of edits removed elsewhere leave this machine once their rows say so.
     func committed(_ page: AppliedPage) {
         for path in page.obsoleteFiles { unlink(dataDirectory + "/" + path) }
     }
 
-    /// Applies one page in one transaction and moves the cursor past it. Returns the changes and the
-    /// renderings (relative paths) to delete once the transaction is committed.
-    static func apply(
-        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool = true, db: Database
-    ) throws -> ([PhotoChange], [String]) {
+    /// Applies one page in one transaction and moves the cursor past it (`moveCursor`; not for rows
+    /// read again by key). The page carries the renderings (relative paths) to delete once the
+    /// transaction is committed.
+    static func applyPage(
+        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+    ) throws -> AppliedPage {
         let now = Date()
         try ServerPhotos.insert(photos, db: db, now: now)
         var changes: [PhotoChange] = []
@@ -105,7 +99,7 @@ struct EditsPuller: TablePuller {
                 if existing == nil || existing?.deletedAt != nil { changes.append(PhotoChange(id: row.photo_id, change: .edited)) }
             }
         }
-        return (changes, removed)
+        return AppliedPage(changes: changes, obsoleteFiles: removed)
     }
 
     /// Downloads the renderings of live edits that are not on this machine, each written beside its
