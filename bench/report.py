@@ -1,4 +1,4 @@
-"""bench/results/latest.json and .md, a dated copy of each, and docs/performance.md."""
+"""bench/results/latest.json and .md, a dated copy of each (kept on this machine, ignored by git), and docs/performance.md."""
 import json
 import os
 import time
@@ -126,5 +126,5 @@ def markdown(doc):
         L.append(f"\n_{r.get('wall_seconds', 0)} s of wall time._")
     L += ["", "## Reproduce", "", "```sh", "make bench                      # the full run (about 25 minutes)",
           "make bench BENCH_ARGS=--quick   # or: bench/run --quick", "bench/run --only 4,7 --reps 3   # some scenarios",
-          "```", "", "Raw numbers: `bench/results/latest.json` (and a dated copy per run).", ""]
+          "```", "", "Raw numbers: `bench/results/latest.json` (each run also leaves a dated copy beside it, not committed).", ""]
     return "\n".join(L)
