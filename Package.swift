@@ -15,7 +15,7 @@
 //   Sync          the outbox push engine (and pull)
 //   PhotoSources  Unsplash and NASA: search, kept in the store
 //   Editing       libvips: filters, previews, image headers, perceptual hashes
-//   Daemon        composition root: config, directories, the service graph
+//   Daemon        composition root: config (TOML through TOMLKit), directories, the service graph
 //   splashd, splashctl  executables that only wire things together
 import PackageDescription
 
@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries, each a pkg-config system library with a module map and shim.h.
@@ -130,6 +131,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict),
 

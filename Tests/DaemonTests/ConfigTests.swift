@@ -17,35 +17,64 @@ import TestSupport
             verbose = true
             escaped = "a\\"b\\n"
             """)
-        #expect(file.values["backend.url"]?.value == .string("https://abc.supabase.co"))
-        #expect(file.values["backend.anon_key"]?.value == .string("literal # not a comment"))
-        #expect(file.values["control.max_connections"]?.value == .integer(1000))
-        #expect(file.values["control.ratio"]?.value == .double(0.5))
-        #expect(file.values["control.verbose"]?.value == .bool(true))
-        #expect(file.values["control.escaped"]?.value == .string("a\"b\n"))
-        #expect(file.values["control.max_connections"]?.line == 6)
+        #expect(file.values["backend.url"] == .string("https://abc.supabase.co"))
+        #expect(file.values["backend.anon_key"] == .string("literal # not a comment"))
+        #expect(file.values["control.max_connections"] == .integer(1000))
+        #expect(file.values["control.ratio"] == .double(0.5))
+        #expect(file.values["control.verbose"] == .bool(true))
+        #expect(file.values["control.escaped"] == .string("a\"b\n"))
+        #expect(file.line(of: "control.max_connections") == 6)
+    }
+
+    /// What the hand-made subset refused and a person may well write: arrays, inline tables, dotted
+    /// keys, multi-line strings. The line of a key after them is still the line that sets it.
+    @Test func acceptsTheRestOfTOMLAndStillFindsEachKeysLine() throws {
+        let file = try ConfigFile(path: "c.toml", text: """
+            log.level = "debug"
+            backend = { url = "https://abc.supabase.co", anon_key = "k" }
+            [network]
+            plain_http_hosts = [
+              "a.test",   # a comment inside
+              "b.test",
+            ]
+            [unsplash]
+            access_key = \"\"\"
+            multi
+            line\"\"\"
+            api_url = 'https://api.unsplash.test'
+            """)
+        #expect(file.values["log.level"] == .string("debug"))
+        #expect(file.values["backend.url"] == .string("https://abc.supabase.co"))
+        #expect(file.values["backend.anon_key"] == .string("k"))
+        #expect(file.values["network.plain_http_hosts"] == .array([.string("a.test"), .string("b.test")]))
+        #expect(file.values["unsplash.access_key"] == .string("multi\nline"))
+        #expect(file.line(of: "log.level") == 1)
+        #expect(file.line(of: "backend.anon_key") == 2)
+        #expect(file.line(of: "network.plain_http_hosts") == 7, "an array spanning lines is found where it closes")
+        #expect(file.line(of: "unsplash.api_url") == 12)
+        #expect(file.line(of: "unsplash.nothing") == nil)
     }
 
     @Test(arguments: [
-        ("key value", 1, "expected 'key = value'"),
-        ("[backend\nurl = 1", 1, "table header"),
-        ("a = ", 1, "a value is missing"),
-        ("a = \"open", 1, "unterminated string"),
-        ("a = bare", 1, "strings need quotes"),
-        ("a = 1\na = 2", 2, "set twice"),
-        ("[[array]]", 1, "table header"),
-        ("a b = 1", 1, "may hold only"),
-        ("a = \"x\" y", 1, "after the closing quote"),
-        ("a = \"\\q\"", 1, "unsupported escape"),
+        ("key value", 1),
+        ("[backend\nurl = 1", 1),
+        ("a = ", 1),
+        ("a = \"open", 1),
+        ("a = bare", 1),
+        ("a = 1\na = 2", 2),
+        ("a b = 1", 1),
+        ("a = \"x\" y", 1),
+        ("a = \"\\q\"", 1),
+        ("[t]\nx = 1\n[t]", 3),
     ])
-    func everyErrorNamesFileAndLine(text: String, line: Int, fragment: String) {
+    func everySyntaxErrorNamesFileAndLine(text: String, line: Int) {
         do {
             _ = try ConfigFile(path: "/etc/splashd/config.toml", text: text)
             Issue.record("accepted \(text)")
         } catch {
-            #expect(error.line == line)
+            #expect(error.line == line, "\(error)")
             #expect(error.description.hasPrefix("/etc/splashd/config.toml:\(line): "), "\(error)")
-            #expect(error.description.contains(fragment), "\(error)")
+            #expect(error.message.count > 10, "toml++ says what is wrong: \(error)")
         }
     }
 }
@@ -79,6 +108,10 @@ import TestSupport
             ("[control]\nmax_line_bytes = 10\n", "c.toml:2: control.max_line_bytes must be an integer from 1024"),
             ("[log]\nlevel = \"loud\"\n", "c.toml:2: log level 'loud'"),
             ("[backend]\nanon_key_file = \"/nonexistent/key\"\n", "c.toml:2: backend.anon_key_file: cannot read /nonexistent/key"),
+            ("backend = { uri = \"x\" }\n", "c.toml:1: unknown key 'backend.uri'"),
+            ("[network]\nplain_http_hosts = [\n  1,\n]\n", "c.toml:4: network.plain_http_hosts must be an array of strings"),
+            ("[backend]\nurl = \"\"\"\nx\n\"\"\"\n[control]\nmax_connections = \"many\"\n", "c.toml:6: control.max_connections must be an integer"),
+            ("[images]\nconcurrency = 1979-05-27\n", "c.toml:2: images.concurrency must be an integer"),
         ]
         for (text, expected) in cases {
             var config = DaemonConfig()
@@ -89,6 +122,14 @@ import TestSupport
                 #expect(error.description.hasPrefix(expected), "\(error)")
             }
         }
+    }
+
+    @Test func plainHTTPHostsAreAnArrayOrACommaList() throws {
+        var config = DaemonConfig()
+        try config.apply(try ConfigFile(path: "c.toml", text: "network.plain_http_hosts = [\"A.test\", \"b.test\"]"))
+        #expect(config.plainHTTPHosts == ["a.test", "b.test"])
+        try config.apply(try ConfigFile(path: "c.toml", text: "network.plain_http_hosts = \"c.test, d.test\""))
+        #expect(config.plainHTTPHosts == ["c.test", "d.test"])
     }
 
     @Test func liveChangesSayWhatAppliesNowAndWhatWaits() {

@@ -66,7 +66,7 @@ public struct DaemonConfig: Sendable, Equatable {
             config.eventQueueCapacity = try value.integer("control.event_queue", in: 1...1_000_000, path)
         },
         "network.plain_http_hosts": { config, value, path throws(ConfigError) in
-            config.plainHTTPHosts = DaemonConfig.hostList(try value.string("network.plain_http_hosts", path))
+            config.plainHTTPHosts = try value.hosts("network.plain_http_hosts", path)
         },
         "sync.pull_interval_seconds": { config, value, path throws(ConfigError) in
             config.pullIntervalSeconds = try value.integer("sync.pull_interval_seconds", in: 10...86_400, path)
@@ -102,16 +102,17 @@ public struct DaemonConfig: Sendable, Equatable {
         },
     ]
 
-    /// Applies a parsed config file over these values.
+    /// Applies a parsed config file over these values. The first key refused (in key order) is the
+    /// error, with the line that sets it.
     public mutating func apply(_ file: ConfigFile) throws(ConfigError) {
-        for (key, entry) in file.values.sorted(by: { $0.value.line < $1.value.line }) {
+        for (key, value) in file.values.sorted(by: { $0.key < $1.key }) {
             guard let setter = Self.keys[key] else {
-                throw ConfigError(path: file.path, line: entry.line, message: "unknown key '\(key)'; see docs/configuration.md")
+                throw ConfigError(path: file.path, line: file.line(of: key), message: "unknown key '\(key)'; see docs/configuration.md")
             }
             do {
-                try setter(&self, entry.value, file.path)
+                try setter(&self, value, file.path)
             } catch var error {
-                error.line = error.line ?? entry.line
+                error.line = error.line ?? file.line(of: key)
                 throw error
             }
         }
@@ -188,6 +189,23 @@ extension ConfigFile.Value {
     func string(_ key: String, _ path: String) throws(ConfigError) -> String {
         guard case .string(let value) = self else { throw ConfigError(path: path, line: nil, message: "\(key) must be a string") }
         return value
+    }
+
+    /// Hosts as a TOML array of strings, or as one comma-separated string (the environment variable's form).
+    func hosts(_ key: String, _ path: String) throws(ConfigError) -> [String] {
+        switch self {
+        case .string(let list):
+            return DaemonConfig.hostList(list)
+        case .array(let items):
+            var hosts: [String] = []
+            for item in items {
+                guard case .string(let host) = item else { throw ConfigError(path: path, line: nil, message: "\(key) must be an array of strings") }
+                hosts += DaemonConfig.hostList(host)
+            }
+            return hosts
+        default:
+            throw ConfigError(path: path, line: nil, message: "\(key) must be an array of strings")
+        }
     }
 
     func integer(_ key: String, in range: ClosedRange<Int>, _ path: String) throws(ConfigError) -> Int {
