@@ -16,6 +16,7 @@
 //   PhotoSources  Unsplash and NASA: search, kept in the store
 //   Editing       libvips: filters, previews, image headers, perceptual hashes
 //   Daemon        composition root: config (TOML through TOMLKit), directories, the service graph
+//   SplashCtlCommands  splashctl's commands (a library, so tests run them in-process)
 //   splashd, splashctl  executables that only wire things together
 import PackageDescription
 
@@ -141,18 +142,29 @@ let package = Package(
             swiftSettings: strict),
         // splashctl's words in English and Brazilian Portuguese (a library so tests can reach them).
         .target(name: "CLIText", swiftSettings: strict),
-        .executableTarget(
-            name: "splashctl",
+        // splashctl's commands, a library under the executable so that tests run them in-process.
+        .target(
+            name: "SplashCtlCommands",
             dependencies: [
                 "Shared", "Support", "SplashClient", "CLIText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        .executableTarget(name: "splashctl", dependencies: ["SplashCtlCommands"], swiftSettings: strict),
 
         // Helpers shared by the test targets: temporary directories, the real daemon as a child process,
         // a notify socket that plays systemd's part.
         .target(name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP"], path: "Tests/TestSupport", swiftSettings: strict),
 
+        .testTarget(
+            name: "SplashCtlTests",
+            dependencies: [
+                "SplashCtlCommands", "SplashClient", "Control", "Daemon", "Library", "Shared", "Store", "CLIText", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),

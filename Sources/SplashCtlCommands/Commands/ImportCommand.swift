@@ -23,7 +23,7 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         let request = LibraryImportRequest(path: (absolute as NSString).standardizingPath, recursive: recursive ? true : nil)
-        let showProgress = !global.json && isatty(STDERR_FILENO) == 1
+        let showProgress = !global.json && Output.isTerminal(.error)
         try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil) { result, style in
             var lines: [String] = []
             var summary = [Message.importedPhotos(result.imported.count)]
@@ -47,7 +47,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// A progress bar on stderr fed by `import.progress` events on a second connection.
     static func showProgress(_ socketPath: String) async {
-        guard let watcher = try? SplashClient.connect(socketPath: socketPath),
+        guard let watcher = try? CommandEnvironment.current.connect(socketPath),
               (try? await watcher.send(SubscribeRequest(types: [EventType.importProgress.rawValue]))) != nil
         else { return }
         var bar: ProgressBar?

@@ -136,7 +136,7 @@ struct SetupCommand: AsyncParsableCommand {
     }
 
     static func ask(_ prompt: String) -> String? {
-        FileHandle.standardError.write(Data(prompt.utf8))
+        Output.prompt(prompt)
         return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
     }
 }

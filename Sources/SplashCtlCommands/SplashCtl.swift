@@ -1,10 +1,10 @@
 import ArgumentParser
 
 /// splashctl: a thin client. Each command builds a typed request, sends it with SplashClient and
-/// prints the answer; it holds no logic of the daemon's.
-@main
-struct SplashCtl: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// prints the answer; it holds no logic of the daemon's. The commands live in this library so that
+/// tests run them in-process (`CommandEnvironment`); the executable only calls `runCommandLine()`.
+public struct SplashCtl: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "splashctl",
         abstract: "Control splashd, the photo library sync daemon.",
         discussion: "Exit codes follow sysexits.h: 0 ok, 64 usage, 65 invalid input, 66 not found, 69 daemon not running, "
@@ -21,9 +21,11 @@ struct SplashCtl: AsyncParsableCommand {
 
     /// Global options may come before the command (`splashctl --json status`); ArgumentParser reads
     /// them only after it, so they are moved there before parsing.
-    static func main() async {
+    public static func runCommandLine() async {
         await main(GlobalArguments.reordered(Array(CommandLine.arguments.dropFirst())))
     }
+
+    public init() {}
 }
 
 enum GlobalArguments {

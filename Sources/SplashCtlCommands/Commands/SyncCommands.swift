@@ -18,7 +18,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let request = SyncNowRequest(wait: wait ? true : nil, timeoutSeconds: timeout)
-        let showProgress = wait && !global.json && isatty(STDERR_FILENO) == 1
+        let showProgress = wait && !global.json && Output.isTerminal(.error)
         var outcome = SyncResult.Outcome.started
         try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil, observe: { outcome = $0.outcome }) { result, style in
             var lines: [String] = []
@@ -44,7 +44,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     /// A progress bar on stderr, fed by `outbox.changed` events on a second connection, until cancelled.
     static func showProgress(_ socketPath: String) async {
-        guard let watcher = try? SplashClient.connect(socketPath: socketPath),
+        guard let watcher = try? CommandEnvironment.current.connect(socketPath),
               let subscription = try? await watcher.send(SubscribeRequest(types: [EventType.outboxChanged.rawValue]))
         else { return }
         let total = max(subscription.snapshot.outbox.pending + subscription.snapshot.outbox.inFlight, 1)
@@ -112,7 +112,7 @@ struct QueueDrop: AsyncParsableCommand {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw ValidationError(Message.dropNeedsConfirmation(op: id).text())
             }
-            FileHandle.standardError.write(Data(Message.dropConfirm(op: id).text().utf8))
+            Output.prompt(Message.dropConfirm(op: id).text())
             guard let answer = readLine(), ["y", "yes", "s", "sim"].contains(answer.lowercased()) else {
                 Output.line(Message.kept.text())
                 return

@@ -9,10 +9,10 @@ struct ProgressBar {
         let fraction = total == 0 ? 1 : Double(done) / Double(total)
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        FileHandle.standardError.write(Data("\r▕\(bar)▏ \(done)/\(total)".utf8))
+        Output.prompt("\r▕\(bar)▏ \(done)/\(total)")
     }
 
     func clear() {
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        Output.prompt("\r\u{1B}[2K")
     }
 }

@@ -21,15 +21,20 @@ struct GlobalOptions: ParsableArguments {
     }
 
     var style: TerminalStyle {
-        TerminalStyle(color: !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && isatty(STDOUT_FILENO) == 1)
+        TerminalStyle(color: !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && Output.isTerminal(.output))
     }
 
     /// Connects, runs `body`, and turns every failure into a message on stderr and an exit code.
     func withClient(_ body: (SplashClient) async throws -> Void) async throws {
         do {
-            let client = try SplashClient.connect(socketPath: socketPath)
-            defer { Task { await client.close() } }
-            try await body(client)
+            let client = try CommandEnvironment.current.connect(socketPath)
+            do {
+                try await body(client)
+            } catch {
+                await client.close()
+                throw error
+            }
+            await client.close()
         } catch let error as ClientError {
             Output.error(Self.text(error))
             throw ExitCode(error.exitCode)

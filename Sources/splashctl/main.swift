@@ -1,0 +1,4 @@
+import SplashCtlCommands
+
+// splashctl's commands are in SplashCtlCommands; the executable only wires the command line to them.
+await SplashCtl.runCommandLine()

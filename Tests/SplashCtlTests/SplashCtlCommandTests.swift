@@ -1,0 +1,114 @@
+import ArgumentParser
+import CLIText
+import Control
+@testable import Daemon
+import Foundation
+import GRDB
+import Library
+import Logging
+import Shared
+import SplashClient
+@testable import SplashCtlCommands
+import Store
+import Synchronization
+import Testing
+import TestSupport
+
+/// splashctl's commands below the process: parsed from the words a person types, run against the
+/// daemon's real router over a real Store in this process, what they print captured.
+@Suite struct SplashCtlCommandTests {
+    let dir = TemporaryDirectory()
+    let store: Store
+    let state: DaemonState
+    let router: Router
+
+    init() throws {
+        store = try Store(path: dir.file("s.sqlite"))
+        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "abc", fetchedAt: Date()).insert(db) }
+        state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
+        router = Routes.make(state: state, library: PhotoLibrary(store: store), logger: Logger(label: "test"))
+    }
+
+    @Test func aLikeWhileSignedOutSaysWhyAndExitsWithItsKindsCode() async throws {
+        let run = try await splashctl("like", "unsplash:abc")
+        #expect(run.code == ErrorKind.notSignedIn.exitCode)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("splashctl: sign in to like photos"), "\(run.stderr)")
+    }
+
+    @Test func likeAndUnlikeSayWhatChangedAndWhatWaitsForTheServer() async throws {
+        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        let liked = try await splashctl("like", "unsplash:abc")
+        #expect(liked.code == 0)
+        #expect(liked.stdout == "unsplash:abc: \(Message.liked.text()) — \(Message.queuedForServer.text())\n")
+        let again = try await splashctl("--no-color", "like", "unsplash:abc")
+        #expect(again.stdout.contains(Message.noChange.text()), "a second like changes nothing: \(again.stdout)")
+        let unliked = try await splashctl("unlike", "unsplash:abc")
+        #expect(unliked.stdout.hasPrefix("unsplash:abc: \(Message.notLiked.text())"))
+    }
+
+    @Test func jsonPrintsTheDaemonsResultAndGlobalOptionsMayComeFirst() async throws {
+        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        let run = try await splashctl("--json", "like", "unsplash:abc")
+        #expect(run.code == 0)
+        let result = try JSONCoding.decoder().decode(PhotoActionResult.self, from: Data(run.stdout.utf8))
+        #expect(result.id == "unsplash:abc" && result.liked && result.queued)
+        let status = try await splashctl("--json", "status")
+        let decoded = try JSONCoding.decoder().decode(DaemonStatus.self, from: Data(status.stdout.utf8))
+        #expect(decoded.account.userId == "u1")
+    }
+
+    @Test func anUnknownPhotoIsNotFoundAndTheErrorIsJSONOnStderrUnderJSON() async throws {
+        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        let run = try await splashctl("--json", "like", "unsplash:nope")
+        #expect(run.code == ErrorKind.notFound.exitCode)
+        #expect(run.stdout.isEmpty)
+        let error = try JSONCoding.decoder().decode(RPCError.self, from: Data(run.stderr.utf8))
+        #expect(error.kind == .notFound)
+    }
+
+    @Test func badWordsAreUsageErrorsBeforeAnythingIsSent() async throws {
+        let run = try await splashctl("like")
+        #expect(run.code == ExitCode.validationFailure.rawValue)
+        #expect(run.stderr.contains("Missing expected argument"), "\(run.stderr)")
+    }
+
+    /// Runs `splashctl <words>` in this process; its exit code and what it printed.
+    func splashctl(_ words: String...) async throws -> (code: Int32, stdout: String, stderr: String) {
+        let output = CapturedOutput()
+        let code = try await InProcessConnection.with(router: router) { connection in
+            let environment = CommandEnvironment(connect: { _ in SplashClient(connection: connection) }, output: output)
+            return await CommandEnvironment.$current.withValue(environment) {
+                do {
+                    var command = try SplashCtl.parseAsRoot(GlobalArguments.reordered(words))
+                    if var asynchronous = command as? any AsyncParsableCommand {
+                        try await asynchronous.run()
+                    } else {
+                        try command.run()
+                    }
+                    return Int32(0)
+                } catch {
+                    let message = SplashCtl.message(for: error)
+                    if !message.isEmpty { output.write(Data((message + "\n").utf8), to: .error) }
+                    return SplashCtl.exitCode(for: error).rawValue
+                }
+            }
+        }
+        return (code, output.text(.output), output.text(.error))
+    }
+}
+
+/// What a command would have printed, by stream.
+final class CapturedOutput: CommandOutput {
+    private let streams = Mutex<[StandardStream: Data]>([:])
+
+    func write(_ data: Data, to stream: StandardStream) {
+        streams.withLock { $0[stream, default: Data()].append(data) }
+    }
+
+    func isTerminal(_ stream: StandardStream) -> Bool { false }
+
+    func text(_ stream: StandardStream) -> String {
+        streams.withLock { String(decoding: $0[stream] ?? Data(), as: UTF8.self) }
+    }
+}
