@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import Shared
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -148,12 +148,3 @@ func withMonitor<T>(
     return result
 }
 
-/// Waits until `condition` holds, checking every 10 ms; false if `timeout` passes first.
-func eventually(within timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return try await condition()
-}

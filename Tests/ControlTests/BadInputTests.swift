@@ -60,62 +60,66 @@ import TestSupport
 
     @Test(arguments: cases)
     func answersWithTheRightErrorAndKeepsServing(_ badCase: Case) async throws {
-        let harness = try await ServerHarness()
-        let connection = try harness.raw()
-        let answer = try #require(try await connection.exchange(bytes: badCase.line))
-        #expect(answer.errorCode == badCase.code, "\(answer)")
-        #expect(answer.errorKind == badCase.kind, "\(answer)")
-        #expect(answer["jsonrpc"] as? String == "2.0")
-        #expect(answer.errorMessage?.isEmpty == false)
-        if badCase.nullID {
-            #expect(answer.hasNullID)
-        } else {
-            #expect(answer["id"] as? Int == 1)
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer()
+            let connection = try harness.raw()
+            let answer = try #require(try await connection.exchange(bytes: badCase.line))
+            #expect(answer.errorCode == badCase.code, "\(answer)")
+            #expect(answer.errorKind == badCase.kind, "\(answer)")
+            #expect(answer["jsonrpc"] as? String == "2.0")
+            #expect(answer.errorMessage?.isEmpty == false)
+            if badCase.nullID {
+                #expect(answer.hasNullID)
+            } else {
+                #expect(answer["id"] as? Int == 1)
+            }
+            // The same connection still works, and so does a new one.
+            let pong = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":2,"method":"daemon.ping"}"#))
+            #expect((pong["result"] as? [String: Any])?["pong"] as? Bool == true)
+            #expect(try await harness.client().send(PingRequest()).pong)
+            await connection.close()
         }
-        // The same connection still works, and so does a new one.
-        let pong = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":2,"method":"daemon.ping"}"#))
-        #expect((pong["result"] as? [String: Any])?["pong"] as? Bool == true)
-        #expect(try await harness.client().send(PingRequest()).pong)
-        await connection.close()
-        await harness.stop()
     }
 
     @Test func notificationsGetNoAnswerEvenWhenWrong() async throws {
-        let harness = try await ServerHarness()
-        let connection = try harness.raw()
-        for line in [#"{"jsonrpc":"2.0","method":"daemon.ping"}"#, #"{"jsonrpc":"2.0","method":"no.such"}"#,
-                     #"{"jsonrpc":"2.0","method":"photos.list","params":{"limit":"x"}}"#] {
-            try await connection.write(Data(line.utf8))
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer()
+            let connection = try harness.raw()
+            for line in [#"{"jsonrpc":"2.0","method":"daemon.ping"}"#, #"{"jsonrpc":"2.0","method":"no.such"}"#,
+                         #"{"jsonrpc":"2.0","method":"photos.list","params":{"limit":"x"}}"#] {
+                try await connection.write(Data(line.utf8))
+            }
+            let answer = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":"last","method":"daemon.ping"}"#))
+            #expect(answer["id"] as? String == "last")
+            await connection.close()
         }
-        let answer = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":"last","method":"daemon.ping"}"#))
-        #expect(answer["id"] as? String == "last")
-        await connection.close()
-        await harness.stop()
     }
 
     @Test func nullIDIsAnsweredWithNullID() async throws {
-        let harness = try await ServerHarness()
-        let connection = try harness.raw()
-        let answer = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":null,"method":"daemon.ping"}"#))
-        #expect(answer.hasNullID)
-        #expect(answer["result"] != nil)
-        await connection.close()
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer()
+            let connection = try harness.raw()
+            let answer = try #require(try await connection.exchange(#"{"jsonrpc":"2.0","id":null,"method":"daemon.ping"}"#))
+            #expect(answer.hasNullID)
+            #expect(answer["result"] != nil)
+            await connection.close()
+        }
     }
 
     @Test func aLineOverTheLimitIsRefusedAndTheConnectionClosed() async throws {
-        let harness = try await ServerHarness { $0.maximumLineBytes = 64 * 1024 }
-        let connection = try harness.raw()
-        let huge = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""# + String(repeating: "x", count: 2 << 20) + #""}}"#
-        try? await connection.write(Data(huge.utf8))
-        let answer = try #require(try await connection.read())
-        let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
-        #expect(object.errorKind == "too_large")
-        #expect(object.hasNullID)
-        #expect(try await connection.read() == nil, "the connection should be closed")
-        #expect(try await harness.client().send(PingRequest()).pong)
-        await connection.close()
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer { $0.maximumLineBytes = 64 * 1024 }
+            let connection = try harness.raw()
+            let huge = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""# + String(repeating: "x", count: 2 << 20) + #""}}"#
+            try? await connection.write(Data(huge.utf8))
+            let answer = try #require(try await connection.read())
+            let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+            #expect(object.errorKind == "too_large")
+            #expect(object.hasNullID)
+            #expect(try await connection.read() == nil, "the connection should be closed")
+            #expect(try await harness.client().send(PingRequest()).pong)
+            await connection.close()
+        }
     }
 
     /// The single-client test above catches a lost close only now and then (about one connection in
@@ -125,118 +129,124 @@ import TestSupport
     /// orderly end of stream, never a reset (Linux resets a Unix socket closed with unread data).
     /// One after another rather than at once: clients at once were measured to hit the race less often.
     @Test func aHundredOversizeLinesInARowAllGetTheAnswerAndAnOrderlyClose() async throws {
-        let harness = try await ServerHarness { $0.maximumLineBytes = 64 * 1024 }
-        let huge = Data((#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""# + String(repeating: "x", count: 2 << 20) + #""}}"#).utf8)
-        var outcomes: [String: Int] = [:]
-        for _ in 0..<100 {
-            let connection = try harness.raw()
-            // The daemon may stop reading before the whole line is written; that is allowed.
-            try? await connection.write(huge)
-            let outcome: String
-            do {
-                if let line = try await connection.read(),
-                   let answer = try JSONSerialization.jsonObject(with: line) as? [String: Any] {
-                    if answer.errorKind != "too_large" || !answer.hasNullID {
-                        outcome = "wrong answer \(answer)"
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer { $0.maximumLineBytes = 64 * 1024 }
+            let huge = Data((#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""# + String(repeating: "x", count: 2 << 20) + #""}}"#).utf8)
+            var outcomes: [String: Int] = [:]
+            for _ in 0..<100 {
+                let connection = try harness.raw()
+                // The daemon may stop reading before the whole line is written; that is allowed.
+                try? await connection.write(huge)
+                let outcome: String
+                do {
+                    if let line = try await connection.read(),
+                       let answer = try JSONSerialization.jsonObject(with: line) as? [String: Any] {
+                        if answer.errorKind != "too_large" || !answer.hasNullID {
+                            outcome = "wrong answer \(answer)"
+                        } else {
+                            outcome = try await connection.read() == nil ? "refused and closed" : "more after the answer"
+                        }
                     } else {
-                        outcome = try await connection.read() == nil ? "refused and closed" : "more after the answer"
+                        outcome = "no answer"
                     }
-                } else {
-                    outcome = "no answer"
+                } catch {
+                    outcome = "\(error)"
                 }
-            } catch {
-                outcome = "\(error)"
+                outcomes[outcome, default: 0] += 1
+                await connection.close()
             }
-            outcomes[outcome, default: 0] += 1
-            await connection.close()
+            #expect(outcomes == ["refused and closed": 100])
+            #expect(await eventually { harness.server.openConnections } until: { $0 == 0 } == 0)
+            #expect(try await harness.client().send(PingRequest()).pong)
         }
-        #expect(outcomes == ["refused and closed": 100])
-        #expect(await eventually { harness.server.openConnections } until: { $0 == 0 } == 0)
-        #expect(try await harness.client().send(PingRequest()).pong)
-        await harness.stop()
     }
 
     /// The drain after a refusal is bounded in bytes: a client that keeps sending after its oversize
     /// line is closed once it has sent that much more (the time bound is set out of reach here), so a
     /// refusal cannot be turned into an endless sink.
     @Test func aClientThatKeepsSendingAfterTheRefusalIsClosedPastTheDrainBytes() async throws {
-        let harness = try await ServerHarness {
-            $0.maximumLineBytes = 64 * 1024
-            $0.refusalDrainBytes = 256 * 1024
-            $0.refusalDrainTime = .seconds(3600)
-        }
-        let connection = try harness.raw()
-        let start = ContinuousClock.now
-        var sent = 0
-        do {
-            try await connection.write(Data(String(repeating: "x", count: 128 * 1024).utf8))
-            sent += 128 * 1024
-            let chunk = Data(String(repeating: "y", count: 64 * 1024).utf8)
-            while sent < 64 << 20 {
-                try await connection.write(chunk)
-                sent += chunk.count
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer {
+                $0.maximumLineBytes = 64 * 1024
+                $0.refusalDrainBytes = 256 * 1024
+                $0.refusalDrainTime = .seconds(3600)
             }
-        } catch {}
-        // What the daemon dropped plus what the kernel buffers: far below the 64 MiB the client offered.
-        #expect(sent < 4 << 20, "sent \(sent) bytes before the daemon closed")
-        #expect(ContinuousClock.now - start < .seconds(10))
-        #expect(await eventually { harness.server.openConnections } until: { $0 == 0 } == 0)
-        #expect(try await harness.client().send(PingRequest()).pong)
-        await connection.close()
-        await harness.stop()
+            let connection = try harness.raw()
+            let start = ContinuousClock.now
+            var sent = 0
+            do {
+                try await connection.write(Data(String(repeating: "x", count: 128 * 1024).utf8))
+                sent += 128 * 1024
+                let chunk = Data(String(repeating: "y", count: 64 * 1024).utf8)
+                while sent < 64 << 20 {
+                    try await connection.write(chunk)
+                    sent += chunk.count
+                }
+            } catch {}
+            // What the daemon dropped plus what the kernel buffers: far below the 64 MiB the client offered.
+            #expect(sent < 4 << 20, "sent \(sent) bytes before the daemon closed")
+            #expect(ContinuousClock.now - start < .seconds(10))
+            #expect(await eventually { harness.server.openConnections } until: { $0 == 0 } == 0)
+            #expect(try await harness.client().send(PingRequest()).pong)
+            await connection.close()
+        }
     }
 
     /// The drain after a refusal is bounded in time: a client that reads its refusal and the end of the
     /// stream but never closes its side is closed by the daemon anyway.
     @Test func aRefusedClientThatNeverClosesIsClosedAfterTheDrainTime() async throws {
-        let harness = try await ServerHarness {
-            $0.maximumLineBytes = 64 * 1024
-            $0.refusalDrainTime = .milliseconds(300)
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer {
+                $0.maximumLineBytes = 64 * 1024
+                $0.refusalDrainTime = .milliseconds(300)
+            }
+            let connection = try harness.raw()
+            try await connection.write(Data(String(repeating: "x", count: 128 * 1024).utf8))
+            let answer = try #require(try await connection.read())
+            let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+            #expect(object.errorKind == "too_large")
+            #expect(try await connection.read() == nil, "the daemon shuts its side after the refusal")
+            let start = ContinuousClock.now
+            #expect(await eventually(tries: 200) { harness.server.openConnections } until: { $0 == 0 } == 0)
+            #expect(ContinuousClock.now - start < .seconds(10))
+            await connection.close()
         }
-        let connection = try harness.raw()
-        try await connection.write(Data(String(repeating: "x", count: 128 * 1024).utf8))
-        let answer = try #require(try await connection.read())
-        let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
-        #expect(object.errorKind == "too_large")
-        #expect(try await connection.read() == nil, "the daemon shuts its side after the refusal")
-        let start = ContinuousClock.now
-        #expect(await eventually(tries: 200) { harness.server.openConnections } until: { $0 == 0 } == 0)
-        #expect(ContinuousClock.now - start < .seconds(10))
-        await connection.close()
-        await harness.stop()
     }
 
     @Test func aLineJustUnderTheLimitIsAccepted() async throws {
-        let harness = try await ServerHarness { $0.maximumLineBytes = 4096 }
-        let connection = try harness.raw()
-        var line = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""#
-        line += String(repeating: "y", count: 4096 - line.utf8.count - 3) + #""}}"#
-        #expect(line.utf8.count == 4096)
-        let answer = try #require(try await connection.exchange(line))
-        #expect(answer["result"] != nil, "\(answer)")
-        await connection.close()
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer { $0.maximumLineBytes = 4096 }
+            let connection = try harness.raw()
+            var line = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping","params":{"pad":""#
+            line += String(repeating: "y", count: 4096 - line.utf8.count - 3) + #""}}"#
+            #expect(line.utf8.count == 4096)
+            let answer = try #require(try await connection.exchange(line))
+            #expect(answer["result"] != nil, "\(answer)")
+            await connection.close()
+        }
     }
 
     @Test func aClientThatConnectsAndNeverSendsIsClosedAfterTheIdleTimeout() async throws {
-        let harness = try await ServerHarness { $0.idleTimeout = .milliseconds(500) }
-        let connection = try harness.raw()
-        let start = ContinuousClock.now
-        #expect(try await connection.read() == nil)
-        #expect(ContinuousClock.now - start < .seconds(10))
-        await connection.close()
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer { $0.idleTimeout = .milliseconds(500) }
+            let connection = try harness.raw()
+            let start = ContinuousClock.now
+            #expect(try await connection.read() == nil)
+            #expect(ContinuousClock.now - start < .seconds(10))
+            await connection.close()
+        }
     }
 
     @Test func aSubscriberIsNotClosedForBeingQuiet() async throws {
-        let harness = try await ServerHarness { $0.idleTimeout = .milliseconds(300) }
-        let client = try harness.client()
-        _ = try await client.send(SubscribeRequest())
-        try await Task.sleep(for: .seconds(1))
-        harness.state.bus.publish(.daemonReloaded)
-        let event = try await client.nextEvent()
-        #expect(event?.event == .daemonReloaded)
-        await client.close()
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer { $0.idleTimeout = .milliseconds(300) }
+            let client = try harness.client()
+            _ = try await client.send(SubscribeRequest())
+            try await Task.sleep(for: .seconds(1))
+            harness.state.bus.publish(.daemonReloaded)
+            let event = try await client.nextEvent()
+            #expect(event?.event == .daemonReloaded)
+            await client.close()
+        }
     }
 }

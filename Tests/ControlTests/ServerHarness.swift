@@ -7,9 +7,20 @@ import NIOPosix
 import Shared
 import SplashClient
 import Store
+import TestSupport
 
-/// A real control server on a real Unix socket in a temporary directory, with the daemon's own routes
-/// over a real store. Stopped by cancelling its task.
+extension SplashdFixture {
+    /// A real control server on a real Unix socket in a directory of the test's, with the daemon's own
+    /// routes over a real store; stopped when the test ends.
+    func controlServer(configure: (inout ControlServer.Configuration) -> Void = { _ in }) async throws -> ServerHarness {
+        let harness = try await ServerHarness(directory: directory(), configure: configure)
+        onCleanup { await harness.stop() }
+        return harness
+    }
+}
+
+/// The control server `SplashdFixture.controlServer` runs: the transport and the router as the daemon
+/// wires them, without the rest of the daemon.
 final class ServerHarness: Sendable {
     let directory: String
     let socketPath: String
@@ -20,10 +31,9 @@ final class ServerHarness: Sendable {
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    init(configure: (inout ControlServer.Configuration) -> Void = { _ in }) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-ctl-\(UUID().uuidString.prefix(8))").path
+    init(directory: String, configure: (inout ControlServer.Configuration) -> Void) async throws {
+        self.directory = directory
         socketPath = directory + "/run/control.sock"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try Store(path: directory + "/s.sqlite")
         state = DaemonState(
             bus: EventBus(),
@@ -36,14 +46,20 @@ final class ServerHarness: Sendable {
             router: Routes.make(state: state, library: PhotoLibrary(store: store), logger: logger),
             logger: logger, group: Self.group)
         let server = self.server
-        task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        let task = Task { try await server.run() }
+        self.task = task
+        do {
+            try await server.waitUntilListening()
+        } catch {
+            task.cancel()
+            throw error
+        }
     }
 
+    /// Cancels the server and waits for it to end (again: nothing more happens).
     func stop() async {
         task.cancel()
         _ = await task.result
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     func client() throws -> SplashClient {

@@ -11,14 +11,16 @@ import TestSupport
 
 @Suite(.serialized) struct SocketSecurityTests {
     @Test func socketIs0600InA0700Directory() async throws {
-        let harness = try await ServerHarness()
-        var info = stat()
-        #expect(stat(harness.socketPath, &info) == 0)
-        #expect(info.st_mode & 0o777 == 0o600)
-        #expect(stat((harness.socketPath as NSString).deletingLastPathComponent, &info) == 0)
-        #expect(info.st_mode & 0o777 == 0o700)
-        await harness.stop()
-        #expect(access(harness.socketPath, F_OK) != 0, "the socket file is removed on shutdown")
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer()
+            var info = stat()
+            #expect(stat(harness.socketPath, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600)
+            #expect(stat((harness.socketPath as NSString).deletingLastPathComponent, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o700)
+            await harness.stop()
+            #expect(access(harness.socketPath, F_OK) != 0, "the socket file is removed on shutdown")
+        }
     }
 
     @Test func aStaleSocketIsReplaced() async throws {
@@ -27,19 +29,21 @@ import TestSupport
         // A socket file nobody listens on, as a crashed daemon leaves behind.
         let fd = try Self.bindUnixSocket(directory.file("run/control.sock"))
         close(fd)
-        let harness = try await ServerHarness { $0.socket = .path(directory.file("run/control.sock")) }
-        #expect(try await SplashClient.connect(socketPath: directory.file("run/control.sock")).send(PingRequest()).pong)
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            _ = try await fixture.controlServer { $0.socket = .path(directory.file("run/control.sock")) }
+            #expect(try await SplashClient.connect(socketPath: directory.file("run/control.sock")).send(PingRequest()).pong)
+        }
     }
 
     @Test func aLiveSocketIsNotTakenOver() async throws {
-        let first = try await ServerHarness()
-        let second = ControlServer(
-            configuration: .init(socket: .path(first.socketPath)), router: .init(logger: .init(label: "t")),
-            logger: .init(label: "t"), group: ServerHarness.group)
-        await #expect(throws: ListeningSocketError.inUse(first.socketPath)) { try await second.run() }
-        #expect(try await first.client().send(PingRequest()).pong, "the running daemon keeps its socket")
-        await first.stop()
+        try await SplashdFixture.run { fixture in
+            let first = try await fixture.controlServer()
+            let second = ControlServer(
+                configuration: .init(socket: .path(first.socketPath)), router: .init(logger: .init(label: "t")),
+                logger: .init(label: "t"), group: ServerHarness.group)
+            await #expect(throws: ListeningSocketError.inUse(first.socketPath)) { try await second.run() }
+            #expect(try await first.client().send(PingRequest()).pong, "the running daemon keeps its socket")
+        }
     }
 
     @Test func aFileThatIsNotASocketIsLeftAlone() async throws {
@@ -64,21 +68,22 @@ import TestSupport
     /// by the SO_PEERCRED check with permission_denied and closed. Needs root to switch uid.
     @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"))
     func anotherUserIsRefusedByThePeerCheck() async throws {
-        let harness = try await ServerHarness { $0.daemonUID = 0 }
-        // With the shipped modes (0700 directory) the other user cannot even reach the socket.
-        let blocked = try await Self.runAsNobody(socket: harness.socketPath)
-        #expect(blocked.contains("PermissionError") || blocked.contains("Permission denied"), "\(blocked)")
-        // Loosen them to reach the peer check itself.
-        chmod(harness.directory, 0o755)
-        chmod((harness.socketPath as NSString).deletingLastPathComponent, 0o755)
-        chmod(harness.socketPath, 0o666)
-        let output = try await Self.runAsNobody(socket: harness.socketPath)
-        let firstLine = try #require(output.split(separator: "\n").first)
-        let answer = try #require(try? JSONSerialization.jsonObject(with: Data(firstLine.utf8)) as? [String: Any], "\(output)")
-        #expect(answer.errorKind == "permission_denied", "\(output)")
-        #expect(output.contains("EOF"), "the connection is closed after the refusal: \(output)")
-        #expect(try await harness.client().send(PingRequest()).pong, "root still gets in")
-        await harness.stop()
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer { $0.daemonUID = 0 }
+            // With the shipped modes (0700 directory) the other user cannot even reach the socket.
+            let blocked = try await Self.runAsNobody(socket: harness.socketPath)
+            #expect(blocked.contains("PermissionError") || blocked.contains("Permission denied"), "\(blocked)")
+            // Loosen them to reach the peer check itself.
+            chmod(harness.directory, 0o755)
+            chmod((harness.socketPath as NSString).deletingLastPathComponent, 0o755)
+            chmod(harness.socketPath, 0o666)
+            let output = try await Self.runAsNobody(socket: harness.socketPath)
+            let firstLine = try #require(output.split(separator: "\n").first)
+            let answer = try #require(try? JSONSerialization.jsonObject(with: Data(firstLine.utf8)) as? [String: Any], "\(output)")
+            #expect(answer.errorKind == "permission_denied", "\(output)")
+            #expect(output.contains("EOF"), "the connection is closed after the refusal: \(output)")
+            #expect(try await harness.client().send(PingRequest()).pong, "root still gets in")
+        }
     }
 
     /// Runs the client as uid 65534. Waits without blocking a cooperative thread: the server under

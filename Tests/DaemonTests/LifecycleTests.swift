@@ -12,100 +12,111 @@ import TestSupport
 @Suite(.serialized) struct LifecycleTests {
     @Test func readyOnceListeningThenStatusAndGracefulStop() async throws {
         let dir = TemporaryDirectory()
-        let daemon = try DaemonProcess(directory: dir.path)
-        let notify = try #require(daemon.notify)
-        let ready = try #require(await notify.wait { $0.contains("READY=1") }, "no READY=1; stderr:\n\(daemon.stderr)")
-        #expect(ready.contains("STATUS="))
-        #expect(ready.contains("signed out"), "\(ready)")
-        // READY=1 is sent only once the socket listens and the store is open.
-        let client = try SplashClient.connect(socketPath: daemon.socketPath)
-        let status = try await client.send(StatusRequest())
-        #expect(status.pid == daemon.pid)
-        #expect(status.directories.socket == daemon.socketPath)
-        #expect(FileManager.default.fileExists(atPath: dir.path + "/state/splashd.sqlite"))
-        await client.close()
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path)
+            let notify = try #require(daemon.notify)
+            let ready = try #require(await notify.wait { $0.contains("READY=1") }, "no READY=1; stderr:\n\(daemon.stderr)")
+            #expect(ready.contains("STATUS="))
+            #expect(ready.contains("signed out"), "\(ready)")
+            // READY=1 is sent only once the socket listens and the store is open.
+            let client = try SplashClient.connect(socketPath: daemon.socketPath)
+            let status = try await client.send(StatusRequest())
+            #expect(status.pid == daemon.pid)
+            #expect(status.directories.socket == daemon.socketPath)
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/state/splashd.sqlite"))
+            await client.close()
 
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0, "stderr:\n\(daemon.stderr)")
-        #expect(await notify.wait { $0.contains("STOPPING=1") } != nil)
-        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "its own socket is removed on exit")
-        #expect(daemon.stderr.contains("<5>splashd ready"), "stderr lines carry <N> priority prefixes when not a terminal")
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0, "stderr:\n\(daemon.stderr)")
+            #expect(await notify.wait { $0.contains("STOPPING=1") } != nil)
+            #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "its own socket is removed on exit")
+            #expect(daemon.stderr.contains("<5>splashd ready"), "stderr lines carry <N> priority prefixes when not a terminal")
+        }
     }
 
     @Test func sigintStopsGracefullyToo() async throws {
         let dir = TemporaryDirectory()
-        let daemon = try DaemonProcess(directory: dir.path)
-        _ = try await daemon.waitUntilListening()
-        daemon.signal(SIGINT)
-        let status = await daemon.waitForExit(timeout: .seconds(5))
-        #expect(status == 0, "exit \(String(describing: status)); stderr:\n\(daemon.stderr)")
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path)
+            _ = try await daemon.waitUntilListening()
+            daemon.signal(SIGINT)
+            let status = await daemon.waitForExit(timeout: .seconds(5))
+            #expect(status == 0, "exit \(String(describing: status)); stderr:\n\(daemon.stderr)")
+        }
     }
 
     @Test func watchdogPingsAtHalfTheInterval() async throws {
         let dir = TemporaryDirectory()
-        let daemon = try DaemonProcess(directory: dir.path, environment: ["WATCHDOG_USEC": "400000"])
-        // sd_watchdog_enabled needs WATCHDOG_PID to be the daemon's own pid, or unset.
-        let notify = try #require(daemon.notify)
-        #expect(await notify.wait { $0.contains("READY=1") } != nil)
-        try await Task.sleep(for: .seconds(2))
-        let pings = notify.count { $0 == "WATCHDOG=1" }
-        #expect((4...14).contains(pings), "expected about 10 pings in 2 s at 200 ms, got \(pings)")
-        // A stopped process sends nothing: the watchdog would fire.
-        daemon.signal(SIGSTOP)
-        let before = notify.count { $0 == "WATCHDOG=1" }
-        try await Task.sleep(for: .seconds(1))
-        #expect(notify.count { $0 == "WATCHDOG=1" } <= before + 1)
-        daemon.signal(SIGCONT)
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path, environment: ["WATCHDOG_USEC": "400000"])
+            // sd_watchdog_enabled needs WATCHDOG_PID to be the daemon's own pid, or unset.
+            let notify = try #require(daemon.notify)
+            #expect(await notify.wait { $0.contains("READY=1") } != nil)
+            try await Task.sleep(for: .seconds(2))
+            let pings = notify.count { $0 == "WATCHDOG=1" }
+            #expect((4...14).contains(pings), "expected about 10 pings in 2 s at 200 ms, got \(pings)")
+            // A stopped process sends nothing: the watchdog would fire.
+            daemon.signal(SIGSTOP)
+            let before = notify.count { $0 == "WATCHDOG=1" }
+            try await Task.sleep(for: .seconds(1))
+            #expect(notify.count { $0 == "WATCHDOG=1" } <= before + 1)
+            daemon.signal(SIGCONT)
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
     }
 
     @Test func noWatchdogNoPings() async throws {
         let dir = TemporaryDirectory()
-        let daemon = try DaemonProcess(directory: dir.path)
-        let notify = try #require(daemon.notify)
-        #expect(await notify.wait { $0.contains("READY=1") } != nil)
-        try await Task.sleep(for: .seconds(1))
-        #expect(notify.count { $0 == "WATCHDOG=1" } == 0)
-        await daemon.kill9()
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path)
+            let notify = try #require(daemon.notify)
+            #expect(await notify.wait { $0.contains("READY=1") } != nil)
+            try await Task.sleep(for: .seconds(1))
+            #expect(notify.count { $0 == "WATCHDOG=1" } == 0)
+        }
     }
 
     @Test func sighupReloadsAndABrokenConfigIsKept() async throws {
         let dir = TemporaryDirectory()
         let config = dir.file("config.toml")
         try "[log]\nlevel = \"info\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(directory: dir.path, arguments: ["--config", config])
-        let notify = try #require(daemon.notify)
-        #expect(await notify.wait { $0.contains("READY=1") } != nil)
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path, arguments: ["--config", config])
+            let notify = try #require(daemon.notify)
+            #expect(await notify.wait { $0.contains("READY=1") } != nil)
 
-        try "[log]\nlevel = \"debug\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        daemon.signal(SIGHUP)
-        let reloading = try #require(await notify.wait { $0.contains("RELOADING=1") })
-        #expect(reloading.contains("MONOTONIC_USEC="))
-        #expect(await notify.wait { _ in notify.count { $0.contains("READY=1") } >= 2 } != nil)
-        #expect(await waitFor { daemon.stderr.contains("configuration reloaded") && daemon.stderr.contains("log.level info → debug") })
+            try "[log]\nlevel = \"debug\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            daemon.signal(SIGHUP)
+            let reloading = try #require(await notify.wait { $0.contains("RELOADING=1") })
+            #expect(reloading.contains("MONOTONIC_USEC="))
+            #expect(await notify.wait { _ in notify.count { $0.contains("READY=1") } >= 2 } != nil)
+            #expect(await eventually(within: .seconds(10), every: .milliseconds(25)) { daemon.stderr.contains("configuration reloaded") && daemon.stderr.contains("log.level info → debug") })
 
-        try "[log]\nlevel = = nope\n".write(toFile: config, atomically: true, encoding: .utf8)
-        daemon.signal(SIGHUP)
-        #expect(await waitFor { daemon.stderr.contains("configuration not reloaded") }, "stderr:\n\(daemon.stderr)")
-        #expect(daemon.stderr.contains("config.toml:2:"), "the error names file and line")
-        #expect(await notify.wait { _ in notify.count { $0.contains("READY=1") } >= 3 } != nil)
-        #expect(daemon.isRunning)
-        let client = try SplashClient.connect(socketPath: daemon.socketPath)
-        #expect(try await client.send(PingRequest()).pong)
-        await client.close()
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+            try "[log]\nlevel = = nope\n".write(toFile: config, atomically: true, encoding: .utf8)
+            daemon.signal(SIGHUP)
+            #expect(await eventually(within: .seconds(10), every: .milliseconds(25)) { daemon.stderr.contains("configuration not reloaded") }, "stderr:\n\(daemon.stderr)")
+            #expect(daemon.stderr.contains("config.toml:2:"), "the error names file and line")
+            #expect(await notify.wait { _ in notify.count { $0.contains("READY=1") } >= 3 } != nil)
+            #expect(daemon.isRunning)
+            let client = try SplashClient.connect(socketPath: daemon.socketPath)
+            #expect(try await client.send(PingRequest()).pong)
+            await client.close()
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
     }
 
     @Test func aConfigThatDoesNotParseAtStartExits78() async throws {
         let dir = TemporaryDirectory()
         let config = dir.file("config.toml")
         try "[backend]\nurl = \"https://x.supabase.co\"\nsurprise = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(directory: dir.path, arguments: ["--config", config])
-        #expect(await daemon.waitForExit() == 78)
-        #expect(daemon.stderr.contains("config.toml:3: unknown key 'backend.surprise'"), "\(daemon.stderr)")
-        #expect(daemon.notify?.count { $0.contains("READY=1") } == 0)
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path, arguments: ["--config", config])
+            #expect(await daemon.waitForExit() == 78)
+            #expect(daemon.stderr.contains("config.toml:3: unknown key 'backend.surprise'"), "\(daemon.stderr)")
+            #expect(daemon.notify?.count { $0.contains("READY=1") } == 0)
+        }
     }
 
     @Test func checkConfigExplainsEveryError() async throws {
@@ -121,15 +132,16 @@ import TestSupport
 
     @Test func aSecondDaemonOnTheSameSocketRefusesAndTheFirstKeepsRunning() async throws {
         let dir = TemporaryDirectory()
-        let first = try DaemonProcess(directory: dir.path)
-        _ = try await first.waitUntilListening()
-        let second = try DaemonProcess(directory: dir.path + "/second", arguments: ["--socket", first.socketPath])
-        #expect(await second.waitForExit() == 1)
-        #expect(second.stderr.contains("another splashd is already listening"), "\(second.stderr)")
-        let client = try SplashClient.connect(socketPath: first.socketPath)
-        #expect(try await client.send(PingRequest()).pong)
-        await client.close()
-        await first.kill9()
+        try await SplashdFixture.run { fixture in
+            let first = try fixture.process(directory: dir.path)
+            _ = try await first.waitUntilListening()
+            let second = try fixture.process(directory: dir.path + "/second", arguments: ["--socket", first.socketPath])
+            #expect(await second.waitForExit() == 1)
+            #expect(second.stderr.contains("another splashd is already listening"), "\(second.stderr)")
+            let client = try SplashClient.connect(socketPath: first.socketPath)
+            #expect(try await client.send(PingRequest()).pong)
+            await client.close()
+        }
     }
 
     @Test func socketActivationUsesThePassedSocket() async throws {
@@ -137,16 +149,18 @@ import TestSupport
         let socket = dir.file("activated.sock")
         // systemd-socket-activate binds and listens, then starts splashd on the first connection with
         // LISTEN_FDS=1, exactly as splashd.socket does.
-        let daemon = try DaemonProcess(
-            directory: dir.path, launcher: ["/usr/bin/systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET"])
-        try await Task.sleep(for: .milliseconds(300))
-        let client = try await connect(socket)
-        let status = try await client.send(StatusRequest())
-        #expect(status.pid == daemon.pid, "systemd-socket-activate execs splashd in place")
-        await client.close()
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
-        #expect(FileManager.default.fileExists(atPath: socket), "a socket passed by systemd is not ours to remove")
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(
+                directory: dir.path, launcher: ["/usr/bin/systemd-socket-activate", "-l", socket, "-E", "NOTIFY_SOCKET"])
+            try await Task.sleep(for: .milliseconds(300))
+            let client = try await connect(socket)
+            let status = try await client.send(StatusRequest())
+            #expect(status.pid == daemon.pid, "systemd-socket-activate execs splashd in place")
+            await client.close()
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+            #expect(FileManager.default.fileExists(atPath: socket), "a socket passed by systemd is not ours to remove")
+        }
     }
 
     private func connect(_ path: String) async throws -> SplashClient {
@@ -158,14 +172,6 @@ import TestSupport
     }
 }
 
-func waitFor(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(25))
-    }
-    return condition()
-}
 
 struct ProcessResult {
     var status: Int32

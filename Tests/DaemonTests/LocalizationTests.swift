@@ -146,40 +146,41 @@ import TestSupport
         #expect(notRunning.stderr.contains("o splashd não está em execução"), "\(notRunning.stderr)")
 
         let dir = TemporaryDirectory()
-        let daemon = try DaemonProcess(directory: dir.path)
-        _ = try await daemon.waitUntilListening()
-        let env = ["SPLASHD_SOCKET": daemon.socketPath, "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": dir.path + "/config"]
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(directory: dir.path)
+            _ = try await daemon.waitUntilListening()
+            let env = ["SPLASHD_SOCKET": daemon.socketPath, "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": dir.path + "/config"]
 
-        let portuguese = try await run(DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
-        #expect(portuguese.status == 0)
-        #expect(portuguese.stdout.contains("splashd \(SplashVersion.current)"), "\(portuguese.stdout)")
-        #expect(portuguese.stdout.contains("sem sessão"), "\(portuguese.stdout)")
-        #expect(portuguese.stdout.contains("conta") && portuguese.stdout.contains("fila de envio"), "\(portuguese.stdout)")
-        #expect(portuguese.stdout.contains("Primeira vez?"), "\(portuguese.stdout)")
-        #expect(!portuguese.stdout.contains("signed out"), "\(portuguese.stdout)")
+            let portuguese = try await run(DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
+            #expect(portuguese.status == 0)
+            #expect(portuguese.stdout.contains("splashd \(SplashVersion.current)"), "\(portuguese.stdout)")
+            #expect(portuguese.stdout.contains("sem sessão"), "\(portuguese.stdout)")
+            #expect(portuguese.stdout.contains("conta") && portuguese.stdout.contains("fila de envio"), "\(portuguese.stdout)")
+            #expect(portuguese.stdout.contains("Primeira vez?"), "\(portuguese.stdout)")
+            #expect(!portuguese.stdout.contains("signed out"), "\(portuguese.stdout)")
 
-        let english = try await run(DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "C"]) { $1 })
-        #expect(english.status == 0)
-        #expect(english.stdout.contains("signed out") && english.stdout.contains("account"), "\(english.stdout)")
-        #expect(!english.stdout.contains("sem sessão"), "\(english.stdout)")
+            let english = try await run(DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "C"]) { $1 })
+            #expect(english.status == 0)
+            #expect(english.stdout.contains("signed out") && english.stdout.contains("account"), "\(english.stdout)")
+            #expect(!english.stdout.contains("sem sessão"), "\(english.stdout)")
 
-        // LC_ALL wins over LANG, as with gettext.
-        let overridden = try await run(
-            DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "pt_BR.UTF-8", "LC_ALL": "C"]) { $1 })
-        #expect(overridden.stdout.contains("signed out"), "\(overridden.stdout)")
+            // LC_ALL wins over LANG, as with gettext.
+            let overridden = try await run(
+                DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "pt_BR.UTF-8", "LC_ALL": "C"]) { $1 })
+            #expect(overridden.stdout.contains("signed out"), "\(overridden.stdout)")
 
-        // Help stays English (ArgumentParser's), and --json is never translated.
-        let json = try await run(DaemonProcess.splashctlPath, ["--json", "status"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
-        #expect(json.status == 0)
-        let status = try JSONCoding.decoder().decode(DaemonStatus.self, from: Data(json.stdout.utf8))
-        #expect(status.pid == daemon.pid)
-        #expect(!json.stdout.contains("sessão"))
+            // Help stays English (ArgumentParser's), and --json is never translated.
+            let json = try await run(DaemonProcess.splashctlPath, ["--json", "status"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
+            #expect(json.status == 0)
+            let status = try JSONCoding.decoder().decode(DaemonStatus.self, from: Data(json.stdout.utf8))
+            #expect(status.pid == daemon.pid)
+            #expect(!json.stdout.contains("sessão"))
 
-        // A ValidationError of splashctl's own is translated too.
-        let usage = try await run(
-            DaemonProcess.splashctlPath, ["photos", "list", "--sort", "sideways"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
-        #expect(usage.status == 64)
-        #expect(usage.stderr.contains("--sort deve ser um destes"), "\(usage.stderr)")
-        await daemon.kill9()
+            // A ValidationError of splashctl's own is translated too.
+            let usage = try await run(
+                DaemonProcess.splashctlPath, ["photos", "list", "--sort", "sideways"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
+            #expect(usage.status == 64)
+            #expect(usage.stderr.contains("--sort deve ser um destes"), "\(usage.stderr)")
+        }
     }
 }

@@ -36,11 +36,10 @@ import TestSupport
 
     @Test func aFolderIsImportedDuplicatesSkippedAndBadFilesReported() async throws {
         let devstack = try Devstack.require()
-        let (process, client, dir) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(dir) {} }  // the daemon runs in it
-        defer { process.signal(SIGTERM) }
-        do {
-            let folder = dir.path + "/Pictures"
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let folder = daemon.directory + "/Pictures"
             try FileManager.default.createDirectory(atPath: folder + "/trip", withIntermediateDirectories: true)
             let photos = try await Self.catalogueFiles(devstack, into: folder)
             // Near-duplicates of photo0: re-encoded, and a little brighter.
@@ -87,7 +86,7 @@ import TestSupport
             // Bad requests.
             await #expect(throws: RPCError.self) { try await client.send(LibraryImportRequest(path: "relative/path")) }
             do {
-                _ = try await client.send(LibraryImportRequest(path: dir.path + "/nowhere"))
+                _ = try await client.send(LibraryImportRequest(path: daemon.directory + "/nowhere"))
                 Issue.record("a missing folder was accepted")
             } catch let error as RPCError {
                 #expect(error.kind == .notFound)
@@ -96,19 +95,17 @@ import TestSupport
     }
 
     @Test func aLikedRemotePhotoThatDuplicatesALocalOneIsReported() async throws {
-        let devstack = try Devstack.require()
-        let (process, client, dir) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(dir) {} }  // the daemon runs in it
-        defer { process.signal(SIGTERM) }
-        do {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
             // A photo from a search, saved as a local file — re-encoded a little brighter — and imported.
             // (devstack draws each rendition afresh, so only the same rendition looks the same.)
             let found = try await client.send(PhotosSearchRequest(query: "lake", perPage: 3))
             let remote = try #require(found.photos.first).id
             let regular = try #require(try await client.send(PhotosShowRequest(id: remote)).urls["regular"])
-            let downloaded = dir.path + "/download.jpg"
+            let downloaded = daemon.directory + "/download.jpg"
             try Data(try await Self.http.send(HTTPRequest(url: regular, timeout: .seconds(30))).body).write(to: URL(fileURLWithPath: downloaded))
-            let path = dir.path + "/lake.jpg"
+            let path = daemon.directory + "/lake.jpg"
             try (try await ImageEditor().render(source: URL(fileURLWithPath: downloaded), steps: [FilterStep(filter: "color", params: [0.04, 1, 1])]))
                 .jpeg.write(to: URL(fileURLWithPath: path))
             let imported = try await client.send(LibraryImportRequest(path: path))
@@ -116,7 +113,7 @@ import TestSupport
 
             // Liked: its library file arrives, is hashed, and is found to look like the local one.
             _ = try await client.send(SignupRequest(
-                email: "dup-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: "correct horse battery",
+                email: "dup-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: Splashd.password,
                 username: "d" + UUID().uuidString.prefix(8).lowercased()))
             _ = try await client.send(PhotosLikeRequest(id: remote))
             let duplicates = try await eventually(tries: 200) {
@@ -127,11 +124,9 @@ import TestSupport
     }
 
     @Test func photosShowCompletesDetailsOnceOnline() async throws {
-        let devstack = try Devstack.require()
-        let (process, client, dir) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(dir) {} }  // the daemon runs in it
-        defer { process.signal(SIGTERM) }
-        do {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
             let found = try await client.send(PhotosSearchRequest(query: "lake", perPage: 5))
             let photo = try #require(found.photos.first)
             let shown = try await client.send(PhotosShowRequest(id: photo.id))

@@ -7,89 +7,91 @@ import TestSupport
 /// Searches through the real daemon against devstack's Unsplash and NASA stand-ins.
 @Suite(.serialized, .devstack(photos: 500)) struct SearchTests {
     @Test func resultsAreKeptRankedAndNeverDuplicated() async throws {
-        let devstack = try Devstack.require()
-        let (process, client, directory) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
-        let first = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
-        #expect(first.photos.count == 10 && !first.stale && first.total >= 10)
-        let photos = try await client.send(StatusRequest()).library.photos
-        let again = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
-        #expect(again.photos.map(\.id) == first.photos.map(\.id))
-        #expect(try await client.send(StatusRequest()).library.photos == photos, "a repeated search adds no photo twice")
-        let page2 = try await client.send(PhotosSearchRequest(query: "lake", page: 2, perPage: 10))
-        #expect(Set(page2.photos.map(\.id)).isDisjoint(with: first.photos.map(\.id)))
-        let blue = try await client.send(PhotosSearchRequest(query: "lake", color: "blue", perPage: 30))
-        #expect(!blue.photos.isEmpty && blue.total <= first.total)
-        await process.kill9()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let first = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
+            #expect(first.photos.count == 10 && !first.stale && first.total >= 10)
+            let photos = try await client.send(StatusRequest()).library.photos
+            let again = try await client.send(PhotosSearchRequest(query: "lake", perPage: 10))
+            #expect(again.photos.map(\.id) == first.photos.map(\.id))
+            #expect(try await client.send(StatusRequest()).library.photos == photos, "a repeated search adds no photo twice")
+            let page2 = try await client.send(PhotosSearchRequest(query: "lake", page: 2, perPage: 10))
+            #expect(Set(page2.photos.map(\.id)).isDisjoint(with: first.photos.map(\.id)))
+            let blue = try await client.send(PhotosSearchRequest(query: "lake", color: "blue", perPage: 30))
+            #expect(!blue.photos.isEmpty && blue.total <= first.total)
+        }
     }
 
     @Test func offlineTheSameSearchAnswersFromTheStoreMarkedStale() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
-        let live = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
-        try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
-        let offline = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
-        #expect(offline.stale)
-        #expect(offline.photos.map(\.id) == live.photos.map(\.id))
-        await #expect { try await client.send(PhotosSearchRequest(query: "never searched", perPage: 5)) } throws: {
-            ($0 as? RPCError)?.kind == .offline
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let live = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
+            try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
+            let offline = try await client.send(PhotosSearchRequest(query: "mountain", perPage: 5))
+            #expect(offline.stale)
+            #expect(offline.photos.map(\.id) == live.photos.map(\.id))
+            await #expect { try await client.send(PhotosSearchRequest(query: "never searched", perPage: 5)) } throws: {
+                ($0 as? RPCError)?.kind == .offline
+            }
+            try await devstack.clearFaults()
         }
-        try await devstack.clearFaults()
-        await process.kill9()
     }
 
     @Test func aDismissedPhotoNeverShowsInSearches() async throws {
-        let devstack = try Devstack.require()
-        let (process, client, directory) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
-        let first = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
-        let gone = try #require(first.photos.first).id
-        _ = try await client.send(PhotosDismissRequest(id: gone))
-        let again = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
-        #expect(!again.photos.map(\.id).contains(gone))
-        #expect(try await client.send(PhotosListRequest(dismissed: true)).photos.map(\.id) == [gone])
-        await process.kill9()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let first = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
+            let gone = try #require(first.photos.first).id
+            _ = try await client.send(PhotosDismissRequest(id: gone))
+            let again = try await client.send(PhotosSearchRequest(query: "forest", perPage: 5))
+            #expect(!again.photos.map(\.id).contains(gone))
+            #expect(try await client.send(PhotosListRequest(dismissed: true)).photos.map(\.id) == [gone])
+        }
     }
 
     @Test func historyKeepsTheLastTenDistinctSearchesPerSource() async throws {
-        let devstack = try Devstack.require()
-        let (process, client, directory) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
-        for n in 0..<12 { _ = try await client.send(PhotosSearchRequest(query: "query \(n)", perPage: 1)) }
-        _ = try await client.send(PhotosSearchRequest(query: "query 3", perPage: 1))
-        _ = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 2))
-        let history = try await client.send(SearchHistoryRequest(source: .unsplash)).searches
-        #expect(history.count == 10)
-        #expect(history.first?.request.query == "query 3", "a repeated search moves to the top, once")
-        #expect(Set(history.map(\.request.query)).count == 10)
-        let all = try await client.send(SearchHistoryRequest()).searches
-        #expect(all.first?.request.source == .nasa && all.first?.number == 1)
-        await process.kill9()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            for n in 0..<12 { _ = try await client.send(PhotosSearchRequest(query: "query \(n)", perPage: 1)) }
+            _ = try await client.send(PhotosSearchRequest(query: "query 3", perPage: 1))
+            _ = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 2))
+            let history = try await client.send(SearchHistoryRequest(source: .unsplash)).searches
+            #expect(history.count == 10)
+            #expect(history.first?.request.query == "query 3", "a repeated search moves to the top, once")
+            #expect(Set(history.map(\.request.query)).count == 10)
+            let all = try await client.send(SearchHistoryRequest()).searches
+            #expect(all.first?.request.source == .nasa && all.first?.number == 1)
+        }
     }
 
     @Test func nasaSearchesWithYearsAndMedia() async throws {
-        let devstack = try Devstack.require()
-        let (process, client, directory) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
-        let result = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, media: "image", yearFrom: 1990, yearTo: 2030, perPage: 20))
-        #expect(!result.photos.isEmpty)
-        #expect(result.photos.allSatisfy { $0.id.hasPrefix("nasa:") && $0.source == .nasa })
-        await process.kill9()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let result = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, media: "image", yearFrom: 1990, yearTo: 2030, perPage: 20))
+            #expect(!result.photos.isEmpty)
+            #expect(result.photos.allSatisfy { $0.id.hasPrefix("nasa:") && $0.source == .nasa })
+        }
     }
 
     @Test func overTheRateLimitSaysSo() async throws {
         let devstack = try Devstack.require()
-        let (process, client, directory) = try await startSourceDaemon(devstack)
-        defer { withExtendedLifetime(directory) {} }  // the daemon runs in it
-        try await devstack.knobs(["unsplash_hourly_budget": 1])
-        _ = try? await client.send(PhotosSearchRequest(query: "budget one", perPage: 1))
-        await #expect { try await client.send(PhotosSearchRequest(query: "budget two", perPage: 1)) } throws: { error in
-            guard let error = error as? RPCError else { return false }
-            return error.kind == .rateLimited && error.message.contains("resets")
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            try await devstack.knobs(["unsplash_hourly_budget": 1])
+            _ = try? await client.send(PhotosSearchRequest(query: "budget one", perPage: 1))
+            await #expect { try await client.send(PhotosSearchRequest(query: "budget two", perPage: 1)) } throws: { error in
+                guard let error = error as? RPCError else { return false }
+                return error.kind == .rateLimited && error.message.contains("resets")
+            }
+            try await devstack.knobs(["unsplash_hourly_budget": 5000])
         }
-        try await devstack.knobs(["unsplash_hourly_budget": 5000])
-        await process.kill9()
     }
 
     @Test(arguments: [

@@ -25,26 +25,27 @@ struct FullDiskTests {
         defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
 
         // Full-size images (about 2 MB each) cannot fit in 1 MiB.
-        let daemon = try await ImagesDaemon.start(devstack: devstack, directory: dir.path, config: "[images]\nvariant = \"full\"\n")
-        let photos = try await daemon.seedCatalogue(count: 3)
-        for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync(directory: dir.path, config: "[images]\nvariant = \"full\"\n"))
+            let photos = try await daemon.seedCatalogue(count: 3)
+            for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
 
-        let failures = try await daemon.waitForFailures(photos.map(\.id), timeout: .seconds(30))
-        #expect(failures.count == 3, "every download should report its failure")
-        let errors = failures.values.compactMap(\.lastError)
-        #expect(errors.contains { $0.localizedCaseInsensitiveContains("space") }, "the error says the disk is full: \(errors)")
-        let usage = try await daemon.client.send(CacheStatusRequest())
-        #expect(usage.libraryFiles == 0, "nothing half-written counts as a library file")
-        #expect(daemon.libraryFiles().filter { $0.hasSuffix(".jpg") }.isEmpty, "no finished-looking file that is not complete")
-        #expect(try Store(path: daemon.databasePath).integrityCheck() == ["ok"])
-        #expect(try await daemon.client.send(PhotosListRequest(liked: true)).total == 3, "the likes themselves are safe")
+            let failures = try await daemon.waitForFailures(photos.map(\.id), timeout: .seconds(30))
+            #expect(failures.count == 3, "every download should report its failure")
+            let errors = failures.values.compactMap(\.lastError)
+            #expect(errors.contains { $0.localizedCaseInsensitiveContains("space") }, "the error says the disk is full: \(errors)")
+            let usage = try await daemon.client.send(CacheStatusRequest())
+            #expect(usage.libraryFiles == 0, "nothing half-written counts as a library file")
+            #expect(daemon.libraryFiles().filter { $0.hasSuffix(".jpg") }.isEmpty, "no finished-looking file that is not complete")
+            #expect(try Store(path: daemon.databasePath).integrityCheck() == ["ok"])
+            #expect(try await daemon.client.send(PhotosListRequest(liked: true)).total == 3, "the likes themselves are safe")
 
-        // Room again: the queue's retries complete every file.
-        try await mount(["-o", "remount,size=64m", data])
-        let done = try await daemon.waitForLibrary(files: 3, timeout: .seconds(60))
-        #expect(done.libraryFiles == 3)
-        #expect(daemon.leftovers().isEmpty, "no .part files left: \(daemon.leftovers())")
-        await daemon.stop()
+            // Room again: the queue's retries complete every file.
+            try await mount(["-o", "remount,size=64m", data])
+            let done = try await daemon.waitForLibrary(files: 3, timeout: .seconds(60))
+            #expect(done.libraryFiles == 3)
+            #expect(daemon.leftovers().isEmpty, "no .part files left: \(daemon.leftovers())")
+        }
     }
 
     /// An edit that does not fit: its own error (no_space in the protocol, EditRoutes), saying where to

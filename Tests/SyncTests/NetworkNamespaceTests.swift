@@ -19,33 +19,26 @@ struct NetworkNamespaceTests {
         let daemonEnd = "vd\(tag)", serverEnd = "vs\(tag)"
         let octet = Int.random(in: 1...250)
         let daemonIP = "10.231.\(octet).1", serverIP = "10.231.\(octet).2"
-        try await ip(["netns", "add", daemonNS])
-        try await ip(["netns", "add", serverNS])
-        defer {
-            _ = try? Self.ipNow(["netns", "del", daemonNS])
-            _ = try? Self.ipNow(["netns", "del", serverNS])
-        }
-        try await ip(["link", "add", daemonEnd, "netns", daemonNS, "type", "veth", "peer", "name", serverEnd, "netns", serverNS])
-        for (ns, end, address) in [(daemonNS, daemonEnd, daemonIP), (serverNS, serverEnd, serverIP)] {
-            try await ip(["netns", "exec", ns, "ip", "addr", "add", "\(address)/30", "dev", end])
-            try await ip(["netns", "exec", ns, "ip", "link", "set", end, "up"])
-            try await ip(["netns", "exec", ns, "ip", "link", "set", "lo", "up"])
-        }
+        try await SplashdFixture.run { fixture in
+            try await ip(["netns", "add", daemonNS])
+            fixture.onCleanup { try? await ip(["netns", "del", daemonNS]) }
+            try await ip(["netns", "add", serverNS])
+            fixture.onCleanup { try? await ip(["netns", "del", serverNS]) }
+            try await ip(["link", "add", daemonEnd, "netns", daemonNS, "type", "veth", "peer", "name", serverEnd, "netns", serverNS])
+            for (ns, end, address) in [(daemonNS, daemonEnd, daemonIP), (serverNS, serverEnd, serverIP)] {
+                try await ip(["netns", "exec", ns, "ip", "addr", "add", "\(address)/30", "dev", end])
+                try await ip(["netns", "exec", ns, "ip", "link", "set", end, "up"])
+                try await ip(["netns", "exec", ns, "ip", "link", "set", "lo", "up"])
+            }
 
-        let devstack = try await Devstack.up(namespace: serverNS, host: serverIP)
-        let dir = TemporaryDirectory()
-        var environment = devstack.daemonEnvironment
-        environment["SPLASHD_PLAIN_HTTP_HOSTS"] = serverIP
-        let process = try DaemonProcess(
-            directory: dir.path, environment: environment, withNotifySocket: false,
-            launcher: ["/usr/sbin/ip", "netns", "exec", daemonNS])
-        let client = try await process.waitUntilListening()
-        let email = "ns-\(tag)@example.com"
-        do {
-            _ = try await client.send(SignupRequest(email: email, password: "correct horse battery", username: "ns_\(tag)"))
-            #expect(await waitForState(client, .online, within: .seconds(15)) != nil, "never online: \(process.stderr)")
-            let daemon = try await SyncDaemonView(directory: dir.path, client: client)
-            let ids = try daemon.seedPhotos(100)
+            let devstack = try await Devstack.up(namespace: serverNS, host: serverIP)
+            fixture.onCleanup { await devstack.down() }
+            let daemon = try await fixture.splashd(.init(
+                devstack: devstack, account: .signUp, environment: ["SPLASHD_PLAIN_HTTP_HOSTS": serverIP],
+                launcher: ["/usr/sbin/ip", "netns", "exec", daemonNS]))
+            let client = daemon.client
+            #expect(await waitForState(client, .online, within: .seconds(15)) != nil, "never online: \(daemon.process.stderr)")
+            let ids = try daemon.seedPhotos(100, prefix: "ns")
 
             let down = ContinuousClock.now
             try await ip(["netns", "exec", daemonNS, "ip", "link", "set", daemonEnd, "down"])
@@ -59,42 +52,26 @@ struct NetworkNamespaceTests {
 
             let up = ContinuousClock.now
             try await ip(["netns", "exec", daemonNS, "ip", "link", "set", daemonEnd, "up"])
-            var server: [String: Bool] = [:]
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                server = try await Self.serverLikes(devstack, namespace: serverNS, email: email)
-                if server.count >= 100 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let server = try await eventually(tries: 600, every: .milliseconds(50), {
+                try await Self.serverLikes(devstack, namespace: serverNS, email: daemon.account)
+            }, until: { $0.count >= 100 })
             print("link up → 100 likes on the server in \(ContinuousClock.now - up)")
-            #expect(Set(server.keys) == Set(ids), "server has \(server.count) of 100")
+            #expect(Set(server.keys) == Set(ids), "server has \(server.count) of 100; the daemon's log:\n\(daemon.process.stderr)")
             #expect(server.values.allSatisfy { !$0 })
-        } catch {
-            Issue.record("\(error)\n\(process.stderr)")
         }
-        await client.close()
-        await process.kill9()
-        await devstack.down()
     }
 
+    /// When the daemon's connectivity reached `state`, read every 25 ms; nil if not `within`.
     func waitForState(_ client: SplashClient, _ state: ConnectivityStatus.State, within: Duration) async -> ContinuousClock.Instant? {
-        let deadline = ContinuousClock.now + within
-        while ContinuousClock.now < deadline {
-            if let status = try? await client.send(StatusRequest()), status.connectivity.state == state { return .now }
-            try? await Task.sleep(for: .milliseconds(25))
-        }
-        return nil
+        let seen = await eventually(tries: Int(within / .milliseconds(25)), every: .milliseconds(25), {
+            (try? await client.send(StatusRequest()))?.connectivity.state
+        }, until: { $0 == state })
+        return seen == state ? .now : nil
     }
 
     func ip(_ arguments: [String]) async throws {
         let result = try await ChildProcess.run("/usr/sbin/ip", arguments, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
         guard result.status == 0 else { throw DevstackError.failed("ip \(arguments.joined(separator: " ")): \(result.stderr)") }
-    }
-
-    /// Cleanup runs in a defer, which cannot await: a plain blocking call is fine there.
-    static func ipNow(_ arguments: [String]) throws {
-        let child = try ChildProcess(executable: "/usr/sbin/ip", arguments: arguments, environment: [:])
-        for _ in 0..<500 where child.isRunning { usleep(10_000) }
     }
 
     /// What the server holds, read from inside the server's namespace (the test's own has no route
@@ -116,20 +93,5 @@ struct NetworkNamespaceTests {
             environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
         guard result.status == 0 else { throw DevstackError.failed("reading the server's likes: \(result.stderr)") }
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Bool]) ?? [:]
-    }
-}
-
-/// Seeding for a daemon this test started itself.
-struct SyncDaemonView {
-    let directory: String
-    let client: SplashClient
-
-    init(directory: String, client: SplashClient) async throws {
-        self.directory = directory
-        self.client = client
-    }
-
-    func seedPhotos(_ count: Int) throws -> [String] {
-        try PhotoSeeder.seed(databasePath: directory + "/state/splashd.sqlite", count: count, prefix: "ns")
     }
 }

@@ -8,149 +8,150 @@ import TestSupport
     /// Likes, repeats, a like undone before it left, an unlike of nothing: the server ends with exactly
     /// the intended rows, each once.
     @Test func likesReachTheServerExactlyOnce() async throws {
-        let devstack = try Devstack.require()
-        let daemon = try await SyncDaemon.start(devstack: devstack)
-        let ids = try daemon.seedPhotos(60)
-        for id in ids[0..<50] { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
-        let again = try await daemon.client.send(PhotosLikeRequest(id: ids[0]))
-        #expect(!again.changed && again.liked, "liking twice is harmless")
-        let never = try await daemon.client.send(PhotosUnlikeRequest(id: ids[55]))
-        #expect(!never.changed && !never.liked)
-        let result = try await daemon.syncUntilDrained()
-        #expect(result.drained && result.rejected == 0)
-        // Now undo five: tombstones, since the server has them.
-        for id in ids[0..<5] { _ = try await daemon.client.send(PhotosUnlikeRequest(id: id)) }
-        // And a like undone at once: if it had not left yet the two cancel and the server never hears of
-        // it; if it had, the unlike is a tombstone. Either way the photo is not liked on the server.
-        // (Which one happens is a race with the push engine; CoalescingTests pins the cancelling.)
-        _ = try await daemon.client.send(PhotosLikeRequest(id: ids[58]))
-        let cancelled = try await daemon.client.send(PhotosUnlikeRequest(id: ids[58]))
-        #expect(cancelled.changed && !cancelled.liked)
-        _ = try await daemon.syncUntilDrained()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let ids = try daemon.seedPhotos(60)
+            for id in ids[0..<50] { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
+            let again = try await daemon.client.send(PhotosLikeRequest(id: ids[0]))
+            #expect(!again.changed && again.liked, "liking twice is harmless")
+            let never = try await daemon.client.send(PhotosUnlikeRequest(id: ids[55]))
+            #expect(!never.changed && !never.liked)
+            let result = try await daemon.syncUntilDrained()
+            #expect(result.drained && result.rejected == 0)
+            // Now undo five: tombstones, since the server has them.
+            for id in ids[0..<5] { _ = try await daemon.client.send(PhotosUnlikeRequest(id: id)) }
+            // And a like undone at once: if it had not left yet the two cancel and the server never hears of
+            // it; if it had, the unlike is a tombstone. Either way the photo is not liked on the server.
+            // (Which one happens is a race with the push engine; CoalescingTests pins the cancelling.)
+            _ = try await daemon.client.send(PhotosLikeRequest(id: ids[58]))
+            let cancelled = try await daemon.client.send(PhotosUnlikeRequest(id: ids[58]))
+            #expect(cancelled.changed && !cancelled.liked)
+            _ = try await daemon.syncUntilDrained()
 
-        var server = try await daemon.serverLikes()
-        #expect(server.removeValue(forKey: ids[58]) != false, "p58 must not be liked on the server")
-        #expect(server.count == 50, "rows: \(server.count)")
-        #expect(Set(server.filter { !$0.value }.keys) == Set(ids[5..<50]))
-        #expect(Set(server.filter { $0.value }.keys) == Set(ids[0..<5]))
-        let local = try await daemon.client.send(PhotosListRequest(liked: true, limit: 1000))
-        #expect(Set(local.photos.map(\.id)) == Set(ids[5..<50]))
-        let status = try await daemon.client.send(StatusRequest())
-        #expect(status.outbox == OutboxCounts(pending: 0, inFlight: 0, rejected: 0))
-        await daemon.stop()
+            var server = try await daemon.serverLikes()
+            #expect(server.removeValue(forKey: ids[58]) != false, "p58 must not be liked on the server")
+            #expect(server.count == 50, "rows: \(server.count)")
+            #expect(Set(server.filter { !$0.value }.keys) == Set(ids[5..<50]))
+            #expect(Set(server.filter { $0.value }.keys) == Set(ids[0..<5]))
+            let local = try await daemon.client.send(PhotosListRequest(liked: true, limit: 1000))
+            #expect(Set(local.photos.map(\.id)) == Set(ids[5..<50]))
+            let status = try await daemon.client.send(StatusRequest())
+            #expect(status.outbox == OutboxCounts(pending: 0, inFlight: 0, rejected: 0))
+        }
     }
 
     @Test func anUnknownPhotoIsNotFoundAndABadIDIsInvalid() async throws {
-        let devstack = try Devstack.require()
-        let daemon = try await SyncDaemon.start(devstack: devstack)
-        await #expect { try await daemon.client.send(PhotosLikeRequest(id: "unsplash:nowhere")) } throws: { ($0 as? RPCError)?.kind == .notFound }
-        await #expect { try await daemon.client.send(PhotosLikeRequest(id: "flickr:1")) } throws: { ($0 as? RPCError)?.kind == .invalidInput }
-        await #expect { try await daemon.client.send(PhotosLikeRequest(id: "")) } throws: { ($0 as? RPCError)?.kind == .invalidInput }
-        await daemon.stop()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            await #expect { try await daemon.client.send(PhotosLikeRequest(id: "unsplash:nowhere")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+            await #expect { try await daemon.client.send(PhotosLikeRequest(id: "flickr:1")) } throws: { ($0 as? RPCError)?.kind == .invalidInput }
+            await #expect { try await daemon.client.send(PhotosLikeRequest(id: "")) } throws: { ($0 as? RPCError)?.kind == .invalidInput }
+        }
     }
 
     /// Resets, 500s, 503s and 429 with Retry-After on the way: retried with backoff until the server
     /// has every like, once.
     @Test func transientFailuresAreRetriedUntilTheServerConverges() async throws {
         let devstack = try Devstack.require()
-        let daemon = try await SyncDaemon.start(devstack: devstack)
-        let ids = try daemon.seedPhotos(20)
-        try await devstack.faults("""
-            [{"path": "/rest/v1/likes", "method": "POST", "action": "reset", "times": 1},
-             {"path": "/rest/v1/photos", "method": "POST", "status": 503, "times": 1},
-             {"path": "/rest/v1/likes", "method": "POST", "status": 429, "retry_after": 1, "times": 1},
-             {"path": "/rest/v1/likes", "method": "POST", "status": 500, "times": 1}]
-            """)
-        for id in ids { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
-        let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
-        #expect(result.drained, "\(result)")
-        let server = try await daemon.serverLikes()
-        #expect(Set(server.keys) == Set(ids))
-        #expect(server.values.allSatisfy { !$0 })
-        try await devstack.clearFaults()
-        await daemon.stop()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let ids = try daemon.seedPhotos(20)
+            try await devstack.faults("""
+                [{"path": "/rest/v1/likes", "method": "POST", "action": "reset", "times": 1},
+                 {"path": "/rest/v1/photos", "method": "POST", "status": 503, "times": 1},
+                 {"path": "/rest/v1/likes", "method": "POST", "status": 429, "retry_after": 1, "times": 1},
+                 {"path": "/rest/v1/likes", "method": "POST", "status": 500, "times": 1}]
+                """)
+            for id in ids { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
+            let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
+            #expect(result.drained, "\(result)")
+            let server = try await daemon.serverLikes()
+            #expect(Set(server.keys) == Set(ids))
+            #expect(server.values.allSatisfy { !$0 })
+            try await devstack.clearFaults()
+        }
     }
 
     /// One op the server refuses (a photo whose metadata breaks a check constraint) is rejected with the
     /// server's reason and kept; the rest of its batch goes through.
     @Test func aRefusedOpIsKeptAndTheRestOfTheBatchGoesThrough() async throws {
-        let devstack = try Devstack.require()
-        let daemon = try await SyncDaemon.start(devstack: devstack)
-        let good = try daemon.seedPhotos(9, prefix: "ok")
-        let bad = try daemon.seedPhotos(1, prefix: "bad", width: 0)
-        for id in good + bad { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
-        _ = try await daemon.syncUntilDrained()
-        let server = try await daemon.serverLikes()
-        #expect(Set(server.keys) == Set(good))
-        let rejected = try await daemon.client.send(QueueListRequest(rejected: true)).ops
-        #expect(rejected.map(\.entityId) == bad)
-        #expect(rejected.first?.lastError?.isEmpty == false)
-        let status = try await daemon.client.send(StatusRequest())
-        #expect(status.outbox.rejected == 1)
-        // A retry sends it again (the engine never resends a refused op by itself), and the server
-        // refuses it again, one attempt later.
-        let opId = try #require(rejected.first).opId
-        #expect(try await daemon.client.send(QueueRetryRequest(opId: opId)).state == "pending")
-        _ = try await daemon.syncUntilDrained()
-        let again = try await daemon.client.send(QueueListRequest(rejected: true)).ops
-        #expect(again.map(\.opId) == [opId] && again.first.map(\.attempts) ?? 0 > rejected.first?.attempts ?? 0, "\(again)")
-        await #expect { try await daemon.client.send(QueueRetryRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
-        // The person decides: drop it. The local like stays.
-        _ = try await daemon.client.send(QueueDropRequest(opId: opId))
-        #expect(try await daemon.client.send(QueueListRequest()).ops.isEmpty)
-        #expect(try await daemon.client.send(PhotosListRequest(liked: true, limit: 100)).total == 10)
-        await #expect { try await daemon.client.send(QueueDropRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
-        await daemon.stop()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let good = try daemon.seedPhotos(9, prefix: "ok")
+            let bad = try daemon.seedPhotos(1, prefix: "bad", width: 0)
+            for id in good + bad { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
+            _ = try await daemon.syncUntilDrained()
+            let server = try await daemon.serverLikes()
+            #expect(Set(server.keys) == Set(good))
+            let rejected = try await daemon.client.send(QueueListRequest(rejected: true)).ops
+            #expect(rejected.map(\.entityId) == bad)
+            #expect(rejected.first?.lastError?.isEmpty == false)
+            let status = try await daemon.client.send(StatusRequest())
+            #expect(status.outbox.rejected == 1)
+            // A retry sends it again (the engine never resends a refused op by itself), and the server
+            // refuses it again, one attempt later.
+            let opId = try #require(rejected.first).opId
+            #expect(try await daemon.client.send(QueueRetryRequest(opId: opId)).state == "pending")
+            _ = try await daemon.syncUntilDrained()
+            let again = try await daemon.client.send(QueueListRequest(rejected: true)).ops
+            #expect(again.map(\.opId) == [opId] && again.first.map(\.attempts) ?? 0 > rejected.first?.attempts ?? 0, "\(again)")
+            await #expect { try await daemon.client.send(QueueRetryRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+            // The person decides: drop it. The local like stays.
+            _ = try await daemon.client.send(QueueDropRequest(opId: opId))
+            #expect(try await daemon.client.send(QueueListRequest()).ops.isEmpty)
+            #expect(try await daemon.client.send(PhotosListRequest(liked: true, limit: 100)).total == 10)
+            await #expect { try await daemon.client.send(QueueDropRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+        }
     }
 
     /// Access tokens that expire within seconds: pushes refresh and go on, nothing is lost.
     @Test func anExpiredTokenInTheMiddleIsRefreshed() async throws {
         let devstack = try Devstack.require()
         try await devstack.knobs(["access_token_lifetime": 2])
-        let daemon = try await SyncDaemon.start(devstack: devstack)
-        let ids = try daemon.seedPhotos(30)
-        for (n, id) in ids.enumerated() {
-            _ = try await daemon.client.send(PhotosLikeRequest(id: id))
-            if n % 10 == 9 { try await Task.sleep(for: .milliseconds(1200)) }
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let ids = try daemon.seedPhotos(30)
+            for (n, id) in ids.enumerated() {
+                _ = try await daemon.client.send(PhotosLikeRequest(id: id))
+                if n % 10 == 9 { try await Task.sleep(for: .milliseconds(1200)) }
+            }
+            let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
+            #expect(result.drained)
+            #expect(Set(try await daemon.serverLikes().keys) == Set(ids))
+            try await devstack.knobs(["access_token_lifetime": 3600])
         }
-        let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
-        #expect(result.drained)
-        #expect(Set(try await daemon.serverLikes().keys) == Set(ids))
-        try await devstack.knobs(["access_token_lifetime": 3600])
-        await daemon.stop()
     }
 
     /// kill -9 at random moments while likes are being pushed, 50 times: after the last restart the
     /// server holds exactly the likes made, each once, and the store is intact.
     @Test func killNineDuringPushLosesNothingAndDoublesNothing() async throws {
-        let devstack = try Devstack.require()
-        var daemon = try await SyncDaemon.start(devstack: devstack)
-        let directory = daemon.directory
-        let email = daemon.email
-        let ids = try daemon.seedPhotos(250)
-        var liked: Set<String> = []
-        var next = 0
-        for round in 0..<50 {
-            let count = 3 + round % 5
-            for id in ids[next..<min(next + count, ids.count)] {
-                // A like acknowledged by the daemon is committed; one cut off by the kill may or may not be.
-                if (try? await daemon.client.send(PhotosLikeRequest(id: id))) != nil { liked.insert(id) }
+        try await SplashdFixture.run { fixture in
+            var daemon = try await fixture.splashd(.sync())
+            let directory = daemon.directory
+            let email = daemon.account
+            let ids = try daemon.seedPhotos(250)
+            var liked: Set<String> = []
+            var next = 0
+            for round in 0..<50 {
+                let count = 3 + round % 5
+                for id in ids[next..<min(next + count, ids.count)] {
+                    // A like acknowledged by the daemon is committed; one cut off by the kill may or may not be.
+                    if (try? await daemon.client.send(PhotosLikeRequest(id: id))) != nil { liked.insert(id) }
+                }
+                next += count
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+                await daemon.kill9()
+                daemon = try await fixture.splashd(.sync(directory: directory, email: email))
             }
-            next += count
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
-            await daemon.process.kill9()
-            await daemon.client.close()
-            daemon = try await SyncDaemon.start(devstack: devstack, directory: directory, email: email)
+            let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
+            #expect(result.drained)
+            let server = try await daemon.serverLikes()
+            let local = Set(try await daemon.client.send(PhotosListRequest(liked: true, limit: 1000)).photos.map(\.id))
+            #expect(liked.isSubset(of: local), "an acknowledged like was lost locally")
+            #expect(Set(server.keys) == local, "server \(server.count) vs local \(local.count)")
+            let integrity = try Store(path: daemon.databasePath).integrityCheck()
+            #expect(integrity == ["ok"])
         }
-        let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
-        #expect(result.drained)
-        let server = try await daemon.serverLikes()
-        let local = Set(try await daemon.client.send(PhotosListRequest(liked: true, limit: 1000)).photos.map(\.id))
-        #expect(liked.isSubset(of: local), "an acknowledged like was lost locally")
-        #expect(Set(server.keys) == local, "server \(server.count) vs local \(local.count)")
-        let integrity = try Store(path: daemon.databasePath).integrityCheck()
-        #expect(integrity == ["ok"])
-        await daemon.stop()
     }
 }
 

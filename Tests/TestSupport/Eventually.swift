@@ -15,3 +15,11 @@ public func eventually<T>(
     }
     return current
 }
+
+/// Whether `condition` comes to hold, read every `interval`, at most `timeout / interval` times (the
+/// same bound by tries as above, for a yes-or-no condition).
+public func eventually(
+    within timeout: Duration = .seconds(5), every interval: Duration = .milliseconds(10), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    try await eventually(tries: max(1, Int(timeout / interval)), every: interval, condition, until: { $0 })
+}

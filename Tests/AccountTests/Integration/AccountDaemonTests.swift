@@ -10,8 +10,8 @@ import TestSupport
 @Suite(.devstack, .serialized)
 struct AccountDaemonTests {
     @Test func signupWhoamiLogoutLoginOverTheSocket() async throws {
-        let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let email = uniqueEmail("ana")
             let username = uniqueUsername("ana")
 
@@ -63,8 +63,8 @@ struct AccountDaemonTests {
     }
 
     @Test func splashctlCommands() async throws {
-        let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let email = uniqueEmail("ctl")
             let username = uniqueUsername("ctl")
 
@@ -109,7 +109,8 @@ struct AccountDaemonTests {
 
     @Test func shortLivedTokensUnder32ConcurrentRequestsMakeOneRefresh() async throws {
         let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             try await devstack.knobs(["access_token_lifetime": 3])
             _ = try await daemon.send(SignupRequest(email: uniqueEmail("burst"), password: "secret12", username: uniqueUsername()))
             try await devstack.knobs(["access_token_lifetime": 3600])
@@ -136,7 +137,8 @@ struct AccountDaemonTests {
 
     @Test func revokedRefreshTokenSignsOutAndKeepsTheOutbox() async throws {
         let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let email = uniqueEmail("revoked")
             try await devstack.knobs(["access_token_lifetime": 4])
             let signedUp = try await daemon.send(SignupRequest(email: email, password: "secret12", username: uniqueUsername()))
@@ -175,19 +177,19 @@ struct AccountDaemonTests {
 
     @Test func startedWithTheBackendUnreachableIsSignedInOffline() async throws {
         let devstack = try Devstack.require()
-        let first = try await AccountDaemon.start(devstack: devstack)
-        let username = uniqueUsername("away")
-        _ = try await first.send(SignupRequest(email: uniqueEmail("away"), password: "secret12", username: username))
-        let counted = try await first.send(UsersCountRequest())
-        _ = try await first.send(UsersRecentRequest())
-        await first.stop()
+        try await SplashdFixture.run { fixture in
+            let first = try await fixture.splashd(.accountTests())
+            let username = uniqueUsername("away")
+            _ = try await first.send(SignupRequest(email: uniqueEmail("away"), password: "secret12", username: username))
+            let counted = try await first.send(UsersCountRequest())
+            _ = try await first.send(UsersRecentRequest())
+            await first.stop()
 
-        // Same directories, a backend that refuses connections.
-        try await AccountDaemon.run(
-            directory: first.directory,
-            environment: ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", "SPLASHD_ANON_KEY": devstack.anonKey],
-            notify: false  // the first daemon's notify socket is still bound in this directory
-        ) { second in
+            // Same directories, a backend that refuses connections.
+            let second = try await fixture.splashd(.accountTests(
+                directory: first.directory,
+                environment: ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", "SPLASHD_ANON_KEY": devstack.anonKey],
+                notify: false))  // the first daemon's notify socket is still bound in this directory
             let whoami = try await second.send(WhoamiRequest())
             #expect(whoami.account.state == .signedInOffline)
             #expect(whoami.account.username == username)
@@ -211,38 +213,33 @@ struct AccountDaemonTests {
 
     @Test func aRestoredSessionIsOnlineWhenTheBackendAnswersThoughItsConfirmationIsSlow() async throws {
         let devstack = try Devstack.require()
-        let first = try await AccountDaemon.start(devstack: devstack)
-        _ = try await first.send(SignupRequest(email: uniqueEmail("slow"), password: "secret12", username: uniqueUsername()))
-        await first.stop()
+        try await SplashdFixture.run { fixture in
+            let first = try await fixture.splashd(.accountTests())
+            _ = try await first.send(SignupRequest(email: uniqueEmail("slow"), password: "secret12", username: uniqueUsername()))
+            await first.stop()
 
-        // The confirmation (`GET /auth/v1/user`) is answered 20 s late, as over a slow network; the
-        // health probe and the account's other requests are answered at once.
-        try await devstack.faults(#"[{"path": "/auth/v1/user", "method": "GET", "delay_ms": 20000}]"#)
-        do {
-            try await AccountDaemon.run(devstack: devstack, directory: first.directory, notify: false) { second in
-                try await second.wait(for: "the confirmation to be on its way") {
-                    second.process.stderr.contains("confirming the restored session")
-                }
-                try await second.wait(for: "the account to agree with the connectivity monitor") {
-                    let status = try await second.send(StatusRequest())
-                    return status.connectivity.state == .online && status.account.state == .signedIn
-                }
-                #expect(!second.process.stderr.contains("session confirmed by the server"), "the confirmation was meant to be still on its way")
+            // The confirmation (`GET /auth/v1/user`) is answered 20 s late, as over a slow network; the
+            // health probe and the account's other requests are answered at once.
+            try await devstack.faults(#"[{"path": "/auth/v1/user", "method": "GET", "delay_ms": 20000}]"#)
+            fixture.onCleanup { try? await devstack.clearFaults() }
+            let second = try await fixture.splashd(.accountTests(directory: first.directory, notify: false))
+            try await second.wait(for: "the confirmation to be on its way") {
+                second.process.stderr.contains("confirming the restored session")
             }
-        } catch {
-            try await devstack.clearFaults()
-            throw error
+            try await second.wait(for: "the account to agree with the connectivity monitor") {
+                let status = try await second.send(StatusRequest())
+                return status.connectivity.state == .online && status.account.state == .signedIn
+            }
+            #expect(!second.process.stderr.contains("session confirmed by the server"), "the confirmation was meant to be still on its way")
         }
-        try await devstack.clearFaults()
-        try? FileManager.default.removeItem(atPath: first.directory)
     }
 
     @Test func corruptSessionFileIsMovedAsideWithAClearStatus() async throws {
-        let devstack = try Devstack.require()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("splashd-acct-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
-        try Data(#"{"access_token": 42, "oops"#.utf8).write(to: URL(fileURLWithPath: directory + "/state/session.json"))
-        try await AccountDaemon.run(devstack: devstack, directory: directory) { daemon in
+        try await SplashdFixture.run { fixture in
+            let directory = fixture.directory()
+            try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+            try Data(#"{"access_token": 42, "oops"#.utf8).write(to: URL(fileURLWithPath: directory + "/state/session.json"))
+            let daemon = try await fixture.splashd(.accountTests(directory: directory))
             let whoami = try await daemon.send(WhoamiRequest())
             #expect(whoami.account.state == .signedOut)
             #expect(whoami.signedOutReason?.contains("moved to") == true)
@@ -257,7 +254,8 @@ struct AccountDaemonTests {
 
     @Test func badInputAndAHostileServer() async throws {
         let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             #expect(await daemon.error(LoginRequest(email: "", password: "secret12"))?.data?.field == "email")
             #expect(await daemon.error(LoginRequest(email: String(repeating: "a", count: 300) + "@x.io", password: "secret12"))?.kind == .invalidInput)
             #expect(await daemon.error(SignupRequest(email: uniqueEmail(), password: "secret12", username: ""))?.data?.field == "username")
@@ -283,8 +281,8 @@ struct AccountDaemonTests {
     }
 
     @Test func usernameTakenOnTheServerIsRejectedAndKept() async throws {
-        let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let taken = uniqueUsername("taken")
             _ = try await daemon.send(SignupRequest(email: uniqueEmail("first"), password: "secret12", username: taken))
             let mine = uniqueUsername("mine")
@@ -309,7 +307,8 @@ struct AccountDaemonTests {
     /// in (offline)" beside "online" until a request happened to succeed.)
     @Test func usernamePushCutOffByResetsGoesOutOnTheNextSync() async throws {
         let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let signedUp = try await daemon.send(SignupRequest(email: uniqueEmail("reset"), password: "secret12", username: uniqueUsername()))
             let userId = try #require(signedUp.account.userId)
             // Every time until both have failed (libcurl itself tries again on other connections when
@@ -350,7 +349,8 @@ struct AccountDaemonTests {
         // Chaos converge seed 91877383: the first rename was on its way when the second was made; it
         // came back postponed, and went out after the second, which the server then lost.
         let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let signedUp = try await daemon.send(SignupRequest(email: uniqueEmail("order"), password: "secret12", username: uniqueUsername()))
             let userId = try #require(signedUp.account.userId)
             try await devstack.faults(#"[{"path": "/rest/v1/profiles*", "method": "PATCH", "delay_ms": 1500, "status": 503, "retry_after": 2, "times": 1}]"#)
@@ -374,8 +374,8 @@ struct AccountDaemonTests {
     }
 
     @Test func profileAndAccountChangesArriveAsEvents() async throws {
-        let devstack = try Devstack.require()
-        try await AccountDaemon.run(devstack: devstack) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
             let watcher = try SplashClient.connect(socketPath: daemon.process.socketPath)
             let subscribed = try await watcher.send(SubscribeRequest(types: ["account.changed", "profile.updated"]))
             #expect(subscribed.snapshot.account.state == .signedOut)
@@ -411,7 +411,8 @@ struct AccountDaemonTests {
     }
 
     @Test func withoutABackendTheMethodsSaySo() async throws {
-        try await AccountDaemon.run(environment: [:]) { daemon in
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests(backend: false))
             let whoami = try await daemon.send(WhoamiRequest())
             #expect(whoami.account.state == .signedOut)
             let login = await daemon.error(LoginRequest(email: "ana@example.com", password: "secret12"))

@@ -9,11 +9,9 @@ import SplashClient
 import Store
 import TestSupport
 
-/// The image tests' daemon is the sync tests' one (Unsplash configured, a signed-up account), with
-/// helpers for photos from devstack's catalogue whose URLs point at its /cdn.
-typealias ImagesDaemon = SyncDaemon
-
-extension SyncDaemon {
+/// The image tests' daemon is the sync tests' one (`.sync`: Unsplash configured, a signed-up account),
+/// with helpers for photos from devstack's catalogue whose URLs point at its /cdn.
+extension Splashd {
     struct Photo: Sendable {
         var id: String
         var remoteId: String
@@ -23,6 +21,7 @@ extension SyncDaemon {
 
     /// Puts the first `count` photos of devstack's Unsplash catalogue into the store, URLs and all.
     func seedCatalogue(count: Int) async throws -> [Photo] {
+        guard let devstack else { throw DevstackError.failed("seedCatalogue needs a daemon started with a devstack") }
         let objects = try await devstack.unsplashPhotos(count)
         let store = try Store(path: databasePath)
         var photos: [Photo] = []
@@ -41,39 +40,28 @@ extension SyncDaemon {
         return photos
     }
 
-    /// Polls `cache.status` until the library holds `files` files.
+    /// Reads `cache.status` until the library holds `files` files (or `timeout`, in 50 ms steps).
     func waitForLibrary(files: Int, timeout: Duration = .seconds(30)) async throws -> CacheUsage {
-        let deadline = ContinuousClock.now + timeout
-        var usage = try await client.send(CacheStatusRequest())
-        while usage.libraryFiles < files, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            usage = try await client.send(CacheStatusRequest())
-        }
-        return usage
+        try await waitForUsage(timeout: timeout) { $0.libraryFiles >= files }
     }
 
-    /// Polls `cache.status` until `done` holds (or the deadline).
+    /// Reads `cache.status` until `done` holds (or `timeout`, in 50 ms steps).
     func waitForUsage(timeout: Duration = .seconds(20), _ done: (CacheUsage) -> Bool) async throws -> CacheUsage {
-        let deadline = ContinuousClock.now + timeout
-        var usage = try await client.send(CacheStatusRequest())
-        while !done(usage), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            usage = try await client.send(CacheStatusRequest())
-        }
-        return usage
+        try await eventually(tries: Int(timeout / .milliseconds(50)), every: .milliseconds(50), {
+            try await client.send(CacheStatusRequest())
+        }, until: done)
     }
 
-    /// Polls `photos.show` until every photo reports a failed download; their download states.
+    /// Reads `photos.show` until every photo has reported a failed download (or `timeout`, in 50 ms
+    /// steps); the download state each reported first.
     func waitForFailures(_ ids: [String], timeout: Duration = .seconds(20)) async throws -> [String: DownloadStatus] {
-        let deadline = ContinuousClock.now + timeout
-        var result: [String: DownloadStatus] = [:]
-        while result.count < ids.count, ContinuousClock.now < deadline {
-            for id in ids where result[id] == nil {
-                if let download = try await client.send(PhotosShowRequest(id: id)).download, download.state == .waiting { result[id] = download }
+        var seen: [String: DownloadStatus] = [:]
+        return try await eventually(tries: Int(timeout / .milliseconds(50)), every: .milliseconds(50), {
+            for id in ids where seen[id] == nil {
+                if let download = try await client.send(PhotosShowRequest(id: id)).download, download.state == .waiting { seen[id] = download }
             }
-            if result.count < ids.count { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        return result
+            return seen
+        }, until: { $0.count == ids.count })
     }
 
     /// Every file under the library directory.
