@@ -34,6 +34,24 @@ import TestSupport
         }
     }
 
+    /// A client that stays connected (`splashctl watch` in a terminal, a desktop applet) must not hold
+    /// the daemon up: SIGTERM ended the listener but waited for every open connection, so systemd's
+    /// stop took TimeoutStopSec and ended in SIGKILL.
+    @Test func openConnectionsDoNotHoldUpAStop() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process()
+            let watcher = try await daemon.waitUntilListening()
+            _ = try await watcher.send(SubscribeRequest())
+            let idle = try SplashClient.connect(socketPath: daemon.socketPath)
+            _ = try await idle.send(PingRequest())
+
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0, "stderr:\n\(daemon.stderr)")
+            await watcher.close()
+            await idle.close()
+        }
+    }
+
     @Test func sigintStopsGracefullyToo() async throws {
         let dir = TemporaryDirectory()
         try await SplashdFixture.run { fixture in

@@ -90,13 +90,16 @@ public final class ControlServer: Service, Sendable {
             throw error
         }
         logger.info("control socket listening", metadata: ["splashd_socket": "\(describeSocket())"])
-        // Graceful shutdown closes the listening socket; open connections are cancelled with the group.
+        // Graceful shutdown closes the listening socket, which ends `inbound`; then the open connections
+        // are cancelled. A graceful shutdown cancels no task by itself, and a client that stays
+        // connected (a watcher, an applet) kept the daemon up until systemd's SIGKILL.
         try await withGracefulShutdownHandler {
             try await server.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await accepted in inbound {
                         group.addTask { await self.serve(accepted) }
                     }
+                    group.cancelAll()
                 }
             }
         } onGracefulShutdown: {
