@@ -47,7 +47,7 @@ test-devstack:
 	devstack/test
 
 test-system:
-	tests/system/run $(BIN)
+	integration/system/run $(BIN)
 
 # The reliability suite's short mode (about 6 minutes) on the debug binaries just built: every part,
 # 20 crash trials, 10,000 fuzzed lines, 12 two-device histories. Any check that fails fails the run.
@@ -87,7 +87,7 @@ man: setup
 
 # Release binaries, the units (user and system), man pages, and bash/zsh/fish completions for splashctl.
 # `man` before `release`: the manual plugin builds the executables in the same scratch directory without
-# --static-swift-stdlib, and `release` then links them again with the runtime inside (tests/deb/run caught a
+# --static-swift-stdlib, and `release` then links them again with the runtime inside (integration/deb/run caught a
 # package whose binaries wanted libswiftCore.so).
 install: man release
 	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS) $(MAN1)
@@ -106,14 +106,14 @@ uninstall:
 	rm -f $(MAN1)/splashd.1.gz $(MAN1)/splashctl.1.gz $(MAN1)/splashctl.*.1.gz
 
 # A Debian package (dist/splashd_<version>_<arch>.deb) built with dpkg-deb from `make install` into a
-# staging tree; tests/deb/run installs it into a fresh Debian 12 and starts its unit.
+# staging tree; integration/deb/run installs it into a fresh Debian 12 and starts its unit.
 deb: man release
 	scripts/make-deb
 
 # Not part of `make test` (a release build, debootstrap and apt take longer than the whole default
 # suite): run before a release.
 test-deb: deb
-	tests/deb/run
+	integration/deb/run
 
 clean:
 	rm -rf .build

@@ -25,20 +25,20 @@ def make(ctx):
     rpc.close()
     d.stop()
     t0 = time.time()
-    ids = seed_photos(d.db, PHOTOS, "big", account_id=user_id, liked_every=LIKED_EVERY)
+    ids = seed_photos(d.db_path, PHOTOS, "big", account_id=user_id, liked_every=LIKED_EVERY)
     # one real JPEG, hard-linked as the library file of every liked photo
     sample = os.path.join(ctx.work, "sample.jpg")
     catalogue = ctx.devstack.unsplash_ids(1)[0]
     urllib.request.urlretrieve(ctx.devstack.url + f"/cdn/unsplash/photo-{catalogue}?w=200", sample)
     size = os.path.getsize(sample)
-    lib = os.path.join(d.dir, "data", "library", "unsplash")
+    lib = os.path.join(d.directory, "data", "library", "unsplash")
     os.makedirs(lib, exist_ok=True)
-    con = sqlite3.connect(d.db)
+    con = sqlite3.connect(d.db_path)
     now = now_text()
     with con:
         for n in range(0, PHOTOS, LIKED_EVERY):
             rel = f"library/unsplash/big{n}.regular.jpg"
-            os.link(sample, os.path.join(d.dir, "data", rel))
+            os.link(sample, os.path.join(d.directory, "data", rel))
             con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
                         "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (f"unsplash:big{n}", rel, size, now, now))
     con.close()

@@ -16,7 +16,7 @@ TARGET = "≤ 1.1 × curl --parallel --parallel-max 8"
 def run(ctx):
     n = 300 if ctx.quick else 1000
     ds = ctx.devstack
-    ds.http("POST", "/_devstack/knobs", {"unsplash_hourly_budget": 1000000})
+    ds.knobs({"unsplash_hourly_budget": 1000000})
     ids = ds.unsplash_ids(n)
     rng = random.Random(11)
     widths = [round(200 * 12 ** (i / (n - 1))) for i in range(n)]  # 200..2400 px: ~20 KB .. ~2 MB
@@ -59,8 +59,8 @@ def run(ctx):
         total_bytes.append(size)
         # splashd: the photos and their likes written into the store; one like through the socket rings the queue
         prefix = f"pull{rep}x"
-        pids = seed_photos(d.db, n, prefix, account_id=user_id, liked_every=1, url_for=lambda i: urls[i], colors=False)
-        con = sqlite3.connect(d.db, timeout=60)
+        pids = seed_photos(d.db_path, n, prefix, account_id=user_id, liked_every=1, url_for=lambda i: urls[i], colors=False)
+        con = sqlite3.connect(d.db_path, timeout=60)
         with con:
             con.execute("DELETE FROM likes WHERE photo_id = ?", (pids[-1],))
         con.close()
@@ -102,8 +102,8 @@ def run(ctx):
         import profiling
         d.start()
         rpc = d.rpc()
-        pids = seed_photos(d.db, min(n, 300), "pullprof", account_id=user_id, liked_every=1, url_for=lambda i: urls[i], colors=False)
-        con = sqlite3.connect(d.db, timeout=60)
+        pids = seed_photos(d.db_path, min(n, 300), "pullprof", account_id=user_id, liked_every=1, url_for=lambda i: urls[i], colors=False)
+        con = sqlite3.connect(d.db_path, timeout=60)
         with con:
             con.execute("DELETE FROM likes WHERE photo_id = ?", (pids[-1],))
         con.close()

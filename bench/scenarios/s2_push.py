@@ -25,10 +25,10 @@ def run(ctx):
     drain, from_ready, floor1, floor2 = [], [], [], []
     for rep in range(ctx.reps):
         prefix = f"push{rep}x"
-        ids = seed_photos(d.db, N, prefix, account_id=user_id, liked_every=1, outbox=True)
+        ids = seed_photos(d.db_path, N, prefix, account_id=user_id, liked_every=1, outbox=True)
         add_library_files(d, ids, sample)
         before = ds.server_like_count(user_id)
-        ready = d.start()
+        ready = d.start().ready_seconds
         t_ready = time.perf_counter()
         sub = d.rpc()
         snap = sub.call("events.subscribe", {"types": ["connectivity.changed", "outbox.changed"]})
@@ -105,7 +105,7 @@ def run(ctx):
 
 def _profile(ctx, d, user_id, sample):
     import profiling
-    ids = seed_photos(d.db, N, "pushprof", account_id=user_id, liked_every=1, outbox=True)
+    ids = seed_photos(d.db_path, N, "pushprof", account_id=user_id, liked_every=1, outbox=True)
     add_library_files(d, ids, sample)
     d.start()
     rpc = d.rpc()

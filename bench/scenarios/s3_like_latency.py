@@ -19,7 +19,7 @@ def run(ctx):
     rpc = d.rpc()
     email, password, user_id = signup(rpc, "like" + fresh_tag())
     d.wait_state(rpc, "online")
-    ids = seed_photos(d.db, n, "lat", colors=False)
+    ids = seed_photos(d.db_path, n, "lat", colors=False)
     add_library_files(d, ids, sample_jpeg(ctx))
     sub = d.rpc()
     sub.call("events.subscribe", {"types": ["outbox.changed"]})

@@ -38,8 +38,8 @@ def run(ctx):
         n_bench = 50000 if ctx.quick else 200000
         for rep in range(ctx.reps):
             log(f"s4 rep {rep + 1}/{ctx.reps}")
-            one = load(ctx, daemon.socket, 1, seconds, STATUS)
-            many = load(ctx, daemon.socket, 32, seconds, STATUS)
+            one = load(ctx, daemon.socket_path, 1, seconds, STATUS)
+            many = load(ctx, daemon.socket_path, 32, seconds, STATUS)
             r1 = load(ctx, rsock, 1, seconds, "PING")
             r32 = load(ctx, rsock, 32, seconds, "PING")
             samples["p50_1"].append(one["p50_us"]); samples["p99_1"].append(one["p99_us"])
@@ -82,7 +82,7 @@ def run(ctx):
         ]
         res["notes"] = ["The daemon holds 100,000 photos and is signed in and online while it is measured.",
                         "Ratios are splashd ÷ anchor: for latency lower is better, for requests/s higher is better."]
-        ctx.profile_if_missed(res, daemon, lambda: load(ctx, daemon.socket, 32, 10, STATUS), "32 clients sending daemon.status")
+        ctx.profile_if_missed(res, daemon, lambda: load(ctx, daemon.socket_path, 32, 10, STATUS), "32 clients sending daemon.status")
         return res
     finally:
         redis.terminate()

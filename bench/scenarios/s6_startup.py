@@ -14,7 +14,7 @@ def run(ctx):
     for rep in range(ctx.reps + 1):
         d.stop()
         time.sleep(0.5)
-        ready = d.start()
+        ready = d.start().ready_seconds
         t0 = time.perf_counter()
         rpc = d.rpc()
         rpc.call("daemon.ping")

@@ -47,7 +47,7 @@ def run(ctx):
     rpc.close()
     cli = []
     argv = [SPLASHCTL, "photos", "list", "--liked", "--color", "blue", "--sort", "-liked", "--limit", "50"]
-    cli_env = dict(os.environ, SPLASHD_SOCKET=d.socket)
+    cli_env = dict(os.environ, SPLASHD_SOCKET=d.socket_path)
     cli_note = None
     if subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=cli_env).returncode == 64:
         cli_note = ("`splashctl photos list … --sort -liked` (as the README and the issue write it) exits 64: the argument parser "
@@ -64,8 +64,8 @@ def run(ctx):
                "AND p.dismissed_at IS NULL ORDER BY p.fetched_at DESC LIMIT 50;")
     floor_list, floor_fts = [], []
     for _ in range(ctx.reps):
-        floor_list.append(_sqlite_ms(d.db, sql, n=50))
-        floor_fts.append(_sqlite_ms(d.db, fts_sql, n=50))
+        floor_list.append(_sqlite_ms(d.db_path, sql, n=50))
+        floor_fts.append(_sqlite_ms(d.db_path, fts_sql, n=50))
     l, f = summary(med_list, "ms"), summary(med_fts, "ms")
     res = {
         "splashd": {"liked+blue, sort -liked, 50 (median, minus ping)": l, "full-text 'lake sunset', 50 (median, minus ping)": f,

@@ -122,16 +122,16 @@ def _splashd(ctx, src, anchors, commands):
     rpc = d.rpc()
     _, _, user_id = signup(rpc, "edit" + fresh_tag())
     rpc.close()
-    ids = seed_photos(d.db, 1, "edit", account_id=user_id, liked_every=1, colors=False)
+    ids = seed_photos(d.db_path, 1, "edit", account_id=user_id, liked_every=1, colors=False)
     rel = "library/unsplash/edit0.regular.jpg"
-    os.makedirs(os.path.join(d.dir, "data", "library", "unsplash"), exist_ok=True)
-    os.link(src, os.path.join(d.dir, "data", rel))
-    con = sqlite3.connect(d.db, timeout=60)
+    os.makedirs(os.path.join(d.directory, "data", "library", "unsplash"), exist_ok=True)
+    os.link(src, os.path.join(d.directory, "data", rel))
+    con = sqlite3.connect(d.db_path, timeout=60)
     with con:
         con.execute("INSERT OR REPLACE INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
                     "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (ids[0], rel, os.path.getsize(src), now_text(), now_text()))
     con.close()
-    env = dict(os.environ, SPLASHD_SOCKET=d.socket)
+    env = dict(os.environ, SPLASHD_SOCKET=d.socket_path)
     argv = [SPLASHCTL, "edit", ids[0], "--filter", "sepia:0.8", "--filter", "vignette:1.0,0.6"]
     times, peaks = [], []
     for _ in range(ctx.reps):

@@ -37,7 +37,7 @@ def run(ctx):
         signup(rpc, "ns" + tag)
         d.wait_state(rpc, "online", timeout=20)
         n = ctx.reps
-        ids = seed_photos(d.db, n, "ns" + tag, colors=False)
+        ids = seed_photos(d.db_path, n, "ns" + tag, colors=False)
         add_library_files(d, ids, sample_jpeg(ctx))
         down, up, back = [], [], []
         for rep in range(n):

@@ -1,5 +1,5 @@
 """Fixtures for the devstack tests. devstack/test brings up an instance and exports its KEY=VALUE
-lines; run directly (pytest tests/devstack), this conftest brings up and takes down its own."""
+lines; run directly (pytest integration/devstack), this conftest brings up and takes down its own."""
 import asyncio
 import os
 import subprocess

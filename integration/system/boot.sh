@@ -11,7 +11,7 @@ REPO=$1 BIN_DIR=$2
 # Only ever as PID 1 of a new PID namespace, i.e. started by ./run through unshare: run by hand on
 # the host, it would mount over the host's directories and boot a second systemd there.
 if [ $$ != 1 ]; then
-  echo "boot.sh: refusing to run outside a new PID namespace (pid $$); use tests/system/run" >&2
+  echo "boot.sh: refusing to run outside a new PID namespace (pid $$); use integration/system/run" >&2
   exit 1
 fi
 STAGE=/run/splashd-test
@@ -23,8 +23,9 @@ mkdir -p "$STAGE" /run/systemd/system
 cp "$REPO"/systemd/system/splashd@.service "$REPO"/systemd/system/splashd@.socket /run/systemd/system/
 mkdir -p "$STAGE/user"
 cp "$REPO"/systemd/user/splashd.service "$REPO"/systemd/user/splashd.socket "$STAGE/user/"
-cp -r "$REPO"/tests/system/fixtures/. "$STAGE/"
-cp "$REPO"/tests/system/fake_backend.py "$REPO"/tests/system/rpc.py "$STAGE/"
+cp -r "$REPO"/integration/system/fixtures/. "$STAGE/"
+cp "$REPO"/integration/system/fake_backend.py "$REPO"/integration/system/rpc.py "$STAGE/"
+cp -r "$REPO"/python/splashtest "$STAGE/"
 
 # 2. The binaries, where the committed units expect them: /usr/local/bin, covered by a tmpfs
 #    in this namespace only.
