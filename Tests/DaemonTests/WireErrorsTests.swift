@@ -73,6 +73,16 @@ struct WireErrorsTests {
     }
 
     /// What the daemon does not know stays unknown, so the router logs it as an internal error.
+    /// Whatever is missing — accounts in a bare router, editing or imports when libvips did not
+    /// start, image files — the method answers the same kind, naming what is missing.
+    @Test func aMissingCapabilityIsOneKind() throws {
+        for capability in ["accounts", "editing", "importing", "image files"] {
+            let error = try #require(WireErrors.rpcError(for: CapabilityMissing(capability)))
+            #expect(error.kind == .internalError)
+            #expect(error.message == "not available in this daemon: \(capability) (its log says why)")
+        }
+    }
+
     @Test func anUnknownErrorIsNotMapped() {
         struct Strange: Error {}
         #expect(WireErrors.rpcError(for: Strange()) == nil)

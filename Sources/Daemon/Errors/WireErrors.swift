@@ -13,6 +13,7 @@ enum WireErrors {
         case let error as EditingError: editing(error)
         case let error as SourceError: source(error)
         case let error as AccountFailure: account(error)
+        case let error as CapabilityMissing: RPCError(.internalError, error.description)
         default: nil
         }
     }

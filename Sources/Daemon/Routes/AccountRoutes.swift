@@ -6,7 +6,7 @@ import Shared
 /// build a bare router) every method is still routed and answers that accounts are unavailable.
 enum AccountRoutes {
     static func register(into router: inout Router, account: AccountCapability?, state: DaemonState) {
-        let unavailable = RPCError(.offline, "accounts are not available in this daemon (no account capability)")
+        let unavailable = CapabilityMissing("accounts")
 
         router.register(SignupRequest.self) { request, _ in
             guard let account else { throw unavailable }

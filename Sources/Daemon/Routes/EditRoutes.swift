@@ -16,8 +16,8 @@ enum EditRoutes {
             FiltersListResult(filters: FilterCatalog.all)
         }
         // Every method is registered whatever the daemon has; without the editor they say so.
-        @Sendable func studio() throws(RPCError) -> EditStudio {
-            guard let edits else { throw RPCError(.internalError, "editing is not available in this daemon (see its log)") }
+        @Sendable func studio() throws(CapabilityMissing) -> EditStudio {
+            guard let edits else { throw CapabilityMissing("editing") }
             return edits.studio
         }
 

@@ -39,7 +39,7 @@ enum ImageRoutes {
         }
 
         router.register(CachePruneRequest.self) { request, _ in
-            guard let images else { throw RPCError(.internalError, "image files are not available in this daemon (see its log)") }
+            guard let images else { throw CapabilityMissing("image files") }
             let pruned = images.cache.evict(maxBytes: request.keepBytes ?? 0)
             return CachePruneResult(removedFiles: pruned.files, removedBytes: pruned.bytes, cacheBytes: try library.fileUsage().cacheBytes)
         }

@@ -9,7 +9,7 @@ import Synchronization
 enum ImportRoutes {
     static func register(into router: inout Router, state: DaemonState, counter: LibraryCounter, imports: ImportCapability?, logger: Logger) {
         router.register(LibraryImportRequest.self) { request, _ in
-            guard let imports else { throw RPCError(.internalError, "importing is not available in this daemon (see its log)") }
+            guard let imports else { throw CapabilityMissing("importing") }
             let started = ContinuousClock.now
             let result = try await imports.alone(importing: request.path) {
                 try await imports.importer.importPath(
