@@ -100,8 +100,10 @@ public enum DaemonRunner {
             config: config, store: store, state: state, counter: counter, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(config: config, store: store, state: state, directories: directories, network: network.gate, logger: logger)
-        let edits = EditCapability.make(config: config, store: store, directories: directories, images: images, network: network.gate)
-        let imports = ImportCapability.make(config: config, store: store)
+        let edits = EditCapability.make(
+            config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
+            push: sync.engine, logger: logger)
+        let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
         let sources = SourceCapability.make(config: config, store: store, images: images, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)
 

@@ -1,16 +1,51 @@
 import Editing
 import Library
+import Logging
 import Shared
 import Store
+import Support
 import Sync
 
 /// Filters, previews and edits: libvips renders beside the original; the outbox uploads to Storage.
 struct EditCapability: Sendable {
     let studio: EditStudio
+    let state: DaemonState
+    let counter: LibraryCounter
+    /// Wakes the push engine (nil without an account server).
+    let push: PushEngine?
+    let logger: Logger
+
+    /// Renders and saves an edit, queued for upload: the photo's change on the bus, the library's
+    /// counts refreshed, the push engine woken, one log line with how long it took.
+    func create(photoId: String, steps: [FilterStep], accountId: String) async throws -> EditSummary {
+        let started = ContinuousClock.now
+        let edit = try await studio.create(photoId: photoId, steps: steps, accountId: accountId)
+        logger.info("edit saved", metadata: [
+            "splashd_op": "edit", "splashd_photo": "\(photoId)", "splashd_edit": "\(edit.id)",
+            "splashd_duration_ms": "\(started.millisecondsElapsed)",
+        ])
+        counter.refresh()
+        state.bus.publish(.photoChanged(PhotoChange(id: photoId, change: .edited)))
+        push?.ring()
+        return try studio.summary(of: edit)
+    }
+
+    /// Removes an edit here, its removal queued for the server when the server had it.
+    func remove(editId: String, accountId: String) throws -> EditDeleteResult {
+        switch try studio.remove(editId: editId.lowercased(), accountId: accountId) {
+        case .alreadyRemoved:
+            return EditDeleteResult(editId: editId, changed: false, queued: false)
+        case .removed(let queued, _, _):
+            counter.refresh()
+            if queued { push?.ring() }
+            return EditDeleteResult(editId: editId, changed: true, queued: queued)
+        }
+    }
 
     /// The studio fetches a missing original through the image queue, when online.
     static func make(
-        config: DaemonConfig, store: Store, directories: DaemonDirectories, images: ImageCapability?, network: NetworkGate
+        config: DaemonConfig, store: Store, directories: DaemonDirectories, images: ImageCapability?, network: NetworkGate,
+        state: DaemonState, counter: LibraryCounter, push: PushEngine?, logger: Logger
     ) -> EditCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         let studio = EditStudio(
@@ -26,6 +61,6 @@ struct EditCapability: Sendable {
                     throw RPCError(error.transient ? .offline : .notFound, "cannot download the original of \(photoId): \(error.message)")
                 }
             })
-        return EditCapability(studio: studio)
+        return EditCapability(studio: studio, state: state, counter: counter, push: push, logger: logger)
     }
 }

@@ -11,31 +11,13 @@ enum ImageRoutes {
         into router: inout Router, state: DaemonState, library: PhotoLibrary, images: ImageCapability?, search: SearchService? = nil,
         network: NetworkGate = .alwaysOnline, duplicateThreshold: Int = 8
     ) {
+        let viewer = PhotoViewer(
+            state: state, library: library, images: images, search: search, network: network, duplicateThreshold: duplicateThreshold)
         router.register(PhotosShowRequest.self) { request, _ in
-            // The first show of a remote photo completes its metadata (exif, location, NASA's
-            // renditions) when online, within a few seconds; otherwise it answers from the store.
-            if let search, network.isOnline() { await search.completeDetails(photoId: request.id, within: .seconds(5)) }
-            let directories = state.status().directories
-            guard var detail = try library.detail(
-                id: request.id, accountId: state.current.account.userId ?? "", duplicateThreshold: duplicateThreshold,
-                dataDirectory: images?.dataDirectory ?? directories.data, cacheDirectory: images?.cacheDirectory ?? directories.cache)
-            else {
-                throw RPCError(.notFound, "no photo \(request.id) in the store; splashctl photos list shows what is here", field: "id")
-            }
-            detail.download = images?.queue.downloadStatus(of: request.id)
-            return detail
+            try await viewer.show(id: request.id)
         }
-
         router.register(CacheStatusRequest.self) { _, _ in
-            let usage = try library.fileUsage()
-            let progress = images?.queue.progress ?? ImageQueue.Progress()
-            let directories = state.status().directories
-            return CacheUsage(
-                libraryBytes: usage.libraryBytes, libraryFiles: usage.libraryFiles, cacheBytes: usage.cacheBytes,
-                cacheFiles: usage.cacheFiles, maxBytes: images?.maxBytes ?? 0,
-                libraryDirectory: (images?.dataDirectory ?? directories.data) + "/library",
-                cacheDirectory: images?.cacheDirectory ?? directories.cache,
-                downloading: progress.active, waiting: progress.failing)
+            try viewer.cacheUsage()
         }
 
         router.register(CachePruneRequest.self) { request, _ in

@@ -23,8 +23,8 @@ enum Routes {
         ImageRoutes.register(
             into: &router, state: state, library: library, images: images, search: search, network: sync?.network ?? .alwaysOnline,
             duplicateThreshold: imports?.importer.duplicateThreshold ?? 8)
-        EditRoutes.register(into: &router, state: state, counter: counter, edits: edits, sync: sync, logger: logger)
-        ImportRoutes.register(into: &router, state: state, counter: counter, imports: imports, logger: logger)
+        EditRoutes.register(into: &router, state: state, edits: edits)
+        ImportRoutes.register(into: &router, imports: imports)
 
         router.register(PingRequest.self) { _, _ in
             PingResult(pong: true, version: SplashVersion.current)
