@@ -34,9 +34,7 @@ import TestSupport
             _ = try await b.client.send(LoginRequest(email: a.account, password: Splashd.password))
             let third = try await b.waitForLibrary(files: Self.count / 3, timeout: .seconds(120))
             #expect(third.libraryFiles >= Self.count / 3)
-            b.process.signal(SIGKILL)
-            _ = await b.process.waitForExit()
-            await b.client.close()
+            await b.kill9()
 
             // What B had finished, by its own database (a row exists only for a complete, verified file).
             let finished = try Store(path: directory + "/state/splashd.sqlite").read { db in
