@@ -15,6 +15,7 @@
 //   Sync          the outbox push engine (and pull)
 //   PhotoSources  Unsplash and NASA: search, kept in the store
 //   Editing       libvips: filters, previews, image headers, perceptual hashes
+//   Realtime      Supabase Realtime's Phoenix protocol (live changes)
 //   Daemon        composition root: config (TOML through TOMLKit), directories, the service graph
 //   SplashCtlCommands  splashctl's commands (a library, so tests run them in-process)
 //   splashd, splashctl  executables that only wire things together
@@ -106,6 +107,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "Editing", dependencies: ["CVips", "Shared"], swiftSettings: strict),
+        // Supabase Realtime's Phoenix protocol: messages, what the server's frames mean, the rejoin steps.
+        .target(name: "Realtime", dependencies: ["Shared"], swiftSettings: strict),
         .target(
             name: "PhotoSources",
             dependencies: [
@@ -165,6 +168,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Shared"], swiftSettings: strict),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),

@@ -1,0 +1,83 @@
+import Realtime
+import Shared
+import Testing
+
+/// Realtime's frames as shared/reference/realtime.md gives them, both ways.
+@Suite struct PhoenixMessageTests {
+    @Test func aJoinAsksForDatabaseChangesOnlyWithTheUsersToken() throws {
+        let join = PhoenixMessage.join(
+            topic: PhoenixMessage.topic("splashd"),
+            changes: [ChangeSubscription(table: "likes", filter: "user_id=eq.u1"), ChangeSubscription(table: "profiles", filter: "id=eq.u1")],
+            accessToken: "jwt", ref: "1")
+        #expect(try join.frame() == #"""
+            {"event":"phx_join","join_ref":"1","payload":{"access_token":"jwt","config":{"broadcast":{"ack":false,"self":false},\#
+            "postgres_changes":[{"event":"*","filter":"user_id=eq.u1","schema":"public","table":"likes"},\#
+            {"event":"*","filter":"id=eq.u1","schema":"public","table":"profiles"}],"presence":{"enabled":false},"private":false}},\#
+            "ref":"1","topic":"realtime:splashd"}
+            """#)
+    }
+
+    @Test func heartbeatAndTokenAndLeave() throws {
+        #expect(try PhoenixMessage.heartbeat(ref: "7").frame() == #"{"event":"heartbeat","join_ref":null,"payload":{},"ref":"7","topic":"phoenix"}"#)
+        #expect(try PhoenixMessage.accessToken("new", topic: "realtime:s", ref: "8", joinRef: "1").frame()
+            == #"{"event":"access_token","join_ref":"1","payload":{"access_token":"new"},"ref":"8","topic":"realtime:s"}"#)
+        #expect(try PhoenixMessage.leave(topic: "realtime:s", ref: "9", joinRef: "1").frame()
+            == #"{"event":"phx_leave","join_ref":"1","payload":{},"ref":"9","topic":"realtime:s"}"#)
+    }
+
+    @Test func aChangeKeepsItsRecordsKeysAsSent() throws {
+        let frame = #"""
+            {"topic":"realtime:splashd","event":"postgres_changes","ref":null,"payload":{"ids":[1234],"data":{"schema":"public",
+            "table":"likes","commit_timestamp":"2025-11-19T00:22:40.877Z","type":"UPDATE","columns":[{"name":"photo_id","type":"text"}],
+            "record":{"photo_id":"unsplash:x","user_id":"u1","deleted_at":"2025-11-19T00:22:40Z"},"old_record":{"id":"r1"},"errors":null}}}
+            """#
+        let inbound = try RealtimeInbound(PhoenixMessage.decode(frame))
+        guard case .change(let topic, let ids, let change) = inbound else {
+            Issue.record("not a change: \(inbound)")
+            return
+        }
+        #expect(topic == "realtime:splashd" && ids == [1234])
+        #expect(change.table == "likes" && change.kind == .update && change.commitTimestamp == "2025-11-19T00:22:40.877Z")
+        #expect(change.record["photo_id"] == .string("unsplash:x") && change.record["deleted_at"] == .string("2025-11-19T00:22:40Z"))
+        #expect(change.oldRecord == ["id": .string("r1")])
+    }
+
+    @Test func repliesSystemMessagesAndClosesAreToldApart() throws {
+        let reply = try RealtimeInbound(PhoenixMessage.decode(#"""
+            {"topic":"realtime:s","event":"phx_reply","ref":"1","join_ref":"1","payload":{"status":"ok",
+            "response":{"postgres_changes":[{"id":1234,"event":"*","schema":"public","table":"likes","filter":"user_id=eq.u1"}]}}}
+            """#))
+        guard case .reply(let ref, _, let ok, let response) = reply else {
+            Issue.record("not a reply: \(reply)")
+            return
+        }
+        #expect(ref == "1" && ok)
+        #expect(response != .null)
+        let refused = try RealtimeInbound(PhoenixMessage.decode(
+            #"{"topic":"realtime:s","event":"phx_reply","ref":"2","payload":{"status":"error","response":{"reason":"InvalidJWTExpiration"}}}"#))
+        #expect({ if case .reply(_, _, false, _) = refused { true } else { false } }())
+        #expect(try RealtimeInbound(PhoenixMessage.decode(
+            #"{"topic":"realtime:s","event":"system","payload":{"status":"ok","extension":"postgres_changes","message":"Subscribed to PostgreSQL","channel":"s"}}"#))
+            == .system(topic: "realtime:s", ok: true, message: "Subscribed to PostgreSQL"))
+        #expect(try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"realtime:s","event":"phx_error","payload":{}}"#))
+            == .closed(topic: "realtime:s", errored: true))
+        #expect(try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"realtime:s","event":"presence_state","payload":{}}"#))
+            == .ignored(topic: "realtime:s", event: "presence_state"))
+    }
+
+    @Test func badFramesAreErrorsNotCrashes() {
+        #expect(throws: (any Error).self) { try PhoenixMessage.decode("not json") }
+        #expect(throws: (any Error).self) { try PhoenixMessage.decode(#"{"topic":1}"#) }
+        #expect(throws: RealtimeProtocolError.self) {
+            try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"t","event":"postgres_changes","payload":{"data":{"type":"TRUNCATE","table":"likes"}}}"#))
+        }
+        #expect(throws: RealtimeProtocolError.self) { try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"t","event":"phx_reply","payload":{}}"#)) }
+    }
+
+    @Test func rejoinWaitsOneTwoFiveThenTenSeconds() {
+        var schedule = RejoinSchedule()
+        #expect((0..<6).map { _ in schedule.failed() } == [.seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(10), .seconds(10)])
+        schedule.joined()
+        #expect(schedule.failed() == .seconds(1))
+    }
+}
