@@ -12,7 +12,7 @@ import time
 import asyncpg
 from aiohttp import web
 
-from . import auth, cdn, control, photos, rest, storage
+from . import auth, cdn, control, photos, realtime, rest, storage
 from .catalogue import Nasa, Unsplash
 from .common import STATE_KEY, make_jwt
 from .rest import SchemaCache
@@ -127,7 +127,10 @@ def build_app(st):
     storage.add_routes(app)
     photos.add_routes(app)
     cdn.add_routes(app)
+    realtime.add_routes(app)
     app.on_startup.append(on_startup)
+    app.on_startup.append(realtime.start)  # after on_startup: it needs the pools
+    app.on_shutdown.append(realtime.stop)
     app.on_cleanup.append(on_cleanup)
     return app
 

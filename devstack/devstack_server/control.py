@@ -18,6 +18,8 @@ DEFAULT_KNOBS = {
     "unsplash_hourly_budget": 5000,       # Unsplash requests per rolling hour (X-Ratelimit-Limit)
     "unsplash_over_limit_status": 403,    # 403 text "Rate Limit Exceeded" (or 429)
     "auth_token_rate_limit": 0,           # /auth/v1/token requests per 5 minutes per client IP; 0 = off
+    "realtime_refuse_joins": 0,           # 1: every Realtime join is refused
+    "realtime_delay_ms": 0,               # Realtime changes are held this long before delivery
 }
 
 ACTIONS = ("delay", "error", "reset", "truncate", "stall", "lose_answer")
