@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
         // C libraries, each a pkg-config system library with a module map and shim.h.
@@ -108,7 +110,18 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Editing", dependencies: ["CVips", "Shared"], swiftSettings: strict),
         // Supabase Realtime's Phoenix protocol: messages, what the server's frames mean, the rejoin steps.
-        .target(name: "Realtime", dependencies: ["Shared"], swiftSettings: strict),
+        .target(
+            name: "Realtime",
+            dependencies: [
+                "Shared", "Support",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "WSClient", package: "swift-websocket"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "PhotoSources",
             dependencies: [
@@ -132,6 +145,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
+                "Realtime", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -105,9 +105,11 @@ public enum DaemonRunner {
             push: sync.engine, logger: logger)
         let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
         let sources = SourceCapability.make(config: config, store: store, images: images, logger: logger)
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let realtime = RealtimeCapability.make(
+            config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)
 
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ControlServer.Configuration(
             socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
         serverConfiguration.maximumLineBytes = config.maximumLineBytes
@@ -155,6 +157,7 @@ public enum DaemonRunner {
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }
+        if let realtime { services.append(.init(service: realtime.service)) }
         if let feeds = sources.feeds { services.append(.init(service: feeds)) }
         if let images { services.append(.init(service: images.queue)) }
         // Registered last, so it is the first to hear of a graceful shutdown.

@@ -1,0 +1,36 @@
+import Account
+import Logging
+import NIOCore
+import Realtime
+import Shared
+import Sync
+
+/// The live channel (issue 18): while signed in and online, one Realtime websocket on the account's
+/// rows. Each change rings the pull, which fetches it through the same code as every pull; each join
+/// runs one catch-up pull. Nil without a backend, or without a pull engine to ring.
+struct RealtimeCapability: Sendable {
+    let service: RealtimeService
+
+    static func make(
+        config: DaemonConfig, state: DaemonState, account: AccountCapability, sync: SyncCapability, network: NetworkGate,
+        group: any EventLoopGroup, logger: Logger
+    ) -> RealtimeCapability? {
+        guard let backendURL = config.backendURL, let anonKey = config.anonKey, let pull = sync.pull else { return nil }
+        let manager = account.manager
+        let service = RealtimeService(
+            configuration: .init(backendURL: backendURL, anonKey: anonKey, caFile: config.caFile, plainHosts: Set(config.plainHTTPHosts)),
+            logger: logger, group: group,
+            account: {
+                let status = await manager.status
+                guard status.state == .signedIn, let userId = status.userId, network.isOnline(),
+                      let token = try? await manager.accessToken()
+                else { return nil }
+                return RealtimeService.Account(userId: userId, accessToken: token)
+            },
+            changed: { _ in pull.ring() },
+            joined: { pull.ring() })
+        // A sign-in, a sign-out or the network coming back may open or close the channel.
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in service.ring() }
+        return RealtimeCapability(service: service)
+    }
+}

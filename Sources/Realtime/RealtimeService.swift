@@ -1,0 +1,269 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+import Shared
+import Support
+import Synchronization
+import WSClient
+
+/// The live channel: while signed in and online, one websocket to Supabase Realtime with one channel
+/// on the account's rows. A change is a doorbell: the pull fetches it, through the same code as every
+/// pull (cursor, tombstones, a pending local op wins), so a change seen twice is harmless; after every
+/// join one catch-up pull runs, since changes made while the socket was down are not replayed.
+/// Reconnects after a loss with full jitter (1 s up to 30 s).
+public final class RealtimeService: Service, Sendable {
+    public struct Configuration: Sendable {
+        /// The Supabase project, `https://<project>.supabase.co` (plain `http` only where HTTP may).
+        public var backendURL: String
+        public var anonKey: String
+        /// Verify the server with this CA bundle instead of the system's (as the HTTP client does).
+        public var caFile: String?
+        /// Hosts reachable without TLS besides loopback.
+        public var plainHosts: Set<String> = []
+        public var maxFrameBytes = 1 << 20
+
+        public init(backendURL: String, anonKey: String, caFile: String? = nil, plainHosts: Set<String> = []) {
+            self.backendURL = backendURL
+            self.anonKey = anonKey
+            self.caFile = caFile
+            self.plainHosts = plainHosts
+        }
+    }
+
+    /// Whom the channel is for: nil while signed out or offline.
+    public struct Account: Sendable, Equatable {
+        public var userId: String
+        public var accessToken: String
+
+        public init(userId: String, accessToken: String) {
+            self.userId = userId
+            self.accessToken = accessToken
+        }
+    }
+
+    public enum State: Sendable, Equatable {
+        case down(String)
+        case joining
+        case live
+    }
+
+    private let configuration: Configuration
+    private let logger: Logger
+    private let account: @Sendable () async -> Account?
+    private let changed: @Sendable (String) -> Void
+    private let joined: @Sendable () -> Void
+    private let report: @Sendable (State) -> Void
+    private let wakeup = Wakeup()
+    private let group: any EventLoopGroup
+
+    /// - account: the signed-in account with a usable token (refreshed when due), or nil.
+    /// - changed: a row of the table named changed on the server.
+    /// - joined: the channel is live: run a catch-up pull.
+    public init(
+        configuration: Configuration, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        account: @escaping @Sendable () async -> Account?, changed: @escaping @Sendable (String) -> Void,
+        joined: @escaping @Sendable () -> Void, report: @escaping @Sendable (State) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.group = group
+        self.account = account
+        self.changed = changed
+        self.joined = joined
+        self.report = report
+    }
+
+    /// Something changed that may let the channel open or require it to close: a sign-in or sign-out,
+    /// the network back.
+    public func ring() {
+        wakeup.ring()
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await self.loop() }
+    }
+
+    private func loop() async {
+        var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(30), jitter: 1)
+        while !Task.isCancelled {
+            guard let current = await account() else {
+                report(.down("signed out or offline"))
+                await wakeup.wait(until: nil)
+                continue
+            }
+            let (reason, wasLive) = await connect(current)
+            if Task.isCancelled { return }
+            if wasLive { backoff.reset() }
+            let delay = backoff.next()
+            report(.down(reason))
+            logger.notice("realtime channel down; reconnecting", metadata: [
+                "splashd_op": "realtime", "splashd_reason": "\(reason)", "splashd_retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
+            ])
+            await wakeup.wait(until: .now + delay)
+        }
+    }
+
+    /// One socket, until it ends; why it ended and whether the channel was live on it.
+    private func connect(_ current: Account) async -> (String, Bool) {
+        let url: String
+        do {
+            url = try websocketURL()
+        } catch {
+            return ("\(error)", false)
+        }
+        report(.joining)
+        let live = LiveFlag()
+        var settings = WebSocketClientConfiguration(maxFrameSize: configuration.maxFrameBytes)
+        settings.validateUTF8 = true
+        let client = WebSocketClient(
+            url: url, configuration: settings, tlsConfiguration: tlsConfiguration(), eventLoopGroup: group, logger: logger
+        ) { inbound, outbound, _ in
+            try await self.converse(current, inbound: inbound, outbound: outbound, live: live)
+        }
+        do {
+            try await client.run()
+            return ("the server closed the socket", live.value)
+        } catch let ended as RealtimeConversation.Ended {
+            return (ended.reason, live.value)
+        } catch {
+            return ("\(error)", live.value)
+        }
+    }
+
+    private func converse(
+        _ initial: Account, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, live: LiveFlag
+    ) async throws {
+        let subscriptions = [
+            ChangeSubscription(table: "likes", filter: "user_id=eq.\(initial.userId)"),
+            ChangeSubscription(table: "edits", filter: "user_id=eq.\(initial.userId)"),
+            ChangeSubscription(table: "photos", filter: "user_id=eq.\(initial.userId)"),
+            ChangeSubscription(table: "profiles", filter: "id=eq.\(initial.userId)"),
+        ]
+        let conversation = ConversationBox(RealtimeConversation(
+            topic: PhoenixMessage.topic("splashd"), subscriptions: subscriptions, token: initial.accessToken, now: .now))
+        let rung = Wakeup()
+        try await perform(conversation.state.withLock { $0.opened(now: .now) }, outbound: outbound, live: live, rung: rung)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Heartbeats, rejoins and new tokens, each when due; otherwise asleep.
+            group.addTask {
+                while true {
+                    await rung.wait(until: conversation.state.withLock { $0.nextDeadline })
+                    try Task.checkCancellation()
+                    guard let now = await self.account(), now.userId == initial.userId else {
+                        throw RealtimeConversation.Ended(reason: "signed out or offline")
+                    }
+                    let actions = try conversation.state.withLock { channel throws(RealtimeConversation.Ended) in
+                        try channel.tick(now: .now, token: now.accessToken)
+                    }
+                    try await self.perform(actions, outbound: outbound, live: live, rung: rung)
+                }
+            }
+            group.addTask {
+                var unreadable = 0
+                for try await message in inbound.messages(maxSize: self.configuration.maxFrameBytes) {
+                    guard case .text(let text) = message else { continue }
+                    let frame: RealtimeInbound
+                    do {
+                        frame = try RealtimeInbound(PhoenixMessage.decode(text))
+                    } catch {
+                        unreadable += 1
+                        if unreadable == 1 { self.logger.warning("realtime: an unreadable frame, ignored: \(error)", metadata: ["splashd_op": "realtime"]) }
+                        continue
+                    }
+                    let actions = try conversation.state.withLock { channel throws(RealtimeConversation.Ended) in
+                        try channel.received(frame, now: .now)
+                    }
+                    try await self.perform(actions, outbound: outbound, live: live, rung: rung)
+                }
+                throw RealtimeConversation.Ended(reason: "the server closed the socket")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func perform(_ actions: [RealtimeConversation.Action], outbound: WebSocketOutboundWriter, live: LiveFlag, rung: Wakeup) async throws {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                try await outbound.write(.text(try message.frame()))
+            case .joined:
+                live.value = true
+                report(.live)
+                logger.info("realtime channel live", metadata: ["splashd_op": "realtime"])
+                joined()
+            case .changed(let table):
+                changed(table)
+            case .rejoinScheduled(let reason, _):
+                report(.joining)
+                logger.notice("realtime channel closed by the server; rejoining", metadata: ["splashd_op": "realtime", "splashd_reason": "\(reason)"])
+                rung.ring()
+            case .serverError(let message):
+                logger.warning("realtime: the server reports \(message)", metadata: ["splashd_op": "realtime"])
+            }
+        }
+    }
+
+    /// `ws(s)://<host>/realtime/v1/websocket?apikey=<anon key>&vsn=1.0.0`: TLS unless the host is
+    /// loopback or one plain HTTP may reach.
+    func websocketURL() throws(RealtimeSetupError) -> String {
+        guard var components = URLComponents(string: configuration.backendURL), let host = components.host?.lowercased(),
+              let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme)
+        else { throw .badURL(configuration.backendURL) }
+        if scheme == "http", !Self.isLoopback(host), !configuration.plainHosts.contains(host) {
+            throw .plainToRemote(host)
+        }
+        components.scheme = scheme == "https" ? "wss" : "ws"
+        components.path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        components.path += "/realtime/v1/websocket"
+        components.queryItems = [URLQueryItem(name: "apikey", value: configuration.anonKey), URLQueryItem(name: "vsn", value: "1.0.0")]
+        guard let url = components.string else { throw .badURL(configuration.backendURL) }
+        return url
+    }
+
+    /// The system's trust roots, or the configured CA bundle; full verification either way.
+    private func tlsConfiguration() -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        if let caFile = configuration.caFile { tls.trustRoots = .file(caFile) }
+        return tls
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}
+
+/// What the socket's two tasks share: the conversation, under a lock.
+final class ConversationBox: Sendable {
+    let state: Mutex<RealtimeConversation>
+
+    init(_ conversation: RealtimeConversation) {
+        state = Mutex(conversation)
+    }
+}
+
+/// Whether the channel was live on a socket (a socket that was live resets the reconnect backoff).
+final class LiveFlag: Sendable {
+    private let flag = Atomic(false)
+
+    var value: Bool {
+        get { flag.load(ordering: .relaxed) }
+        set { flag.store(newValue, ordering: .relaxed) }
+    }
+}
+
+public enum RealtimeSetupError: Error, Equatable, CustomStringConvertible {
+    case badURL(String)
+    case plainToRemote(String)
+
+    public var description: String {
+        switch self {
+        case .badURL(let url): "the backend URL \(url) cannot be turned into a websocket URL"
+        case .plainToRemote(let host): "plain ws:// to \(host) is refused: TLS is required beyond loopback"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import HTTP
+import Shared
+import SplashClient
+import Testing
+import TestSupport
+
+/// Issue 18: changes reach the other device through Realtime, without `sync` and long before the
+/// timed pull (5 min); a socket lost mid-stream is caught up on the rejoin.
+@Suite(.serialized, .devstack) struct LiveSyncTests {
+    func liked(_ daemon: Splashd) async throws -> Set<String> {
+        Set(try await daemon.client.send(PhotosListRequest(liked: true, limit: 1000)).photos.map(\.id))
+    }
+
+    func twoDevices(_ fixture: SplashdFixture) async throws -> (Splashd, Splashd) {
+        let a = try await fixture.splashd(.sync())
+        let b = try await fixture.splashd(.sync(email: a.account))
+        _ = try await b.client.send(LoginRequest(email: a.account, password: Splashd.password))
+        try await b.wait(for: "B's channel to be live") { b.process.stderr.contains("realtime channel live") }
+        return (a, b)
+    }
+
+    @Test func aLikeOnOneDeviceShowsOnTheOtherWithoutASync() async throws {
+        try await SplashdFixture.run { fixture in
+            let (a, b) = try await twoDevices(fixture)
+            let ids = try a.seedPhotos(3, prefix: "live")
+            _ = try await a.client.send(PhotosLikeRequest(id: ids[0]))
+            let seen = try await eventually(tries: 100, every: .milliseconds(100)) { try await liked(b) } until: { $0.contains(ids[0]) }
+            #expect(seen.contains(ids[0]), "B never showed A's like; B's log:\n\(b.process.stderr.suffix(3000))")
+            _ = try await a.client.send(PhotosUnlikeRequest(id: ids[0]))
+            let after = try await eventually(tries: 100, every: .milliseconds(100)) { try await liked(b) } until: { !$0.contains(ids[0]) }
+            #expect(!after.contains(ids[0]), "B still shows the like A took back")
+        }
+    }
+
+    @Test func aSocketLostMidStreamIsCaughtUpOnTheRejoin() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let (a, b) = try await twoDevices(fixture)
+            let ids = try a.seedPhotos(2, prefix: "drop")
+            let marker = b.process.stderr.count
+            try await devstack.dropRealtimeSockets()
+            // While B's socket is down (its reconnect waits up to a second), A's like reaches the server.
+            _ = try await a.client.send(PhotosLikeRequest(id: ids[1]))
+            _ = try await a.syncUntilDrained()
+            let seen = try await eventually(tries: 150, every: .milliseconds(100)) { try await liked(b) } until: { $0.contains(ids[1]) }
+            #expect(seen.contains(ids[1]), "the catch-up pull after the rejoin did not bring A's like")
+            #expect(String(b.process.stderr.dropFirst(marker)).contains("realtime channel live"), "B joined again")
+        }
+    }
+}
+
+extension Devstack {
+    /// `POST /_devstack/realtime/drop`: every Realtime socket cut without a close frame.
+    func dropRealtimeSockets() async throws {
+        let client = try HTTPClient(configuration: .init(version: "test"))
+        let response = try await client.send(HTTPRequest(method: "POST", url: controlURL + "/_devstack/realtime/drop", timeout: .seconds(10)))
+        guard response.status == 200 else { throw DevstackError.failed("realtime drop: HTTP \(response.status)") }
+    }
+}
