@@ -28,6 +28,10 @@ enum BrazilianPortuguese {
         case .signedInOffline: "sessão iniciada (sem rede)"
         case .asName(let name): "como \(name)"
         case .online: "online"
+        case .liveOn: "ligadas — as mudanças do servidor chegam na hora"
+        case .liveJoining: "conectando"
+        case .liveDown: "fora do ar"
+        case .liveOff: "desligadas (sem servidor de conta)"
         case .offline: "sem rede"
         case .degraded: "instável"
         case .unknown: "desconhecida"
@@ -233,6 +237,7 @@ enum BrazilianPortuguese {
         switch label {
         case .account: "conta"
         case .connectivity: "conexão"
+        case .liveChanges: "mudanças ao vivo"
         case .outbox: "fila de envio"
         case .synced: "última sincronização"
         case .library: "biblioteca"

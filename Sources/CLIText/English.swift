@@ -27,6 +27,10 @@ enum English {
         case .signedInOffline: "signed in (offline)"
         case .asName(let name): "as \(name)"
         case .online: "online"
+        case .liveOn: "on — the server's changes arrive as they happen"
+        case .liveJoining: "joining"
+        case .liveDown: "down"
+        case .liveOff: "off (no account server)"
         case .offline: "offline"
         case .degraded: "degraded"
         case .unknown: "unknown"
@@ -227,6 +231,7 @@ enum English {
         switch label {
         case .account: "account"
         case .connectivity: "connectivity"
+        case .liveChanges: "live changes"
         case .outbox: "outbox"
         case .synced: "synced"
         case .library: "library"

@@ -29,6 +29,11 @@ public enum Message: Sendable, Equatable {
     case signedInOffline
     case asName(String)
     case online
+    /// The live channel's states (`status`): changes arrive as they happen, or it is joining, down, off.
+    case liveOn
+    case liveJoining
+    case liveDown
+    case liveOff
     case offline
     case degraded
     case unknown
@@ -218,7 +223,7 @@ public enum Column: CaseIterable, Sendable {
 
 /// Labels in front of values (`status`, `whoami`, `profile`, `cache`).
 public enum Label: CaseIterable, Sendable {
-    case account, connectivity, outbox, synced, library, files, socket, state, libraryDirectory, cache
+    case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache
     case email, userID, profile, session, memberSince, lastSignIn, fetched
 
     public func text(_ language: Language = .current) -> String {

@@ -16,7 +16,7 @@ import TestSupport
         let a = try await fixture.splashd(.sync())
         let b = try await fixture.splashd(.sync(email: a.account))
         _ = try await b.client.send(LoginRequest(email: a.account, password: Splashd.password))
-        try await b.wait(for: "B's channel to be live") { b.process.stderr.contains("realtime channel live") }
+        try await b.wait(for: "B's channel to be live") { try await b.send(StatusRequest()).live.state == .live }
         return (a, b)
     }
 

@@ -28,7 +28,15 @@ struct RealtimeCapability: Sendable {
                 return RealtimeService.Account(userId: userId, accessToken: token)
             },
             changed: { _ in pull.ring() },
-            joined: { pull.ring() })
+            joined: { pull.ring() },
+            report: { channel in
+                let status: LiveChannelStatus = switch channel {
+                case .live: LiveChannelStatus(state: .live)
+                case .joining: LiveChannelStatus(state: .joining)
+                case .down(let reason): LiveChannelStatus(state: .down, reason: reason)
+                }
+                state.setLive(status)
+            })
         // A sign-in, a sign-out or the network coming back may open or close the channel.
         _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { _ in service.ring() }
         return RealtimeCapability(service: service)

@@ -12,6 +12,7 @@ public final class DaemonState: Sendable {
         public var outbox = OutboxCounts(pending: 0, inFlight: 0, rejected: 0)
         public var library = LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)
         public var lastSync: Date?
+        public var live = LiveChannelStatus(state: .off)
     }
 
     public let bus: EventBus
@@ -31,6 +32,7 @@ public final class DaemonState: Sendable {
     public func setLibrary(_ counts: LibraryCounts) { change(\.library, to: counts, event: Event.libraryChanged) }
     public func setOutbox(_ counts: OutboxCounts) { change(\.outbox, to: counts, event: Event.outboxChanged) }
     public func setAccount(_ status: AccountStatus) { change(\.account, to: status, event: Event.accountChanged) }
+    public func setLive(_ status: LiveChannelStatus) { change(\.live, to: status, event: Event.liveChanged) }
 
     /// The server and this machine agreed at `date` (a pull finished); shown as "synced HH:MM".
     public func markSynced(_ date: Date = Date()) {
@@ -65,7 +67,7 @@ public final class DaemonState: Sendable {
             version: SplashVersion.current, pid: getpid(), startedAt: startedAt,
             uptimeSeconds: uptime.timeInterval,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
-            lastSyncAt: v.lastSync)
+            lastSyncAt: v.lastSync, live: v.live)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.

@@ -2,6 +2,7 @@ import Foundation
 
 public enum EventType: String, Codable, Sendable, CaseIterable {
     case connectivityChanged = "connectivity.changed"
+    case liveChanged = "live.changed"
     case accountChanged = "account.changed"
     case outboxChanged = "outbox.changed"
     case libraryChanged = "library.changed"
@@ -18,6 +19,8 @@ public enum EventType: String, Codable, Sendable, CaseIterable {
 /// What happened. Each case carries its own typed payload, encoded under `data`.
 public enum Event: Sendable, Equatable {
     case connectivityChanged(ConnectivityStatus)
+    /// The live channel opened, closed or is joining.
+    case liveChanged(LiveChannelStatus)
     case accountChanged(AccountStatus)
     case outboxChanged(OutboxCounts)
     case libraryChanged(LibraryCounts)
@@ -35,6 +38,7 @@ public enum Event: Sendable, Equatable {
     public var type: EventType {
         switch self {
         case .connectivityChanged: .connectivityChanged
+        case .liveChanged: .liveChanged
         case .accountChanged: .accountChanged
         case .outboxChanged: .outboxChanged
         case .libraryChanged: .libraryChanged
@@ -90,6 +94,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         let type = try container.decode(EventType.self, forKey: .type)
         switch type {
         case .connectivityChanged: event = .connectivityChanged(try container.decode(ConnectivityStatus.self, forKey: .data))
+        case .liveChanged: event = .liveChanged(try container.decode(LiveChannelStatus.self, forKey: .data))
         case .accountChanged: event = .accountChanged(try container.decode(AccountStatus.self, forKey: .data))
         case .outboxChanged: event = .outboxChanged(try container.decode(OutboxCounts.self, forKey: .data))
         case .libraryChanged: event = .libraryChanged(try container.decode(LibraryCounts.self, forKey: .data))
@@ -110,6 +115,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         try container.encode(event.type, forKey: .type)
         switch event {
         case .connectivityChanged(let value): try container.encode(value, forKey: .data)
+        case .liveChanged(let value): try container.encode(value, forKey: .data)
         case .accountChanged(let value): try container.encode(value, forKey: .data)
         case .outboxChanged(let value): try container.encode(value, forKey: .data)
         case .libraryChanged(let value): try container.encode(value, forKey: .data)

@@ -13,11 +13,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var library: LibraryCounts
     /// When the last pull from the server finished (nil: not since the daemon started).
     public var lastSyncAt: Date?
+    /// The live channel that brings the server's changes as they happen.
+    public var live: LiveChannelStatus
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
         account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
-        lastSyncAt: Date? = nil
+        lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off)
     ) {
         self.version = version
         self.pid = pid
@@ -29,6 +31,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.outbox = outbox
         self.library = library
         self.lastSyncAt = lastSyncAt
+        self.live = live
     }
 
     public static let example = DaemonStatus(

@@ -32,11 +32,18 @@ struct StatusCommand: AsyncParsableCommand {
         case .degraded: style.yellow(Message.degraded.text()) + " — \(status.connectivity.reason)"
         case .unknown: style.dim(Message.unknown.text()) + " — \(status.connectivity.reason)"
         }
+        let live: String = switch status.live.state {
+        case .live: style.green(Message.liveOn.text())
+        case .joining: style.yellow(Message.liveJoining.text())
+        case .down: style.yellow(Message.liveDown.text()) + (status.live.reason.map { " — \($0)" } ?? "")
+        case .off: style.dim(Message.liveOff.text())
+        }
         let outbox = status.outbox
         let library = status.library
         let rows: [(Label, String)] = [
             (.account, account),
             (.connectivity, connectivity),
+            (.liveChanges, live),
             (.outbox, Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()),
             (.synced, status.lastSyncAt.map { Formatting.relative($0) } ?? Message.notSinceStart.text()),
             (.library, Message.libraryCounts(
