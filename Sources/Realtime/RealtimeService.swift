@@ -37,10 +37,14 @@ public final class RealtimeService: Service, Sendable {
     public struct Account: Sendable, Equatable {
         public var userId: String
         public var accessToken: String
+        /// When the session refreshes this token: the channel looks for the new one just after, so a
+        /// live channel never holds an expired token (a gap Realtime would close the channel for).
+        public var refreshDueAt: Date?
 
-        public init(userId: String, accessToken: String) {
+        public init(userId: String, accessToken: String, refreshDueAt: Date? = nil) {
             self.userId = userId
             self.accessToken = accessToken
+            self.refreshDueAt = refreshDueAt
         }
     }
 
@@ -149,12 +153,15 @@ public final class RealtimeService: Service, Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Heartbeats, rejoins and new tokens, each when due; otherwise asleep.
             group.addTask {
+                var tokenCheck = Self.instant(after: initial.refreshDueAt)
                 while true {
-                    await rung.wait(until: conversation.state.withLock { $0.nextDeadline })
+                    let due = conversation.state.withLock { $0.nextDeadline }
+                    await rung.wait(until: tokenCheck.map { min($0, due) } ?? due)
                     try Task.checkCancellation()
                     guard let now = await self.account(), now.userId == initial.userId else {
                         throw RealtimeConversation.Ended(reason: "signed out or offline")
                     }
+                    tokenCheck = Self.instant(after: now.refreshDueAt)
                     let actions = try conversation.state.withLock { channel throws(RealtimeConversation.Ended) in
                         try channel.tick(now: .now, token: now.accessToken)
                     }
@@ -230,6 +237,14 @@ public final class RealtimeService: Service, Sendable {
         tls.certificateVerification = .fullVerification
         if let caFile = configuration.caFile { tls.trustRoots = .file(caFile) }
         return tls
+    }
+
+    /// A second after `date` (the refresh has had its moment), on the monotonic clock; nil for none
+    /// or a moment already past (the heartbeat's cadence covers a refresh that is late).
+    static func instant(after date: Date?) -> ContinuousClock.Instant? {
+        guard let date else { return nil }
+        let seconds = date.timeIntervalSinceNow + 1
+        return seconds > 0 ? .now + .milliseconds(Int64(seconds * 1000)) : nil
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -50,7 +50,38 @@ import TestSupport
     }
 }
 
+extension LiveSyncTests {
+    /// Two and a half lifetimes of 8-second tokens: the sessions refresh, each new token reaches the
+    /// live channel before the old one runs out (devstack closes a channel whose token expired, as
+    /// Realtime does), and changes keep arriving.
+    @Test func aTokenThatExpiresOnALiveChannelIsReplacedWithoutAGap() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            try await devstack.knobs(["access_token_lifetime": 8])
+            fixture.onCleanup { try? await devstack.knobs(["access_token_lifetime": 3600]) }
+            let (a, b) = try await twoDevices(fixture)
+            let before = try await devstack.realtimeStats()
+            for id in try a.seedPhotos(4, prefix: "token") {
+                try await Task.sleep(for: .seconds(5))
+                _ = try await a.client.send(PhotosLikeRequest(id: id))
+                let seen = try await eventually(tries: 50, every: .milliseconds(100)) { try await liked(b) } until: { $0.contains(id) }
+                #expect(seen.contains(id), "\(id) did not reach B over a live channel")
+            }
+            let after = try await devstack.realtimeStats()
+            #expect(after["expired"] as? Int == before["expired"] as? Int, "a channel outlived its token: \(after)")
+            #expect(try await b.send(StatusRequest()).live.state == .live)
+        }
+    }
+}
+
 extension Devstack {
+    /// `GET /_devstack/realtime`: connections, channels, deliveries, channels closed for an expired token.
+    func realtimeStats() async throws -> [String: Any] {
+        let client = try HTTPClient(configuration: .init(version: "test"))
+        let response = try await client.send(HTTPRequest(url: controlURL + "/_devstack/realtime", timeout: .seconds(10)))
+        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
     /// `POST /_devstack/realtime/drop`: every Realtime socket cut without a close frame.
     func dropRealtimeSockets() async throws {
         let client = try HTTPClient(configuration: .init(version: "test"))

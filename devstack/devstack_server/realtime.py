@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import random
 import re
+import time
 
 from aiohttp import WSMsgType, web
 
@@ -114,11 +115,12 @@ class Hub:
     def __init__(self):
         self.connections = set()
         self.delivered = 0
+        self.expired = 0
         self.task = None
 
     def snapshot(self):
         return {"connections": len(self.connections), "channels": sum(len(c.channels) for c in self.connections),
-                "delivered": self.delivered}
+                "delivered": self.delivered, "expired": self.expired}
 
 
 def commit_time(text):
@@ -213,6 +215,24 @@ async def deliver(st, hub, change):
                 pass
 
 
+async def expire_channels(hub):
+    """Closes every channel whose token has expired, as Realtime does: a `system` error, then
+    `phx_close`. A client keeps a channel by pushing `access_token` before its token runs out."""
+    now = time.time()
+    for connection in list(hub.connections):
+        for topic, channel in list(connection.channels.items()):
+            exp = channel.claims.get("exp")
+            if isinstance(exp, (int, float)) and exp <= now:
+                connection.channels.pop(topic, None)
+                hub.expired += 1
+                try:
+                    await connection.send(topic, "system", {"status": "error", "extension": "system", "channel": topic.split(":", 1)[-1],
+                                                            "message": f"Token has expired {int(now - exp)} seconds ago"})
+                    await connection.send(topic, "phx_close", {}, join_ref=channel.join_ref)
+                except (ConnectionError, RuntimeError):
+                    pass
+
+
 async def feed(app):
     """Reads the replication slot every POLL_SECONDS for as long as the server runs (with nobody
     subscribed too: a slot nobody reads holds WAL back) and hands each change to `deliver`."""
@@ -225,6 +245,7 @@ async def feed(app):
                 rows = await conn.fetch(
                     "select data from pg_logical_slot_get_changes($1, null, null, 'format-version', '2',"
                     " 'include-transaction', '0', 'include-timestamp', '1', 'include-pk', '1')", SLOT)
+            await expire_channels(hub)
             for row in rows:
                 change = json.loads(row["data"])
                 if (change.get("schema"), change.get("table")) in published and hub.connections:

@@ -83,6 +83,8 @@ public actor SessionManager {
 
     public var currentUser: SessionUser? { session?.user }
     public var sessionExpiresAt: Date? { session?.expiresAt }
+    /// When the session's token is next refreshed (by the refresh service), nil while signed out.
+    public var sessionRefreshDueAt: Date? { session?.refreshDueAt }
     public var lastSignedOutReason: String? { signedOutReason }
     public var isReachable: Bool { reachable }
 

@@ -25,7 +25,7 @@ struct RealtimeCapability: Sendable {
                 guard status.state == .signedIn, let userId = status.userId, network.isOnline(),
                       let token = try? await manager.accessToken()
                 else { return nil }
-                return RealtimeService.Account(userId: userId, accessToken: token)
+                return RealtimeService.Account(userId: userId, accessToken: token, refreshDueAt: await manager.sessionRefreshDueAt)
             },
             changed: { _ in pull.ring() },
             joined: { pull.ring() },
