@@ -35,6 +35,9 @@ struct RealtimeCapability: Sendable {
                 case .joining: LiveChannelStatus(state: .joining)
                 case .down(let reason): LiveChannelStatus(state: .down, reason: reason)
                 }
+                // The pull's timer follows the channel: a live channel lost shortens it at once (not every
+                // failed reconnect after that: those would pull at the reconnect's pace).
+                if state.current.live.state == .live, status.state != .live { pull.ring() }
                 state.setLive(status)
             })
         // A sign-in, a sign-out or the network coming back may open or close the channel.

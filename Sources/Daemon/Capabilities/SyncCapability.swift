@@ -31,7 +31,9 @@ struct SyncCapability: Sendable {
         let pullEngine = account.backend.map { backend in
             PullEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
-                interval: .seconds(config.pullIntervalSeconds), gate: gate, logger: logger,
+                interval: {
+                    state.current.live.state == .live ? .seconds(config.pullIntervalLiveSeconds) : .seconds(config.pullIntervalSeconds)
+                }, gate: gate, logger: logger,
                 synced: {
                     state.markSynced()
                     notifier.status(state.statusLine())

@@ -24,6 +24,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// How often the server's changes are pulled while signed in and online (besides on reconnect and
     /// when asked), with ±20 % jitter.
     public var pullIntervalSeconds = 300
+    /// The same while the live channel (Realtime) is up: then changes arrive as they happen and the
+    /// timed pull is only a safety net.
+    public var pullIntervalLiveSeconds = 3600
     /// Cache files (not the library) are evicted least-recently-used above this many bytes.
     public var cacheMaxBytes: Int64 = 1 << 30
     /// Image transfers at once (one curl multi handle).
@@ -70,6 +73,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "sync.pull_interval_seconds": { config, value, path throws(ConfigError) in
             config.pullIntervalSeconds = try value.integer("sync.pull_interval_seconds", in: 10...86_400, path)
+        },
+        "sync.pull_interval_live_seconds": { config, value, path throws(ConfigError) in
+            config.pullIntervalLiveSeconds = try value.integer("sync.pull_interval_live_seconds", in: 60...86_400, path)
         },
         "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
         "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in

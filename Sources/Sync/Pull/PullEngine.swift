@@ -16,7 +16,9 @@ public final class PullEngine: Service, Sendable {
     private let puller: LikesPuller
     private let editsPuller: EditsPuller
     private let network: NetworkGate
-    private let interval: Duration
+    /// The time between timed pulls, asked anew after each pull (longer while the live channel brings
+    /// changes as they happen: the timed pull is then only a safety net).
+    private let interval: @Sendable () -> Duration
     private let logger: Logger
     private let changed: @Sendable ([PhotoChange]) -> Void
     private let synced: @Sendable () -> Void
@@ -38,7 +40,7 @@ public final class PullEngine: Service, Sendable {
 
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend, dataDirectory: String, network: NetworkGate,
-        interval: Duration = .seconds(300),
+        interval: @escaping @Sendable () -> Duration = { .seconds(300) },
         gate: SyncGate = SyncGate(), logger: Logger, synced: @escaping @Sendable () -> Void = {},
         alsoPull: @escaping @Sendable (String) async -> Void = { _ in },
         changed: @escaping @Sendable ([PhotoChange]) -> Void
@@ -82,7 +84,7 @@ public final class PullEngine: Service, Sendable {
             let status = await session.status
             if status.state != .signedOut, let account = status.userId, network.isOnline() {
                 _ = await pull(accountId: account)
-                deadline = .now + interval * Double.random(in: 0.8...1.2)
+                deadline = .now + interval() * Double.random(in: 0.8...1.2)
             }
             await wakeup.wait(until: deadline)
         }
