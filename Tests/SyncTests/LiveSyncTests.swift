@@ -51,6 +51,29 @@ import TestSupport
 }
 
 extension LiveSyncTests {
+    /// An edit made on A downloads on B, rendering and all, with no sync on B; a rename on A shows on B.
+    @Test func anEditAndARenameOnOneDeviceReachTheOther() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        try await SplashdFixture.run { fixture in
+            let (a, b) = try await twoDevices(fixture)
+            let photo = try #require(try await a.seedCatalogue(count: 1).first)
+            let edit = try await a.client.send(EditsCreateRequest(id: photo.id, filters: [FilterStep(filter: "noir")]))
+            let onB = try await eventually(tries: 100, every: .milliseconds(100)) {
+                try await b.client.send(EditsListRequest()).edits
+            } until: { edits in edits.contains { $0.editId == edit.editId && $0.path.map(FileManager.default.fileExists) == true } }
+            let rendering = try #require(onB.first { $0.editId == edit.editId }?.path, "the edit never reached B: \(onB)")
+            #expect(FileManager.default.contents(atPath: rendering) == (try Data(contentsOf: URL(fileURLWithPath: try #require(edit.path)))))
+
+            let name = uniqueUsername("live")
+            _ = try await a.client.send(SetUsernameRequest(username: name))
+            let profile = try await eventually(tries: 100, every: .milliseconds(100)) {
+                try await b.client.send(ProfileGetRequest()).profile.username
+            } until: { $0 == name }
+            #expect(profile == name, "B still shows \(profile ?? "nil")")
+        }
+    }
+
     /// Two and a half lifetimes of 8-second tokens: the sessions refresh, each new token reaches the
     /// live channel before the old one runs out (devstack closes a channel whose token expired, as
     /// Realtime does), and changes keep arriving.
