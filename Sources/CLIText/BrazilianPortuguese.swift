@@ -31,7 +31,7 @@ enum BrazilianPortuguese {
         case .liveOn: "ligadas — as mudanças do servidor chegam na hora"
         case .liveJoining: "conectando"
         case .liveDown: "fora do ar"
-        case .liveOff: "desligadas (sem servidor de conta)"
+        case .liveOff: "desligadas (sem servidor de conta, ou realtime.enabled = false)"
         case .offline: "sem rede"
         case .degraded: "instável"
         case .unknown: "desconhecida"

@@ -30,7 +30,7 @@ enum English {
         case .liveOn: "on — the server's changes arrive as they happen"
         case .liveJoining: "joining"
         case .liveDown: "down"
-        case .liveOff: "off (no account server)"
+        case .liveOff: "off (no account server, or realtime.enabled = false)"
         case .offline: "offline"
         case .degraded: "degraded"
         case .unknown: "unknown"

@@ -65,6 +65,20 @@ public struct ChangeSubscription: Sendable, Equatable {
         self.filter = filter
     }
 
+    /// Whether a row can be one this subscription asked for: the filter's column, when the row has it,
+    /// holds the value an `eq` filter names. Other operators are left to the server.
+    func admits(_ row: [String: JSONValue]) -> Bool {
+        guard let filter, let equals = filter.range(of: "=eq.") else { return true }
+        let column = String(filter[..<equals.lowerBound])
+        let value = String(filter[equals.upperBound...])
+        guard let actual = row[column] else { return true }
+        switch actual {
+        case .string(let text): return text == value
+        case .integer(let number): return String(number) == value
+        default: return false
+        }
+    }
+
     var json: JSONValue {
         var object: [String: JSONValue] = ["event": .string(event), "schema": .string(schema), "table": .string(table)]
         if let filter { object["filter"] = .string(filter) }

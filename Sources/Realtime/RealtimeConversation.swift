@@ -14,6 +14,8 @@ public struct RealtimeConversation: Sendable {
         case rejoinScheduled(reason: String, at: ContinuousClock.Instant)
         /// The server reported an error that leaves the channel up (an extension's; it retries by itself).
         case serverError(String)
+        /// A change this channel did not ask for (another table, another user's row): not acted on.
+        case ignoredChange(table: String)
     }
 
     /// Why a socket is given up: the caller closes it and reconnects after its backoff.
@@ -41,6 +43,11 @@ public struct RealtimeConversation: Sendable {
     private var pendingHeartbeat: (ref: String, sentAt: ContinuousClock.Instant)?
     private var rejoinAt: ContinuousClock.Instant?
     private var rejoin = RejoinSchedule()
+    /// When the channel last became live. Only a channel that stayed up `stableAfter` starts the
+    /// rejoin steps over: a server that closes every channel it joins is rejoined on the steps, not
+    /// every second.
+    private var joinedAt: ContinuousClock.Instant?
+    public var stableAfter: Duration = .seconds(10)
 
     public init(topic: String, subscriptions: [ChangeSubscription], token: String, now: ContinuousClock.Instant) {
         self.topic = topic
@@ -65,7 +72,7 @@ public struct RealtimeConversation: Sendable {
             joinSentAt = nil
             if ok {
                 live = true
-                rejoin.joined()
+                joinedAt = now
                 return [.joined]
             }
             let reason = Self.reason(response)
@@ -77,8 +84,11 @@ public struct RealtimeConversation: Sendable {
             }
             return [scheduleRejoin(reason: "the join was refused: \(reason)", now: now)]
         case .change(let topic, _, let change) where topic == self.topic && live:
-            return [.changed(table: change.table)]
+            let wanted = subscriptions.contains { $0.table == change.table && $0.admits(change.record.isEmpty ? change.oldRecord : change.record) }
+            return [wanted ? .changed(table: change.table) : .ignoredChange(table: change.table)]
         case .closed(let topic, let errored) where topic == self.topic:
+            if let joinedAt, now - joinedAt >= stableAfter { rejoin.joined() }
+            joinedAt = nil
             live = false
             joinRef = nil
             joinSentAt = nil

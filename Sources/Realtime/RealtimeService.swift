@@ -24,6 +24,9 @@ public final class RealtimeService: Service, Sendable {
         /// Hosts reachable without TLS besides loopback.
         public var plainHosts: Set<String> = []
         public var maxFrameBytes = 1 << 20
+        public var heartbeatEvery: Duration = .seconds(25)
+        public var replyWithin: Duration = .seconds(10)
+        public var joinWithin: Duration = .seconds(15)
 
         public init(backendURL: String, anonKey: String, caFile: String? = nil, plainHosts: Set<String> = []) {
             self.backendURL = backendURL
@@ -62,6 +65,8 @@ public final class RealtimeService: Service, Sendable {
     private let report: @Sendable (State) -> Void
     private let wakeup = Wakeup()
     private let group: any EventLoopGroup
+    /// Tables whose unasked-for changes were logged already.
+    private let ignoredTables = SaidOnce()
 
     /// - account: the signed-in account with a usable token (refreshed when due), or nil.
     /// - changed: a row of the table named changed on the server.
@@ -98,9 +103,11 @@ public final class RealtimeService: Service, Sendable {
                 await wakeup.wait(until: nil)
                 continue
             }
-            let (reason, wasLive) = await connect(current)
+            let (reason, liveFor) = await connect(current)
             if Task.isCancelled { return }
-            if wasLive { backoff.reset() }
+            // Only a socket that held starts the backoff over: one the server kills right after each
+            // join would otherwise be reopened every second.
+            if let liveFor, liveFor >= .seconds(10) { backoff.reset() }
             let delay = backoff.next()
             report(.down(reason))
             logger.notice("realtime channel down; reconnecting", metadata: [
@@ -110,13 +117,13 @@ public final class RealtimeService: Service, Sendable {
         }
     }
 
-    /// One socket, until it ends; why it ended and whether the channel was live on it.
-    private func connect(_ current: Account) async -> (String, Bool) {
+    /// One socket, until it ends; why it ended and how long the channel was live on it (nil: never).
+    private func connect(_ current: Account) async -> (String, Duration?) {
         let url: String
         do {
             url = try websocketURL()
         } catch {
-            return ("\(error)", false)
+            return ("\(error)", nil)
         }
         report(.joining)
         let live = LiveFlag()
@@ -129,11 +136,11 @@ public final class RealtimeService: Service, Sendable {
         }
         do {
             try await client.run()
-            return ("the server closed the socket", live.value)
+            return ("the server closed the socket", live.duration)
         } catch let ended as RealtimeConversation.Ended {
-            return (ended.reason, live.value)
+            return (ended.reason, live.duration)
         } catch {
-            return ("\(error)", live.value)
+            return ("\(error)", live.duration)
         }
     }
 
@@ -146,8 +153,12 @@ public final class RealtimeService: Service, Sendable {
             ChangeSubscription(table: "photos", filter: "user_id=eq.\(initial.userId)"),
             ChangeSubscription(table: "profiles", filter: "id=eq.\(initial.userId)"),
         ]
-        let conversation = ConversationBox(RealtimeConversation(
-            topic: PhoenixMessage.topic("splashd"), subscriptions: subscriptions, token: initial.accessToken, now: .now))
+        var channel = RealtimeConversation(
+            topic: PhoenixMessage.topic("splashd"), subscriptions: subscriptions, token: initial.accessToken, now: .now)
+        channel.heartbeatEvery = configuration.heartbeatEvery
+        channel.replyWithin = configuration.replyWithin
+        channel.joinWithin = configuration.joinWithin
+        let conversation = ConversationBox(channel)
         let rung = Wakeup()
         try await perform(conversation.state.withLock { $0.opened(now: .now) }, outbound: outbound, live: live, rung: rung)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -193,12 +204,13 @@ public final class RealtimeService: Service, Sendable {
     }
 
     private func perform(_ actions: [RealtimeConversation.Action], outbound: WebSocketOutboundWriter, live: LiveFlag, rung: Wakeup) async throws {
+        let ignored = self.ignoredTables
         for action in actions {
             switch action {
             case .send(let message):
                 try await outbound.write(.text(try message.frame()))
             case .joined:
-                live.value = true
+                live.becameLive()
                 report(.live)
                 logger.info("realtime channel live", metadata: ["splashd_op": "realtime"])
                 joined()
@@ -210,6 +222,10 @@ public final class RealtimeService: Service, Sendable {
                 rung.ring()
             case .serverError(let message):
                 logger.warning("realtime: the server reports \(message)", metadata: ["splashd_op": "realtime"])
+            case .ignoredChange(let table):
+                if ignored.insert(table) {
+                    logger.notice("realtime: a change of \(table) this channel did not ask for, ignored (said once per table)", metadata: ["splashd_op": "realtime"])
+                }
             }
         }
     }
@@ -252,6 +268,16 @@ public final class RealtimeService: Service, Sendable {
     }
 }
 
+/// Names said once already (log lines that would otherwise repeat for every frame).
+final class SaidOnce: Sendable {
+    private let names = Mutex(Set<String>())
+
+    /// True the first time a name is given.
+    func insert(_ name: String) -> Bool {
+        names.withLock { $0.insert(name).inserted }
+    }
+}
+
 /// What the socket's two tasks share: the conversation, under a lock.
 final class ConversationBox: Sendable {
     let state: Mutex<RealtimeConversation>
@@ -261,13 +287,17 @@ final class ConversationBox: Sendable {
     }
 }
 
-/// Whether the channel was live on a socket (a socket that was live resets the reconnect backoff).
+/// Since when the channel has been live on a socket (one that held resets the reconnect backoff).
 final class LiveFlag: Sendable {
-    private let flag = Atomic(false)
+    private let since = Mutex<ContinuousClock.Instant?>(nil)
 
-    var value: Bool {
-        get { flag.load(ordering: .relaxed) }
-        set { flag.store(newValue, ordering: .relaxed) }
+    func becameLive() {
+        since.withLock { $0 = $0 ?? .now }
+    }
+
+    /// How long it has been live, up to now; nil if it never was.
+    var duration: Duration? {
+        since.withLock { $0.map { ContinuousClock.now - $0 } }
     }
 }
 

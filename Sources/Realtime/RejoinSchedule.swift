@@ -1,6 +1,7 @@
 /// How long a channel waits before joining again after `phx_error` or `phx_close`: 1, 2, 5, then
-/// every 10 s, the official clients' steps (shared/reference/realtime.md). A join that succeeds starts
-/// the steps over.
+/// every 10 s, the official clients' steps (shared/reference/realtime.md). `joined()` starts the steps
+/// over; the conversation calls it only for a channel that held (a server that closes every channel
+/// at once is rejoined on the steps, not every second).
 public struct RejoinSchedule: Sendable, Equatable {
     public static let steps: [Duration] = [.seconds(1), .seconds(2), .seconds(5), .seconds(10)]
 

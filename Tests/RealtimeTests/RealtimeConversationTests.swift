@@ -61,7 +61,15 @@ import Testing
         _ = try channel.received(.closed(topic: "realtime:splashd", errored: false), now: start + .seconds(2))
         #expect(channel.nextDeadline == start + .seconds(4), "the second failure waits 2 s")
         #expect(try channel.tick(now: start + .seconds(4), token: "t1").count == 1)
-        #expect(try channel.received(reply("3"), now: start + .seconds(4)) == [.joined], "a join answered ok starts the steps over")
+        #expect(try channel.received(reply("3"), now: start + .seconds(4)) == [.joined])
+        // Closed again 1 s after that join: the steps go on (5 s), they do not start over.
+        #expect(try channel.received(.closed(topic: "realtime:splashd", errored: false), now: start + .seconds(5))
+            == [.rejoinScheduled(reason: "the server closed the channel", at: start + .seconds(10))])
+        _ = try channel.tick(now: start + .seconds(10), token: "t1")
+        _ = try channel.received(reply("4"), now: start + .seconds(10))
+        // Up for 10 s, then closed: a channel that held starts the steps over (1 s).
+        #expect(try channel.received(.closed(topic: "realtime:splashd", errored: false), now: start + .seconds(20))
+            == [.rejoinScheduled(reason: "the server closed the channel", at: start + .seconds(21))])
     }
 
     @Test func anExpiredTokenRejoinsWithTheNewOneAndABadOneGivesTheSocketUp() throws {

@@ -19,6 +19,9 @@ DEFAULT_KNOBS = {
     "unsplash_over_limit_status": 403,    # 403 text "Rate Limit Exceeded" (or 429)
     "auth_token_rate_limit": 0,           # /auth/v1/token requests per 5 minutes per client IP; 0 = off
     "realtime_refuse_joins": 0,           # 1: every Realtime join is refused
+    "realtime_silent_joins": 0,           # 1: Realtime joins get no answer
+    "realtime_close_after_join": 0,       # 1: each join is answered, then its channel closed
+    "realtime_ignore_heartbeats": 0,      # 1: Realtime heartbeats get no answer
     "realtime_delay_ms": 0,               # Realtime changes are held this long before delivery
 }
 

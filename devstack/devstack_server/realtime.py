@@ -5,9 +5,13 @@ the project's row level security — checked in Postgres as that role with those
 does. Only tables in the `supabase_realtime` publication are sent. Where this differs from hosted
 Realtime: docs/devstack.md ("Realtime").
 
-Faults: knobs `realtime_refuse_joins` (1: every join is refused) and `realtime_delay_ms` (changes
+Faults: knobs `realtime_refuse_joins` (1: every join is refused), `realtime_silent_joins` (1: joins
+get no answer at all), `realtime_close_after_join` (1: each join is answered, then the channel
+closed), `realtime_ignore_heartbeats` (1: heartbeats get no answer) and `realtime_delay_ms` (changes
 held that long before delivery); `POST /_devstack/realtime/drop` cuts every socket without a close
-frame, as a network loss does. `GET /_devstack/realtime` counts connections, channels and deliveries.
+frame, as a network loss does; `POST /_devstack/realtime/send` sends every socket a frame of the
+test's (`{"text": ...}` or `{"binary_bytes": n}`). `GET /_devstack/realtime` counts connections,
+channels, deliveries, joins and heartbeats.
 """
 import asyncio
 import datetime as dt
@@ -116,11 +120,13 @@ class Hub:
         self.connections = set()
         self.delivered = 0
         self.expired = 0
+        self.joins = 0
+        self.heartbeats = 0
         self.task = None
 
     def snapshot(self):
         return {"connections": len(self.connections), "channels": sum(len(c.channels) for c in self.connections),
-                "delivered": self.delivered, "expired": self.expired}
+                "delivered": self.delivered, "expired": self.expired, "joins": self.joins, "heartbeats": self.heartbeats}
 
 
 def commit_time(text):
@@ -270,8 +276,11 @@ def claims_of(st, token):
         return None, f"MalformedJWT: {error.message}"
 
 
-async def join(st, connection, message):
+async def join(st, hub, connection, message):
+    hub.joins += 1
     payload = message.get("payload") if isinstance(message.get("payload"), dict) else {}
+    if st.knobs.get("realtime_silent_joins"):
+        return
     if st.knobs.get("realtime_refuse_joins"):
         return await connection.reply(message, "error", {"reason": "devstack refuses joins (knob realtime_refuse_joins)"})
     claims, refusal = claims_of(st, payload.get("access_token") or connection.apikey)
@@ -288,16 +297,22 @@ async def join(st, connection, message):
     if bindings:
         await connection.send(topic, "system", {"status": "ok", "extension": "postgres_changes", "message": "Subscribed to PostgreSQL",
                                                 "channel": topic.split(":", 1)[-1]})
+    if st.knobs.get("realtime_close_after_join"):
+        connection.channels.pop(topic, None)
+        await connection.send(topic, "phx_close", {}, join_ref=message.get("join_ref") or message.get("ref"))
 
 
-async def handle(st, connection, message):
+async def handle(st, hub, connection, message):
     topic, event = message.get("topic"), message.get("event")
     if not isinstance(topic, str) or not isinstance(event, str):
         raise ValueError("a message needs a topic and an event")
     if topic == "phoenix" and event == "heartbeat":
+        hub.heartbeats += 1
+        if st.knobs.get("realtime_ignore_heartbeats"):
+            return
         return await connection.reply(message, "ok", {})
     if event == "phx_join":
-        return await join(st, connection, message)
+        return await join(st, hub, connection, message)
     channel = connection.channels.get(topic)
     if channel is None:
         return await connection.reply(message, "error", {"reason": "unmatched topic"})
@@ -338,7 +353,7 @@ async def websocket(request):
                 message = json.loads(frame.data)
                 if not isinstance(message, dict):
                     raise ValueError("not an object")
-                await handle(st, connection, message)
+                await handle(st, hub, connection, message)
             except (ValueError, TypeError) as error:
                 st.log.info("realtime: closing a socket that sent an unreadable frame: %s", error)
                 break
@@ -382,8 +397,27 @@ async def stop(app):
             pass
 
 
+async def send_raw(request):
+    """A frame of the test's to every socket: garbage, a forged change, or `binary_bytes` zeros."""
+    hub = request.app[HUB_KEY]
+    body = await request.json()
+    sent = 0
+    for connection in list(hub.connections):
+        try:
+            async with connection.lock:
+                if "binary_bytes" in body:
+                    await connection.ws.send_bytes(bytes(int(body["binary_bytes"])))
+                else:
+                    await connection.ws.send_str(str(body.get("text", "")))
+            sent += 1
+        except (ConnectionError, RuntimeError):
+            pass
+    return json_response({"sent": sent})
+
+
 def add_routes(app):
     app[HUB_KEY] = Hub()
     app.router.add_get("/realtime/v1/websocket", websocket)
     app.router.add_get("/_devstack/realtime", stats)
     app.router.add_post("/_devstack/realtime/drop", drop)
+    app.router.add_post("/_devstack/realtime/send", send_raw)

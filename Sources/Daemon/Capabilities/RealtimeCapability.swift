@@ -15,10 +15,15 @@ struct RealtimeCapability: Sendable {
         config: DaemonConfig, state: DaemonState, account: AccountCapability, sync: SyncCapability, network: NetworkGate,
         group: any EventLoopGroup, logger: Logger
     ) -> RealtimeCapability? {
-        guard let backendURL = config.backendURL, let anonKey = config.anonKey, let pull = sync.pull else { return nil }
+        guard config.realtimeEnabled, let backendURL = config.backendURL, let anonKey = config.anonKey, let pull = sync.pull else { return nil }
         let manager = account.manager
+        var configuration = RealtimeService.Configuration(
+            backendURL: backendURL, anonKey: anonKey, caFile: config.caFile, plainHosts: Set(config.plainHTTPHosts))
+        configuration.heartbeatEvery = .seconds(config.realtimeHeartbeatSeconds)
+        configuration.replyWithin = .seconds(config.realtimeReplySeconds)
+        configuration.joinWithin = .seconds(config.realtimeJoinSeconds)
         let service = RealtimeService(
-            configuration: .init(backendURL: backendURL, anonKey: anonKey, caFile: config.caFile, plainHosts: Set(config.plainHTTPHosts)),
+            configuration: configuration,
             logger: logger, group: group,
             account: {
                 let status = await manager.status

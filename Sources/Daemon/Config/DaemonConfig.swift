@@ -27,6 +27,13 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The same while the live channel (Realtime) is up: then changes arrive as they happen and the
     /// timed pull is only a safety net.
     public var pullIntervalLiveSeconds = 3600
+    /// The live channel (Supabase Realtime) while signed in and online; off: the timed pull only.
+    public var realtimeEnabled = true
+    /// A heartbeat every this many seconds, each answered within `realtimeReplySeconds`, or the socket
+    /// is given up and opened again; a join answered within `realtimeJoinSeconds`.
+    public var realtimeHeartbeatSeconds = 25
+    public var realtimeReplySeconds = 10
+    public var realtimeJoinSeconds = 15
     /// Cache files (not the library) are evicted least-recently-used above this many bytes.
     public var cacheMaxBytes: Int64 = 1 << 30
     /// Image transfers at once (one curl multi handle).
@@ -76,6 +83,16 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "sync.pull_interval_live_seconds": { config, value, path throws(ConfigError) in
             config.pullIntervalLiveSeconds = try value.integer("sync.pull_interval_live_seconds", in: 60...86_400, path)
+        },
+        "realtime.enabled": { config, value, path throws(ConfigError) in config.realtimeEnabled = try value.bool("realtime.enabled", path) },
+        "realtime.heartbeat_seconds": { config, value, path throws(ConfigError) in
+            config.realtimeHeartbeatSeconds = try value.integer("realtime.heartbeat_seconds", in: 1...60, path)
+        },
+        "realtime.reply_timeout_seconds": { config, value, path throws(ConfigError) in
+            config.realtimeReplySeconds = try value.integer("realtime.reply_timeout_seconds", in: 1...60, path)
+        },
+        "realtime.join_timeout_seconds": { config, value, path throws(ConfigError) in
+            config.realtimeJoinSeconds = try value.integer("realtime.join_timeout_seconds", in: 1...120, path)
         },
         "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
         "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in
@@ -212,6 +229,11 @@ extension ConfigFile.Value {
         default:
             throw ConfigError(path: path, line: nil, message: "\(key) must be an array of strings")
         }
+    }
+
+    func bool(_ key: String, _ path: String) throws(ConfigError) -> Bool {
+        guard case .bool(let value) = self else { throw ConfigError(path: path, line: nil, message: "\(key) must be true or false") }
+        return value
     }
 
     func integer(_ key: String, in range: ClosedRange<Int>, _ path: String) throws(ConfigError) -> Int {
