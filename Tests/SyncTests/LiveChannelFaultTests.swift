@@ -47,8 +47,9 @@ import TestSupport
             let daemon = try await device(fixture)
             try await Task.sleep(for: .seconds(9))
             let tried = try await joins(devstack) - before
-            // Joined at 0 s, then again 1, 2 and 5 s after each close: 4 in 9 s, whatever the machine.
-            #expect((3...5).contains(tried), "\(tried) joins in 9 s")
+            // Joined, then again 1, 2 and 5 s after each close: 4 in 9 s at most (every second, as before
+            // the fix, made 9); at least 2 however slow the machine is to start the daemon.
+            #expect((2...5).contains(tried), "\(tried) joins in 9 s")
             #expect(daemon.process.stderr.contains("closed by the server"))
         }
     }
