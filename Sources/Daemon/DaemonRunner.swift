@@ -157,7 +157,10 @@ public enum DaemonRunner {
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }
-        if let realtime { services.append(.init(service: realtime.service)) }
+        if let realtime {
+            services.append(.init(service: realtime.users))
+            services.append(.init(service: realtime.service))
+        }
         if let feeds = sources.feeds { services.append(.init(service: feeds)) }
         if let images { services.append(.init(service: images.queue)) }
         // Registered last, so it is the first to hear of a graceful shutdown.

@@ -152,6 +152,8 @@ public final class RealtimeService: Service, Sendable {
             ChangeSubscription(table: "edits", filter: "user_id=eq.\(initial.userId)"),
             ChangeSubscription(table: "photos", filter: "user_id=eq.\(initial.userId)"),
             ChangeSubscription(table: "profiles", filter: "id=eq.\(initial.userId)"),
+            // One row anyone may read: every sign-up moves it.
+            ChangeSubscription(table: "user_stats"),
         ]
         var channel = RealtimeConversation(
             topic: PhoenixMessage.topic("splashd"), subscriptions: subscriptions, token: initial.accessToken, now: .now)

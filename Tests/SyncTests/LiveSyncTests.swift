@@ -51,6 +51,41 @@ import TestSupport
 }
 
 extension LiveSyncTests {
+    /// A sign-up anywhere reaches a live daemon at once: `users.changed` with the new count and the
+    /// newcomer first among the recent sign-ups, and `users count` answers it without asking again.
+    @Test func aSignUpElsewhereIsAnnouncedAtOnce() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let a = try await fixture.splashd(.sync())
+            try await a.wait(for: "A's channel to be live") { try await a.send(StatusRequest()).live.state == .live }
+            let before = try await a.send(UsersCountRequest()).count
+            let watcher = try SplashClient.connect(socketPath: a.process.socketPath)
+            _ = try await watcher.send(SubscribeRequest(types: ["users.changed"]))
+            let newcomer = uniqueEmail("newcomer")
+            _ = try await devstack.signUp(email: newcomer, password: Splashd.password)
+            let event = try await withThrowingTaskGroup(of: EventNotification?.self) { group in
+                group.addTask { try? await watcher.nextEvent() }
+                group.addTask {
+                    // Closing the watcher ends its read if no event came (a read does not see cancellation).
+                    try? await Task.sleep(for: .seconds(10))
+                    await watcher.close()
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                await watcher.close()
+                return first
+            }
+            guard case .usersChanged(let users)? = event?.event else {
+                Issue.record("no users.changed within 10 s: \(String(describing: event))")
+                return
+            }
+            #expect(users.count == before + 1)
+            let counted = try await a.send(UsersCountRequest())
+            #expect(counted.count == before + 1 && !counted.stale)
+        }
+    }
+
     /// An edit made on A downloads on B, rendering and all, with no sync on B; a rename on A shows on B.
     @Test func anEditAndARenameOnOneDeviceReachTheOther() async throws {
         let devstack = try Devstack.require()

@@ -45,7 +45,7 @@ def test_policies_are_to_authenticated_only(sql):
     assert all(r["roles"] == ["authenticated"] for r in rows), rows
     fns = sql("select p.proname, p.prosecdef, p.proconfig from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
               " where n.nspname = 'public' and p.prosecdef")
-    assert {f["proname"] for f in fns} == {"handle_new_user", "handle_user_updated", "user_count"}
+    assert {f["proname"] for f in fns} == {"handle_new_user", "handle_user_updated", "user_count", "track_user_stats"}
     assert all(f["proconfig"] == ["search_path=\"\""] for f in fns), fns
 
 

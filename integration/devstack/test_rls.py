@@ -114,6 +114,11 @@ def test_anon_sees_only_recent_signups_and_user_count(pair, anon):
     r = anon.post("/rest/v1/recent_signups", json={"username": "hacker"})
     assert (r.status_code, r.json()["code"]) in ((400, "55000"), (401, "42501"))  # not updatable
     assert anon.post("/rest/v1/rpc/user_count").json() >= 2
+    assert anon.get("/rest/v1/user_stats").status_code == 401
+    stats = b.api.get("/rest/v1/user_stats").json()
+    assert len(stats) == 1 and stats[0]["user_count"] == anon.post("/rest/v1/rpc/user_count").json()
+    r = b.api.patch("/rest/v1/user_stats?id=eq.1", json={"user_count": 0})
+    assert r.status_code in (401, 403) or r.json() == [], r.text
     r = anon.get(f"/storage/v1/object/edits/{a.id}/x.jpg")
     assert r.status_code == 400 and r.json()["statusCode"] == "404"
     r = anon.post(f"/storage/v1/object/edits/{a.id}/x.jpg", data=b"x", headers={"Content-Type": "image/jpeg"})

@@ -14,6 +14,9 @@ public final class UsersService: Sendable {
     private let fetchedHere = Mutex<[Answer: Date]>([:])
     /// A cached answer younger than this is served without asking the server.
     public let freshFor: TimeInterval
+    /// While the live channel is up, every sign-up refreshes the answers (`refresh()`): what was
+    /// fetched here stays fresh however old, until the channel goes down.
+    private let keptFresh = Mutex(false)
 
     private enum Answer { case count, recent }
 
@@ -68,7 +71,21 @@ public final class UsersService: Sendable {
     }
 
     private func isFresh(_ answer: Answer, now: Date) -> Bool {
-        fetchedHere.withLock { $0[answer] }.map { now.timeIntervalSince($0) < freshFor } ?? false
+        guard let fetched = fetchedHere.withLock({ $0[answer] }) else { return false }
+        return keptFresh.withLock { $0 } || now.timeIntervalSince(fetched) < freshFor
+    }
+
+    /// The live channel is up (or down): while up, answers fetched here count as fresh.
+    public func setKeptFresh(_ live: Bool) {
+        keptFresh.withLock { $0 = live }
+    }
+
+    /// Someone signed up: the count and the newest sign-ups fetched anew.
+    public func refresh(recentLimit: Int = 10) async throws(AccountFailure) -> UsersChange {
+        fetchedHere.withLock { $0 = [:] }
+        let count = try await count()
+        let recent = try await recent(limit: recentLimit)
+        return UsersChange(count: count.count, recent: recent.users)
     }
 }
 

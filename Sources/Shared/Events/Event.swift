@@ -10,6 +10,7 @@ public enum EventType: String, Codable, Sendable, CaseIterable {
     case imagesChanged = "images.changed"
     case importProgress = "import.progress"
     case profileUpdated = "profile.updated"
+    case usersChanged = "users.changed"
     case daemonReloaded = "daemon.reloaded"
     case daemonStopping = "daemon.stopping"
     /// Sent to a subscriber that read too slowly: this many events were dropped for it.
@@ -31,6 +32,8 @@ public enum Event: Sendable, Equatable {
     case importProgress(ImportProgress)
     /// The signed-in account's profile changed here or on the server.
     case profileUpdated(Profile)
+    /// Someone signed up (learnt through the live channel): the count and the newest sign-ups.
+    case usersChanged(UsersChange)
     case daemonReloaded
     case daemonStopping
     case eventsMissed(count: Int)
@@ -46,6 +49,7 @@ public enum Event: Sendable, Equatable {
         case .imagesChanged: .imagesChanged
         case .importProgress: .importProgress
         case .profileUpdated: .profileUpdated
+        case .usersChanged: .usersChanged
         case .daemonReloaded: .daemonReloaded
         case .daemonStopping: .daemonStopping
         case .eventsMissed: .eventsMissed
@@ -102,6 +106,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .imagesChanged: event = .imagesChanged(try container.decode(ImagesProgress.self, forKey: .data))
         case .importProgress: event = .importProgress(try container.decode(ImportProgress.self, forKey: .data))
         case .profileUpdated: event = .profileUpdated(try container.decode(Profile.self, forKey: .data))
+        case .usersChanged: event = .usersChanged(try container.decode(UsersChange.self, forKey: .data))
         case .daemonReloaded: event = .daemonReloaded
         case .daemonStopping: event = .daemonStopping
         case .eventsMissed: event = .eventsMissed(count: try container.decode(MissedCount.self, forKey: .data).count)
@@ -123,6 +128,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .imagesChanged(let value): try container.encode(value, forKey: .data)
         case .importProgress(let value): try container.encode(value, forKey: .data)
         case .profileUpdated(let value): try container.encode(value, forKey: .data)
+        case .usersChanged(let value): try container.encode(value, forKey: .data)
         case .daemonReloaded, .daemonStopping: try container.encode(NoParams(), forKey: .data)
         case .eventsMissed(let count): try container.encode(MissedCount(count: count), forKey: .data)
         }

@@ -45,6 +45,7 @@ struct WatchCommand: AsyncParsableCommand {
             "\(progress.done)/\(progress.total) \(progress.current ?? Message.importDone.text()): "
                 + Message.importCounts(imported: progress.imported, duplicates: progress.duplicates, failed: progress.failed).text()
         case .profileUpdated(let profile): "\(profile.username ?? "?") (\(profile.sync.rawValue))"
+        case .usersChanged(let users): Message.accountCount(users.count).text() + (users.recent.first.map { " · \($0.username)" } ?? "")
         case .daemonReloaded: Message.configurationReloaded.text()
         case .daemonStopping: Message.daemonStopping.text()
         case .eventsMissed(let count): style.yellow(Message.eventsMissed(count).text())
