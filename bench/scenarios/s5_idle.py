@@ -11,7 +11,7 @@ from benchlib import log, proc_stat, sh, summary, threads
 
 ID = 5
 TITLE = "Idle: RSS, CPU and wake-ups over the window"
-TARGET = "≤ 25 MB RSS, ≤ 50 ms CPU over 5 min, no wake-ups but the watchdog's"
+TARGET = "≤ 25 MB RSS, ≤ 50 ms CPU over 5 min, no wake-ups but the watchdog's and the live channel's heartbeat"
 
 
 def drain_notify(d):
@@ -29,6 +29,7 @@ def run(ctx):
     try:
         time.sleep(5)  # settle: nothing has talked to the daemon since the scenario before
         w0, st0 = drain_notify(d), d.notify_counts["STATUS"]
+        h0 = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0)
         s0, r0, th0 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
         cpu, wake, rwake, rcpu = [], [], [], []
         prev, rprev = s0, r0
@@ -42,6 +43,7 @@ def run(ctx):
             rwake.append(rcur[3] - rprev[3])
             prev, rprev = cur, rcur
         watchdog = drain_notify(d) - w0
+        heartbeats = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0) - h0
         status_lines = d.notify_counts["STATUS"] - st0
         s1, r1, th1 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
         per_thread = collections.Counter()
@@ -79,10 +81,10 @@ def run(ctx):
                 {"target": "RSS ≤ 25 MB", "value": f"{rss_mb:.1f} MB", "met": rss_mb <= 25},
                 {"target": f"CPU ≤ 50 ms over 5 min (scaled: {50 * window / 300:.1f} ms over {window} s)",
                  "value": f"{total_cpu_ms:.0f} ms over {window} s", "met": total_cpu_ms <= 50 * window / 300},
-                {"target": "no wake-ups but the watchdog's",
-                 "value": f"{total_wake} context switches over {window} s; {watchdog} WATCHDOG=1 sent "
-                          f"({watchdog and total_wake / watchdog:.1f} switches per watchdog ping)",
-                 "met": total_wake <= max(watchdog, 1) * 4}],
+                {"target": "no wake-ups but the watchdog's and the live channel's heartbeat",
+                 "value": f"{total_wake} context switches over {window} s; {watchdog} WATCHDOG=1 sent, {heartbeats} heartbeats "
+                          f"({(watchdog + heartbeats) and total_wake / (watchdog + heartbeats):.1f} switches per ping)",
+                 "met": total_wake <= max(watchdog + heartbeats, 1) * 4}],
             "commands": [f"read /proc/PID/stat (utime+stime), /proc/PID/status (VmRSS, VmHWM) and every "
                          f"/proc/PID/task/*/status (voluntary+nonvoluntary_ctxt_switches) at the start and end of a {window} s window "
                          f"in {parts} parts; WATCHDOG_USEC=30000000 (as the units' WatchdogSec=30s), WATCHDOG=1 counted on NOTIFY_SOCKET",
@@ -92,6 +94,7 @@ def run(ctx):
                        "5-minute window, as the issue asks."),
                       "Context switches per thread over the window: " + ", ".join(f"{k} {v}" for k, v in per_thread.most_common() if v),
                       f"STATUS= datagrams sent in the window: {status_lines}.",
+                      f"Live-channel heartbeats in the window (devstack's count; one every 25 s): {heartbeats}.",
                       "RSS by kind at the end: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in parts_kb.items()) +
                       " (RssFile is mostly the store's pages mapped by SQLite's mmap, PRAGMA mmap_size = 256 MiB: page cache "
                       "the kernel can reclaim, not memory the daemon holds on its own).",
