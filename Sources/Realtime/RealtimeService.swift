@@ -67,6 +67,8 @@ public final class RealtimeService: Service, Sendable {
     private let group: any EventLoopGroup
     /// Tables whose unasked-for changes were logged already.
     private let ignoredTables = SaidOnce()
+    /// The open socket's doorbell, while there is one.
+    private let current = Mutex<Wakeup?>(nil)
 
     /// - account: the signed-in account with a usable token (refreshed when due), or nil.
     /// - changed: a row of the table named changed on the server.
@@ -86,9 +88,10 @@ public final class RealtimeService: Service, Sendable {
     }
 
     /// Something changed that may let the channel open or require it to close: a sign-in or sign-out,
-    /// the network back.
+    /// the network lost or back. An open socket looks at once whether it may stay.
     public func ring() {
         wakeup.ring()
+        current.withLock { $0 }?.ring()
     }
 
     public func run() async throws {
@@ -162,6 +165,8 @@ public final class RealtimeService: Service, Sendable {
         channel.joinWithin = configuration.joinWithin
         let conversation = ConversationBox(channel)
         let rung = Wakeup()
+        current.withLock { $0 = rung }
+        defer { current.withLock { $0 = nil } }
         try await perform(conversation.state.withLock { $0.opened(now: .now) }, outbound: outbound, live: live, rung: rung)
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Heartbeats, rejoins and new tokens, each when due; otherwise asleep.

@@ -51,6 +51,18 @@ import TestSupport
 }
 
 extension LiveSyncTests {
+    /// Signed out, the channel closes at once (not at its next heartbeat, 25 s away): nothing of the
+    /// account arrives on a socket joined with its token any more.
+    @Test func signingOutClosesTheChannelAtOnce() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            try await daemon.wait(for: "the channel to be live") { try await daemon.send(StatusRequest()).live.state == .live }
+            _ = try await daemon.send(LogoutRequest())
+            let live = try await eventually(tries: 30, every: .milliseconds(100)) { try await daemon.send(StatusRequest()).live } until: { $0.state == .down }
+            #expect(live.state == .down && live.reason == "signed out or offline", "\(live)")
+        }
+    }
+
     /// A sign-up anywhere reaches a live daemon at once: `users.changed` with the new count and the
     /// newcomer first among the recent sign-ups, and `users count` answers it without asking again.
     @Test func aSignUpElsewhereIsAnnouncedAtOnce() async throws {
