@@ -113,7 +113,8 @@ public final class RealtimeService: Service, Sendable {
             if let liveFor, liveFor >= .seconds(10) { backoff.reset() }
             let delay = backoff.next()
             report(.down(reason))
-            logger.notice("realtime channel down; reconnecting", metadata: [
+            // The first failure in a row is news; the retries after it are for the debug log.
+            logger.log(level: backoff.attempt == 1 ? .notice : .debug, "realtime channel down; reconnecting", metadata: [
                 "splashd_op": "realtime", "splashd_reason": "\(reason)", "splashd_retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
             ])
             await wakeup.wait(until: .now + delay)
