@@ -134,7 +134,10 @@ public final class RealtimeService: Service, Sendable {
         var settings = WebSocketClientConfiguration(maxFrameSize: configuration.maxFrameBytes)
         settings.validateUTF8 = true
         let client = WebSocketClient(
-            url: url, configuration: settings, tlsConfiguration: tlsConfiguration(), eventLoopGroup: group, logger: logger
+            url: url, configuration: settings, tlsConfiguration: tlsConfiguration(), eventLoopGroup: group,
+            // Silent: the URL carries the anon key (Realtime's `?apikey=`), and what matters of the
+            // socket's life this service logs itself.
+            logger: Logger(label: "splashd.realtime.websocket", factory: { _ in SwiftLogNoOpLogHandler() })
         ) { inbound, outbound, _ in
             try await self.converse(current, inbound: inbound, outbound: outbound, live: live)
         }
