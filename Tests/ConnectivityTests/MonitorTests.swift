@@ -33,9 +33,14 @@ import Glibc
             try server.start()  // same port, answers 200 again
             #expect(await eventually { monitor.current.state == .online })
         }
-        #expect(recorder.states == [.online, .degraded, .offline, .online])
+        // A new reason within a state is a change too (StatusTracker): a slow machine's second probe
+        // while offline may fail differently ("refused", then a timeout) and be reported. The states'
+        // transitions and their `since`s (kept within a state) are what this test is about.
+        let states = recorder.states
+        let transitions = states.indices.filter { $0 == 0 || states[$0 - 1] != states[$0] }.map { states[$0] }
+        #expect(transitions == [.online, .degraded, .offline, .online], "\(recorder.all)")
         let sinces = recorder.all.compactMap(\.since)
-        #expect(sinces.count == 4 && sinces == sinces.sorted())
+        #expect(Set(sinces).count == 4 && sinces == sinces.sorted())
     }
 
     @Test func onChangeOnlyOnChange() async throws {
