@@ -173,15 +173,6 @@ let package = Package(
         // a notify socket that plays systemd's part.
         .target(name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP"], path: "Tests/TestSupport", swiftSettings: strict),
 
-        .testTarget(
-            name: "SplashCtlTests",
-            dependencies: [
-                "SplashCtlCommands", "SplashClient", "Control", "Daemon", "Library", "Shared", "Store", "CLIText", "TestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Shared"], swiftSettings: strict),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SharedTests", dependencies: ["Shared"], exclude: ["Golden"], swiftSettings: strict),
@@ -194,7 +185,10 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "Account", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
-                "TestSupport", "CLIText",
+                "TestSupport", "CLIText", "SplashCtlCommands", "Control", "Store",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Support", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),

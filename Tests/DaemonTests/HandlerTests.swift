@@ -13,22 +13,15 @@ import TestSupport
 /// The handlers below the socket: the daemon's own router over a real Store, driven through
 /// `InProcessConnection` exactly as a socket client would, with no daemon process and no network.
 @Suite struct HandlerTests {
-    let dir = TemporaryDirectory()
-    let store: Store
-    let state: DaemonState
-    let router: Router
+    let daemon: InProcessDaemon
+    var state: DaemonState { daemon.state }
 
     init() throws {
-        store = try Store(path: dir.file("s.sqlite"))
-        try store.write { db in
-            for id in ["a", "b"] { try PhotoRecord(source: "unsplash", remoteId: id, title: "Photo \(id)", fetchedAt: Date()).insert(db) }
-        }
-        state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
-        router = Routes.make(state: state, library: PhotoLibrary(store: store), logger: Logger(label: "test"))
+        daemon = try InProcessDaemon(photos: ["a", "b"])
     }
 
     func with<T: Sendable>(_ body: @Sendable (SplashClient) async throws -> T) async throws -> T {
-        try await InProcessConnection.with(router: router) { connection in try await body(SplashClient(connection: connection)) }
+        try await daemon.client(body)
     }
 
     func error<R: RPCRequest>(_ request: R) async throws -> RPCError {
@@ -43,7 +36,7 @@ import TestSupport
     }
 
     @Test func aLikeIsQueuedCountedAndAnnounced() async throws {
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let (liked, queue, event) = try await with { client in
             _ = try await client.send(SubscribeRequest(types: ["photo.changed"]))
             let liked = try await client.send(PhotosLikeRequest(id: "unsplash:a"))
@@ -57,7 +50,7 @@ import TestSupport
     }
 
     @Test func aQueuedOpCanBeDroppedButNotTwice() async throws {
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let op = try await with { client in
             _ = try await client.send(PhotosLikeRequest(id: "unsplash:b"))
             return try #require(try await client.send(QueueListRequest()).ops.first).opId
@@ -70,7 +63,7 @@ import TestSupport
 
     @Test func errorsComeFromTheDomainInTheProtocolsWords() async throws {
         #expect(try await error(PhotosLikeRequest(id: "unsplash:a")).kind == .notSignedIn)
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let unknown = try await error(PhotosLikeRequest(id: "unsplash:nowhere"))
         #expect(unknown.kind == .notFound && unknown.data?.field == "id")
         #expect(try await error(PhotosShowRequest(id: "unsplash:nowhere")).kind == .notFound)
@@ -79,10 +72,10 @@ import TestSupport
     /// A router without editing, imports or image files (libvips or libcurl did not start) still
     /// routes those methods, and every one of them answers the same missing-capability error.
     @Test func methodsWithoutTheirCapabilityAnswerOneKind() async throws {
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let answers = [
             try await error(EditsCreateRequest(id: "unsplash:a", filters: [FilterStep(filter: "sepia", params: [0.5])])),
-            try await error(LibraryImportRequest(path: dir.path)),
+            try await error(LibraryImportRequest(path: daemon.directory.path)),
             try await error(CachePruneRequest()),
             try await error(ProfileGetRequest()),
         ]

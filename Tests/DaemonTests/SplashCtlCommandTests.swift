@@ -3,13 +3,9 @@ import CLIText
 import Control
 @testable import Daemon
 import Foundation
-import GRDB
-import Library
-import Logging
 import Shared
 import SplashClient
 @testable import SplashCtlCommands
-import Store
 import Synchronization
 import Testing
 import TestSupport
@@ -17,16 +13,10 @@ import TestSupport
 /// splashctl's commands below the process: parsed from the words a person types, run against the
 /// daemon's real router over a real Store in this process, what they print captured.
 @Suite struct SplashCtlCommandTests {
-    let dir = TemporaryDirectory()
-    let store: Store
-    let state: DaemonState
-    let router: Router
+    let daemon: InProcessDaemon
 
     init() throws {
-        store = try Store(path: dir.file("s.sqlite"))
-        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "abc", fetchedAt: Date()).insert(db) }
-        state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
-        router = Routes.make(state: state, library: PhotoLibrary(store: store), logger: Logger(label: "test"))
+        daemon = try InProcessDaemon(photos: ["abc"])
     }
 
     @Test func aLikeWhileSignedOutSaysWhyAndExitsWithItsKindsCode() async throws {
@@ -37,7 +27,7 @@ import TestSupport
     }
 
     @Test func likeAndUnlikeSayWhatChangedAndWhatWaitsForTheServer() async throws {
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let liked = try await splashctl("like", "unsplash:abc")
         #expect(liked.code == 0)
         #expect(liked.stdout == "unsplash:abc: \(Message.liked.text()) — \(Message.queuedForServer.text())\n")
@@ -48,7 +38,7 @@ import TestSupport
     }
 
     @Test func jsonPrintsTheDaemonsResultAndGlobalOptionsMayComeFirst() async throws {
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let run = try await splashctl("--json", "like", "unsplash:abc")
         #expect(run.code == 0)
         let result = try JSONCoding.decoder().decode(PhotoActionResult.self, from: Data(run.stdout.utf8))
@@ -59,7 +49,7 @@ import TestSupport
     }
 
     @Test func anUnknownPhotoIsNotFoundAndTheErrorIsJSONOnStderrUnderJSON() async throws {
-        state.setAccount(AccountStatus(state: .signedIn, userId: "u1"))
+        daemon.signIn()
         let run = try await splashctl("--json", "like", "unsplash:nope")
         #expect(run.code == ErrorKind.notFound.exitCode)
         #expect(run.stdout.isEmpty)
@@ -76,7 +66,7 @@ import TestSupport
     /// Runs `splashctl <words>` in this process; its exit code and what it printed.
     func splashctl(_ words: String...) async throws -> (code: Int32, stdout: String, stderr: String) {
         let output = CapturedOutput()
-        let code = try await InProcessConnection.with(router: router) { connection in
+        let code = try await InProcessConnection.with(router: daemon.router) { connection in
             let environment = CommandEnvironment(connect: { _ in SplashClient(connection: connection) }, output: output)
             return await CommandEnvironment.$current.withValue(environment) {
                 do {
