@@ -15,6 +15,8 @@ create table public.user_stats (
 insert into public.user_stats (id, user_count, last_signup_at)
   select 1, count(*), max(created_at) from public.profiles;
 
+-- An exact counter, not a count(*) per sign-up (issue 19: a million profiles): each row added or
+-- removed moves it by one, under the row's lock, so concurrent sign-ups cannot lose one.
 create or replace function public.track_user_stats()
 returns trigger
 language plpgsql
@@ -22,18 +24,33 @@ security definer
 set search_path = ''
 as $$
 begin
-  update public.user_stats
-     set user_count = (select count(*) from public.profiles),
-         last_signup_at = (select max(created_at) from public.profiles),
-         updated_at = now()
-   where id = 1;
+  if tg_op = 'INSERT' then
+    update public.user_stats
+       set user_count = user_count + 1,
+           last_signup_at = greatest(last_signup_at, new.created_at),
+           updated_at = now()
+     where id = 1;
+  else
+    update public.user_stats set user_count = user_count - 1, updated_at = now() where id = 1;
+  end if;
   return null;
 end;
 $$;
 
 create trigger profiles_track_user_stats
   after insert or delete on public.profiles
-  for each statement execute function public.track_user_stats();
+  for each row execute function public.track_user_stats();
+
+-- user_count() reads the counter instead of counting every profile.
+create or replace function public.user_count()
+returns bigint
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select user_count from public.user_stats where id = 1;
+$$;
 
 revoke all on function public.track_user_stats() from public, anon, authenticated;
 
