@@ -48,6 +48,41 @@ import TestSupport
             #expect(String(b.process.stderr.dropFirst(marker)).contains("realtime channel live"), "B joined again")
         }
     }
+
+    /// The backend crashes mid-stream and comes back (devstack restart: the server killed, every socket
+    /// cut without a word, a replication slot read cut short is read again): every like A made reaches
+    /// B, each once — B holds each of them once, sends nothing back, and the server has one row each.
+    /// B is stopped (SIGSTOP) across the restart and A's second half, so those likes happen while B
+    /// has no channel at all. They reach B by the pull its lost channel rings or the catch-up pull
+    /// after its rejoin, and the restarted server may announce changes B has already pulled (it reads
+    /// the slot from wherever the killed one stopped): the same like seen twice, which must change
+    /// nothing.
+    @Test func aBackendCrashMidStreamLosesNoChangeAndAppliesNoneTwice() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let (a, b) = try await twoDevices(fixture)
+            let ids = try a.seedPhotos(8, prefix: "crash")
+            for id in ids[..<4] { _ = try await a.client.send(PhotosLikeRequest(id: id)) }
+            b.process.signal(SIGSTOP)
+            do {
+                try await devstack.restart()
+                for id in ids[4...] { _ = try await a.client.send(PhotosLikeRequest(id: id)) }
+                _ = try await a.syncUntilDrained()
+            } catch {
+                b.process.signal(SIGCONT)
+                throw error
+            }
+            b.process.signal(SIGCONT)
+            let seen = try await eventually(tries: 200, every: .milliseconds(100)) {
+                try await b.client.send(PhotosListRequest(liked: true, limit: 1000)).photos.map(\.id)
+            } until: { Set($0) == Set(ids) }
+            #expect(Set(seen) == Set(ids) && seen.count == ids.count, "B shows \(seen.sorted()); B's log:\n\(b.process.stderr.suffix(3000))")
+            try await b.wait(for: "B's channel to be live again") { try await b.send(StatusRequest()).live.state == .live }
+            #expect(try await b.send(StatusRequest()).outbox == OutboxCounts(pending: 0, inFlight: 0, rejected: 0), "B sent something back")
+            let server = try await a.serverLikes()
+            #expect(server == Dictionary(uniqueKeysWithValues: ids.map { ($0, false) }), "\(server)")
+        }
+    }
 }
 
 extension LiveSyncTests {

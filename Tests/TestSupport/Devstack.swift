@@ -62,6 +62,12 @@ public struct Devstack: Sendable {
         _ = try? await Self.run(Self.script, "down", stateDir: stateDir, namespace: namespace)
     }
 
+    /// The backend crashes and comes back: the server is killed (-9) and started again on its port,
+    /// with the same keys, Postgres and Storage (`devstack restart`).
+    public func restart() async throws {
+        try await Self.run(Self.script, "restart", stateDir: stateDir, namespace: namespace)
+    }
+
     /// Runs the devstack command with its output in files, not pipes (the server that `up` starts must
     /// not hold a pipe open), without blocking a cooperative thread.
     @discardableResult

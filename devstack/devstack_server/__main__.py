@@ -26,7 +26,8 @@ class State:
         self.listening_on(int(cfg["port"]))
         self.jwt_secret = cfg["jwt_secret"]
         self.seed = int(cfg.get("seed", 1))
-        iat = int(time.time())
+        # The keys' issue time comes from the config, so a restarted server hands out the same keys.
+        iat = int(cfg.get("keys_issued_at", time.time()))
         exp = iat + 10 * 365 * 86400
         self.anon_key = make_jwt(self.jwt_secret, {"iss": "supabase-demo", "role": "anon", "iat": iat, "exp": exp})
         self.service_key = make_jwt(self.jwt_secret, {"iss": "supabase-demo", "role": "service_role",

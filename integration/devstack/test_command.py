@@ -97,3 +97,31 @@ def test_no_port_is_picked_before_it_is_bound(env, sql):
     assert config["port"] == 0
     port = int(env["DEVSTACK_URL"].rsplit(":", 1)[1])
     assert port > 0 and requests.get(env["DEVSTACK_URL"] + "/_devstack/health", timeout=2).ok
+
+
+def test_restart_kills_the_server_and_brings_it_back_on_its_port_with_the_data_kept():
+    """`devstack restart` is a backend crash and return, for the clients' tests: the server dies by
+    SIGKILL and comes back on the same port, with the same keys; the accounts are kept."""
+    state_dir = f"/tmp/splashd-devstack-cmdtest-{uuid.uuid4().hex[:8]}"
+    try:
+        up = run("up", state_dir, DEVSTACK_PHOTOS="20")
+        assert up.returncode == 0, up.stderr
+        before = dict(l.split("=", 1) for l in up.stdout.splitlines())
+        anon = {"apikey": before["SPLASHD_ANON_KEY"]}
+        account = {"email": f"u{uuid.uuid4().hex[:12]}@example.com", "password": "correct horse 1"}
+        assert requests.post(before["DEVSTACK_URL"] + "/auth/v1/signup", json=account, headers=anon).ok
+
+        restart = run("restart", state_dir)
+        assert restart.returncode == 0, restart.stderr
+        after = dict(l.split("=", 1) for l in restart.stdout.splitlines())
+        assert after["DEVSTACK_URL"] == before["DEVSTACK_URL"]
+        assert after["DEVSTACK_PID"] != before["DEVSTACK_PID"]
+        assert {k: v for k, v in after.items() if k != "DEVSTACK_PID"} == \
+            {k: v for k, v in before.items() if k != "DEVSTACK_PID"}
+        assert not os.path.exists(f"/proc/{before['DEVSTACK_PID']}")
+        signed_in = requests.post(before["DEVSTACK_URL"] + "/auth/v1/token?grant_type=password", json=account,
+                                  headers=anon)
+        assert signed_in.status_code == 200, signed_in.text
+    finally:
+        run("down", state_dir)
+    assert run("restart", state_dir).returncode != 0  # nothing to restart
