@@ -44,6 +44,9 @@ public final class ImageQueue: Service, Sendable {
         /// daemon counts an Unsplash download there, as Unsplash's terms ask, and takes the perceptual
         /// hash to report near-duplicates).
         public var fileArrived: (@Sendable (String, String) async -> Void)?
+        /// A test's seam: called with the photos one look found missing, before it picks which to start
+        /// (a test holds it there while a transfer ends).
+        public var listedMissing: (@Sendable ([String]) async -> Void)?
 
         public init(dataDirectory: String, cacheDirectory: String) {
             self.dataDirectory = dataDirectory
@@ -178,8 +181,9 @@ public final class ImageQueue: Service, Sendable {
                     if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
                 }
                 if network.isOnline() {
-                    if let account = await accountId() {
-                        for job in startable(accountId: account) {
+                    if let account = await accountId(), let listed = listMissing(accountId: account) {
+                        await configuration.listedMissing?(listed.missing.map(\.photoId))
+                        for job in startable(listed) {
                             group.addTask {
                                 await self.fetch(job)
                                 self.wakeup.ring()
@@ -203,25 +207,43 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
-    /// Missing files that are neither in flight nor waiting for a retry, as many as free slots allow;
-    /// they are marked active here so that the next look does not start them twice.
-    private func startable(accountId: String) -> [PhotoFileStore.Missing] {
+    /// What the store says is missing, read when a slot is free or a retry waits; nil when nothing can start.
+    private struct Listing {
+        var missing: [PhotoFileStore.Missing]
+        /// Whether `missing` is every missing file (the read asked for more than it found).
+        var complete: Bool
+        /// The queue's count of finished transfers when the read began.
+        var finishedBefore: Int
+    }
+
+    private func listMissing(accountId: String) -> Listing? {
         let limit = max(1, configuration.concurrency)
-        let (busy, waiting) = state.withLock { ($0.active.count, $0.retries.count) }
-        guard busy < limit || waiting > 0 else { return [] }
-        let missing: [PhotoFileStore.Missing]
+        let (busy, waiting, finished) = state.withLock { ($0.active.count, $0.retries.count, $0.finished) }
+        guard busy < limit || waiting > 0 else { return nil }
         do {
-            missing = try store.read { [variant = configuration.variant] db in
+            let missing = try store.read { [variant = configuration.variant] db in
                 try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: limit + busy + waiting)
             }
+            return Listing(missing: missing, complete: missing.count < limit + busy + waiting, finishedBefore: finished)
         } catch {
             logger.error("cannot read the library: \(error)", metadata: ["splashd_op": "images"])
-            return []
+            return nil
         }
+    }
+
+    /// Missing files that are neither in flight nor waiting for a retry, as many as free slots allow;
+    /// they are marked active here so that the next look does not start them twice.
+    private func startable(_ listing: Listing) -> [PhotoFileStore.Missing] {
+        let limit = max(1, configuration.concurrency)
         let now = ContinuousClock.now
-        let complete = missing.count < limit + busy + waiting
         return state.withLock { state in
-            if complete {
+            // A transfer that ended while the store was read may still be on the list, though it is
+            // recorded now and no longer active: starting it again would fetch it (and count its
+            // Unsplash download) twice. Start nothing this time; its end rings the queue, whose next
+            // read comes after its row.
+            guard state.finished == listing.finishedBefore else { return [] }
+            let missing = listing.missing
+            if listing.complete {
                 // A photo unliked (or recorded) meanwhile no longer waits for anything.
                 let ids = Set(missing.map(\.photoId))
                 state.retries = state.retries.filter { ids.contains($0.key) }

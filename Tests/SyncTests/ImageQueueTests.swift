@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import HTTP
+import Logging
+import Store
+import Synchronization
+import Sync
+import Testing
+import TestSupport
+
+/// The image queue itself, against devstack's /cdn, with the queue held at its named seam instead of
+/// hoping a busy machine lines the steps up.
+@Suite(.serialized, .devstack) struct ImageQueueTests {
+    /// Seen once in a fresh-clone run (ImagesTests: one photo's Unsplash download counted twice): a look
+    /// read the store while a transfer was running, the transfer recorded its file and left `active`,
+    /// and the look then started it again. Here the second look is held after its read until the
+    /// transfer has ended; the photo must arrive once.
+    @Test func aTransferThatEndsWhileTheQueueReadsTheStoreIsNotStartedAgain() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file("splashd.sqlite"))
+        let object = try #require(try await devstack.unsplashPhotos(1).first)
+        let urls = object["urls"] as? [String: String] ?? [:]
+        let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
+        let photo = PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
+                                width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
+        try store.write { db in
+            try photo.save(db)
+            try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: Date(), updatedAt: Date()).save(db)
+        }
+        // The transfer takes a second: the second look surely reads the store while it runs.
+        try await devstack.faults(#"[{"path": "/cdn/*", "action": "delay", "delay_ms": 1000, "times": 1}]"#)
+
+        let arrivals = Mutex<[String]>([])
+        let arrived = AsyncStream<Void>.makeStream()
+        let looks = Mutex(0)
+        var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+        configuration.fileArrived = { id, _ in
+            arrivals.withLock { $0.append(id) }
+            arrived.continuation.yield()
+        }
+        let queue = Mutex<ImageQueue?>(nil)
+        configuration.listedMissing = { listed in
+            let look = looks.withLock { $0 += 1; return $0 }
+            guard listed.contains(photo.id) else { return }
+            if look == 1 {
+                // The first look starts the transfer; ring so that a second look follows at once.
+                queue.withLock { $0 }?.ring()
+            } else if look == 2 {
+                // The second look read the store while the file was still missing: hold it until the
+                // transfer has recorded the file and left.
+                for await _ in arrived.stream { break }
+            }
+        }
+        let images = ImageQueue(
+            store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
+            accountId: { "ana" }, logger: Logger(label: "test"))
+        queue.withLock { $0 = images }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await images.run() }
+            let recorded = try await eventually(within: .seconds(20), every: .milliseconds(50)) {
+                try store.read { db in try PhotoFileStore.files(db, photoId: photo.id).count } == 1 && looks.withLock { $0 } >= 2
+            }
+            #expect(recorded, "the file never arrived")
+            // Whatever the held look would start, it starts now; give it time to land.
+            images.ring()
+            try await Task.sleep(for: .milliseconds(1500))
+            group.cancelAll()
+        }
+        #expect(looks.withLock { $0 } >= 2, "the second look never came")
+        #expect(arrivals.withLock { $0 } == [photo.id], "the photo arrived \(arrivals.withLock { $0.count }) times")
+        try await devstack.clearFaults()
+    }
+}
