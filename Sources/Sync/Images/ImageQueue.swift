@@ -69,7 +69,7 @@ public final class ImageQueue: Service, Sendable {
         public init() {}
     }
 
-    private struct Retry {
+    struct Retry {
         var attempts: Int
         var lastError: String
         var status: Int?
@@ -77,7 +77,7 @@ public final class ImageQueue: Service, Sendable {
         var dueDate: Date
     }
 
-    private struct State {
+    struct State {
         var thumbnails = ThumbnailWishList()
         var retries: [String: Retry] = [:]
         var active: [String: (bytes: Int64, total: Int64?)] = [:]
@@ -86,16 +86,16 @@ public final class ImageQueue: Service, Sendable {
     }
 
     public let configuration: Configuration
-    private let store: Store
+    let store: Store
     private let http: HTTPClient
     private let downloader: ImageDownloader
     private let sweep: StaleFileSweep
     private let accountId: @Sendable () async -> String?
     private let network: NetworkGate
-    private let logger: Logger
+    let logger: Logger
     private let changed: @Sendable (ImagesProgress) -> Void
-    private let wakeup = Wakeup()
-    private let state = Mutex(State())
+    let wakeup = Wakeup()
+    let state = Mutex(State())
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
@@ -116,19 +116,12 @@ public final class ImageQueue: Service, Sendable {
             store: store, dataDirectory: configuration.dataDirectory, variant: configuration.variant, processStarted: Date(), logger: logger)
     }
 
-    /// Followed feeds were refreshed: their photos' thumbnails belong in the cache. They are fetched
-    /// after every library file, in the slots left free.
-    public func wantThumbnails(_ photoIds: [String]) {
-        state.withLock { $0.thumbnails.add(photoIds) }
-        wakeup.ring()
-    }
-
     /// Likes changed, a pull finished, the network is back, a sign-in: look for missing files.
     public func ring() {
         wakeup.ring()
     }
 
-    private var cache: ImageCache { ImageCache(store: store, cacheDirectory: configuration.cacheDirectory, logger: logger) }
+    var cache: ImageCache { ImageCache(store: store, cacheDirectory: configuration.cacheDirectory, logger: logger) }
     private var mover: ImageMover {
         ImageMover(store: store, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory, logger: logger)
     }
@@ -294,53 +287,6 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
-    /// Thumbnail jobs for the slots the library left free. A thumbnail that fails is dropped, not
-    /// retried: the next refresh of its feed asks again.
-    private func startableThumbnails() -> [PhotoFileStore.Missing] {
-        let limit = max(1, configuration.concurrency)
-        let candidates = state.withLock { state -> [String] in
-            let free = limit - state.active.count
-            return state.thumbnails.first(free * 4)
-        }
-        guard !candidates.isEmpty else { return [] }
-        let jobs: [(id: String, job: PhotoFileStore.Missing?)]
-        do {
-            jobs = try store.read { db in
-                try candidates.map { id in
-                    let present = try PhotoFileStore.files(db, photoId: id).contains { $0.variant == "thumb" }
-                    return (id, present ? nil : try PhotoFileStore.job(db, photoId: id))
-                }
-            }
-        } catch {
-            return []
-        }
-        return state.withLock { state in
-            var chosen: [PhotoFileStore.Missing] = []
-            for (id, job) in jobs {
-                guard let job, state.active.count < limit else {
-                    if job == nil { state.thumbnails.remove(id) }
-                    continue
-                }
-                let key = "thumb:" + id
-                guard state.active[key] == nil else { continue }
-                state.active[key] = (0, nil)
-                state.thumbnails.remove(id)
-                chosen.append(job)
-            }
-            return chosen
-        }
-    }
-
-    private func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
-        defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
-        do throws(ImageFailure) {
-            _ = try await download(job, variant: "thumb", inLibrary: false)
-            cache.evict(maxBytes: configuration.cacheMaxBytes)
-        } catch {
-            logger.debug("thumbnail not fetched: \(error.message)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
-        }
-    }
-
     private func fetch(_ job: PhotoFileStore.Missing) async {
         let started = ContinuousClock.now
         announce(job.photoId, .started)
@@ -400,7 +346,7 @@ public final class ImageQueue: Service, Sendable {
     }
 
     /// One file into the library (or a thumbnail into the cache), its progress kept for `photos.show`.
-    private func download(
+    func download(
         _ job: PhotoFileStore.Missing, variant: String? = nil, inLibrary: Bool = true
     ) async throws(ImageFailure) -> PhotoFileStore.File {
         let key = inLibrary ? job.photoId : "thumb:" + job.photoId

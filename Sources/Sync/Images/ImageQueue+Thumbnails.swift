@@ -1,0 +1,62 @@
+import Logging
+import Shared
+import Store
+import Synchronization
+
+/// Feeds' thumbnails: a wish list the followed feeds fill, fetched into the evictable cache in the
+/// slots the library's own transfers leave free.
+extension ImageQueue {
+    /// Followed feeds were refreshed: their photos' thumbnails belong in the cache. They are fetched
+    /// after every library file, in the slots left free.
+    public func wantThumbnails(_ photoIds: [String]) {
+        state.withLock { $0.thumbnails.add(photoIds) }
+        wakeup.ring()
+    }
+
+    /// Thumbnail jobs for the slots the library left free. A thumbnail that fails is dropped, not
+    /// retried: the next refresh of its feed asks again.
+    func startableThumbnails() -> [PhotoFileStore.Missing] {
+        let limit = max(1, configuration.concurrency)
+        let candidates = state.withLock { state -> [String] in
+            let free = limit - state.active.count
+            return state.thumbnails.first(free * 4)
+        }
+        guard !candidates.isEmpty else { return [] }
+        let jobs: [(id: String, job: PhotoFileStore.Missing?)]
+        do {
+            jobs = try store.read { db in
+                try candidates.map { id in
+                    let present = try PhotoFileStore.files(db, photoId: id).contains { $0.variant == "thumb" }
+                    return (id, present ? nil : try PhotoFileStore.job(db, photoId: id))
+                }
+            }
+        } catch {
+            return []
+        }
+        return state.withLock { state in
+            var chosen: [PhotoFileStore.Missing] = []
+            for (id, job) in jobs {
+                guard let job, state.active.count < limit else {
+                    if job == nil { state.thumbnails.remove(id) }
+                    continue
+                }
+                let key = "thumb:" + id
+                guard state.active[key] == nil else { continue }
+                state.active[key] = (0, nil)
+                state.thumbnails.remove(id)
+                chosen.append(job)
+            }
+            return chosen
+        }
+    }
+
+    func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
+        defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
+        do throws(ImageFailure) {
+            _ = try await download(job, variant: "thumb", inLibrary: false)
+            cache.evict(maxBytes: configuration.cacheMaxBytes)
+        } catch {
+            logger.debug("thumbnail not fetched: \(error.message)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
+        }
+    }
+}
