@@ -99,10 +99,12 @@ def now_text(offset_s=0.0):
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)) + ".%03d" % int((t % 1) * 1000)
 
 
-def seed_photos(db_path, count, prefix, account_id=None, liked_every=0, url_for=None, colors=True, outbox=False):
+def seed_photos(db_path, count, prefix, account_id=None, liked_every=0, url_for=None, colors=True, outbox=False,
+                unliked_tail=0, before_commit=None):
     """Writes `count` photos straight into the daemon's SQLite store in one transaction (the daemon may run:
-    WAL). Every `liked_every`-th photo gets a likes row for `account_id`; with `outbox`, each like also gets
-    its outbox op, shaped as LikeActions writes it. Returns the photo ids."""
+    WAL). Every `liked_every`-th photo gets a likes row for `account_id` (but the last `unliked_tail`); with
+    `outbox`, each like also gets its outbox op, shaped as LikeActions writes it. `before_commit` is called
+    just before the commit that makes them visible to the daemon. Returns the photo ids."""
     import random
     rng = random.Random(prefix)
     con = sqlite3.connect(db_path, timeout=60)
@@ -124,7 +126,7 @@ def seed_photos(db_path, count, prefix, account_id=None, liked_every=0, url_for=
                 (pid, rid, f"{words[0].title()} {words[1]} {n}", f"A {words[2]} by the {words[3]}", f"{words[4]} photo",
                  " ".join(words), f"Author {n % 997}", f"author{n % 997}", HEX[bucket], bucket, urls, fetched, fetched))
             ids.append(pid)
-            if liked_every and account_id is not None and n % liked_every == 0:
+            if liked_every and account_id is not None and n % liked_every == 0 and n < count - unliked_tail:
                 liked = now_text(n * 0.25)
                 con.execute("INSERT INTO likes (account_id, photo_id, liked_at, updated_at) VALUES (?, ?, ?, ?)",
                             (account_id, pid, liked, liked))
@@ -136,6 +138,8 @@ def seed_photos(db_path, count, prefix, account_id=None, liked_every=0, url_for=
                     con.execute("INSERT INTO outbox (op_id, account_id, entity, entity_id, op, payload, state, attempts, "
                                 "created_at, updated_at) VALUES (?, ?, 'like', ?, 'like', ?, 'pending', 0, ?, ?)",
                                 (str(uuid.uuid4()).upper(), account_id, pid, payload, liked, liked))
+        if before_commit:
+            before_commit()
     con.close()
     return ids
 
