@@ -63,3 +63,58 @@ def test_a_removed_edit_stays_removed(make_user):
     again = u.api.post("/rest/v1/edits?on_conflict=id", json=[row], headers=upsert)
     assert again.status_code in (200, 201)
     assert again.json()[0]["deleted_at"] is not None and again.json()[0]["updated_at"] > before
+
+
+def test_recent_signups_reads_its_index(env):
+    """recent_signups (what the daemon asks: newest 100 by created_at desc, username asc) is read from
+    profiles_created_at_username_idx in that order, not by sorting every profile (issue 19: a million).
+
+    The index must exist with that exact definition, and the planner must choose it on its own: 3,000
+    sign-ups are made in a transaction that is rolled back (through auth.users, so the triggers make the
+    profiles), and the plan of the daemon's query, as anon, must name the index and have no Sort. Turning
+    enable_sort or enable_seqscan off would show only that the index *can* give the order; 3,000 rows are
+    enough for a top-N sort to cost more than reading 100 entries, so the choice here is the planner's
+    own, as it is at a million (bench scenario 11 measures that). The same transaction then drops the
+    index and plans the query again: a Sort over a scan of profiles, so the check tells the two apart.
+    No ANALYZE: it would write the in-transaction row count into pg_class for good (in place, not rolled
+    back); the planner sizes the table from its pages anyway."""
+    import asyncio
+
+    import asyncpg
+
+    query = ("select username, created_at from public.recent_signups"
+             " order by created_at desc, username asc limit 100")
+
+    async def go():
+        conn = await asyncpg.connect(env["DEVSTACK_DATABASE_URL"])
+        try:
+            definition = await conn.fetchval(
+                "select indexdef from pg_indexes where schemaname = 'public' and indexname = 'profiles_created_at_username_idx'")
+            tr = conn.transaction()
+            await tr.start()
+            try:
+                await conn.execute(
+                    "insert into auth.users (id, email, raw_user_meta_data, created_at)"
+                    " select gen_random_uuid(), 'idx' || n || '@example.com', jsonb_build_object('username', 'idx_' || n),"
+                    "        now() + interval '1 day' - n * interval '1 minute' from generate_series(1, 3000) n")
+                await conn.execute("set local role anon")
+                with_index = "\n".join(r[0] for r in await conn.fetch("explain " + query))
+                rows = await conn.fetch(query)
+                await conn.execute("reset role")
+                await conn.execute("drop index public.profiles_created_at_username_idx")
+                await conn.execute("set local role anon")
+                without = "\n".join(r[0] for r in await conn.fetch("explain " + query))
+            finally:
+                await tr.rollback()
+            return definition, with_index, rows, without
+        finally:
+            await conn.close()
+
+    definition, with_index, rows, without = asyncio.run(go())
+    assert definition == ("CREATE INDEX profiles_created_at_username_idx ON public.profiles"
+                          " USING btree (created_at DESC, username)"), definition
+    assert ("Index Scan using profiles_created_at_username_idx on profiles" in with_index
+            or "Index Only Scan using profiles_created_at_username_idx on profiles" in with_index), with_index
+    assert "Sort" not in with_index, with_index
+    assert [r["username"] for r in rows] == [f"idx_{n}" for n in range(1, 101)]  # a day ahead: the newest
+    assert "Sort" in without and "profiles_created_at_username_idx" not in without, without
