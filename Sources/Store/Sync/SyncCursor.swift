@@ -33,4 +33,14 @@ public struct SyncCursor: Sendable, Equatable {
         let at = "\"\(updatedAt)\""
         return "(updated_at.gt.\(at),and(updated_at.eq.\(at),id.gt.\(lastID.isEmpty ? "00000000-0000-0000-0000-000000000000" : lastID)))"
     }
+
+    /// The query filters of one page of `userId`'s rows after this cursor. The `or` alone is the
+    /// condition; the owner and `updated_at >= cursor` beside it let Postgres start its index range
+    /// (user_id, updated_at, id) at the cursor. Without them, at 10,000,000 likes (bench scenario 11),
+    /// a page of a user with 100,000 likes took 548 ms from early in its history (a bitmap scan of
+    /// every later like and a sort; RLS's `auth.uid()` reaches the planner as an unknown value)
+    /// against 2.8 ms.
+    public func pageFilters(userId: String) -> [(String, String)] {
+        [("user_id", "eq.\(userId)"), ("updated_at", "gte.\"\(updatedAt)\""), ("or", afterFilter)]
+    }
 }

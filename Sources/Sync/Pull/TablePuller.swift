@@ -68,7 +68,8 @@ extension TablePuller {
         let fetchStarted = Date()
         let response = try await backend.send(
             "GET", "/rest/v1/\(Self.table)",
-            query: [("select", Self.columns), ("or", cursor.afterFilter), ("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
+            query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId)
+                + [("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
             bearer: token)
         let rows = try SupabaseBackend.decode([ServerRow].self, from: response)
         if rows.isEmpty { return (PullApplied(), false) }
