@@ -52,25 +52,32 @@ def run(ctx):
         total_cpu_ms = (s1[0] - s0[0]) * 1000
         total_wake = s1[3] - s0[3]
         rss_mb = s1[1] / 2**20
-        # VmRSS counts the store's pages mapped through SQLite's mmap (file-backed, shared with the page
-        # cache, given back under memory pressure) beside the daemon's own memory: say which is which.
+        # VmRSS counts file-backed pages (the executable, libraries, anything mapped) beside the daemon's
+        # own memory: say which is which.
         parts_kb = {}
         with open(f"/proc/{d.pid}/status") as f:
             for line in f:
                 if line.startswith(("RssAnon:", "RssFile:", "RssShmem:")):
                     parts_kb[line.split(":")[0]] = int(line.split()[1])
         # what the wake-ups are: strace over a shorter window, after the measured one (strace perturbs)
-        strace_s = 10 if ctx.quick else 30
+        strace_s = 20 if ctx.quick else 60
         trace = os.path.join(ctx.work, "idle.strace")
+        w_s, h_s = drain_notify(d), ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0)
         sh(["timeout", "-s", "INT", str(strace_s), "strace", "-f", "-tt", "-qq", "-o", trace, "-p", str(d.pid)], check=False)
+        pings_s = (drain_notify(d) - w_s) + (ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0) - h_s)
         calls = collections.Counter()
+        stamps = []
         try:
             for line in open(trace):
-                m = re.match(r"\d+\s+[\d:.]+\s+(?:<\.\.\. )?(\w+)", line)
-                if m and "resumed" not in line.split(m.group(1), 1)[0]:
-                    calls[m.group(1)] += 1
+                m = re.match(r"\d+\s+(\d+):(\d+):([\d.]+)\s+(?:<\.\.\. )?(\w+)", line)
+                if m and "resumed" not in line.split(m.group(4), 1)[0]:
+                    calls[m.group(4)] += 1
+                    stamps.append(int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3)))
         except OSError:
             pass
+        # A wake-up is a burst of syscalls: one that starts more than 200 ms after the one before. Each
+        # ping (a WATCHDOG=1, a heartbeat and its reply) is one burst; any other burst is a wake of its own.
+        bursts = [t for i, t in enumerate(stamps) if i == 0 or t - stamps[i - 1] > 0.2]
         res = {
             "splashd": {f"CPU per {window // parts} s": summary(cpu, "ms"), f"context switches per {window // parts} s": summary(wake, "switches"),
                         "RSS at end": summary([rss_mb], "MB"), "peak RSS (VmHWM, whole life)": summary([s1[2] / 2**20], "MB")},
@@ -82,13 +89,16 @@ def run(ctx):
                 {"target": f"CPU ≤ 50 ms over 5 min (scaled: {50 * window / 300:.1f} ms over {window} s)",
                  "value": f"{total_cpu_ms:.0f} ms over {window} s", "met": total_cpu_ms <= 50 * window / 300},
                 {"target": "no wake-ups but the watchdog's and the live channel's heartbeat",
-                 "value": f"{total_wake} context switches over {window} s; {watchdog} WATCHDOG=1 sent, {heartbeats} heartbeats "
-                          f"({(watchdog + heartbeats) and total_wake / (watchdog + heartbeats):.1f} switches per ping)",
-                 "met": total_wake <= max(watchdog + heartbeats, 1) * 4}],
+                 "value": f"{len(bursts)} bursts of activity in a {strace_s} s strace window against {pings_s} pings in it "
+                          f"(watchdog and heartbeats); over the {window} s window {watchdog} WATCHDOG=1 sent, {heartbeats} heartbeats, "
+                          f"{total_wake} context switches ({(watchdog + heartbeats) and total_wake / (watchdog + heartbeats):.1f} per ping)",
+                 "met": len(bursts) <= pings_s}],
             "commands": [f"read /proc/PID/stat (utime+stime), /proc/PID/status (VmRSS, VmHWM) and every "
                          f"/proc/PID/task/*/status (voluntary+nonvoluntary_ctxt_switches) at the start and end of a {window} s window "
                          f"in {parts} parts; WATCHDOG_USEC=30000000 (as the units' WatchdogSec=30s), WATCHDOG=1 counted on NOTIFY_SOCKET",
-                         f"strace -f -tt -p PID for {strace_s} s after the window (what the wake-ups are)",
+                         f"strace -f -tt -p PID for {strace_s} s after the window: what the wake-ups are, and how many (a burst "
+                         "of syscalls more than 200 ms after the one before is one wake-up), against the WATCHDOG=1 and heartbeats "
+                         "counted over the same seconds",
                          "redis-server --port 0 --unixsocket S --save '' --appendonly no  (same window)"],
             "notes": [("--quick: a 20 s window instead of 5 minutes; CPU target scaled by 20/300." if ctx.quick else
                        "5-minute window, as the issue asks."),
@@ -96,8 +106,8 @@ def run(ctx):
                       f"STATUS= datagrams sent in the window: {status_lines}.",
                       f"Live-channel heartbeats in the window (devstack's count; one every 25 s): {heartbeats}.",
                       "RSS by kind at the end: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in parts_kb.items()) +
-                      " (RssFile is mostly the store's pages mapped by SQLite's mmap, PRAGMA mmap_size = 256 MiB: page cache "
-                      "the kernel can reclaim, not memory the daemon holds on its own).",
+                      " (RssFile: the executable's and libraries' pages in use, and any file the daemon maps; the store is "
+                      "not mapped since issue 19: PRAGMA mmap_size = 0).",
                       "Syscalls in the strace window: " + (", ".join(f"{k} {v}" for k, v in calls.most_common(12)) or "none"),
                       "A wake-up is counted as a context switch of any daemon thread (each blocking wait that returns is one); "
                       "the watchdog's own cost is a few switches per ping (timer, task, sendmsg)."]}
