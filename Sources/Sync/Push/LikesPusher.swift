@@ -98,11 +98,16 @@ struct LikesPusher: OutboxPusher {
     }
 }
 
-/// Timestamps as PostgREST reads them.
+/// Timestamps as PostgREST reads them: `2026-11-25T19:01:26.123Z`, to the nearest millisecond.
 enum SupabaseWire {
+    /// A value type, formatting in well under a microsecond. An `ISO8601DateFormatter` made per call
+    /// cost 113 µs on this machine, once or twice per op of every push batch (issue 19, item 2).
+    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        // The style drops what lies past the millisecond where the formatter rounded it (half up):
+        // round first, then format a hair past the millisecond so that its truncation keeps it.
+        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
+        return Date(timeIntervalSince1970: milliseconds / 1000 + 0.0001).formatted(style)
     }
 }
