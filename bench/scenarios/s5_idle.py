@@ -59,6 +59,18 @@ def run(ctx):
             for line in f:
                 if line.startswith(("RssAnon:", "RssFile:", "RssShmem:")):
                     parts_kb[line.split(":")[0]] = int(line.split()[1])
+        # which files the file-backed part is (the largest five by resident size)
+        mapped = collections.Counter()
+        try:
+            current = None
+            for line in open(f"/proc/{d.pid}/smaps"):
+                head = line.split()
+                if re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):  # a mapping's first line; a file's names its path
+                    current = os.path.basename(head[5]) if len(head) >= 6 and head[5].startswith("/") else None
+                elif line.startswith("Rss:") and current:
+                    mapped[current] += int(head[1])
+        except OSError:
+            pass
         # what the wake-ups are: strace over a shorter window, after the measured one (strace perturbs)
         strace_s = 20 if ctx.quick else 60
         trace = os.path.join(ctx.work, "idle.strace")
@@ -137,6 +149,7 @@ def run(ctx):
                       "RSS by kind at the end: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in parts_kb.items()) +
                       " (RssFile: the executable's and libraries' pages in use, and any file the daemon maps; the store is "
                       "not mapped since issue 19: PRAGMA mmap_size = 0).",
+                      "Largest file mappings by resident size: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in mapped.most_common(5)) + ".",
                       "Syscalls in the strace window: " + (", ".join(f"{k} {v}" for k, v in calls.most_common(12)) or "none"),
                       "A wake-up is counted as a context switch of any daemon thread (each blocking wait that returns is one); "
                       "the watchdog's own cost is a few switches per ping (timer, task, sendmsg)."]}
