@@ -82,6 +82,9 @@ public final class ImageQueue: Service, Sendable {
         var retries: [String: Retry] = [:]
         var active: [String: (bytes: Int64, total: Int64?)] = [:]
         var finished = 0
+        /// Photos whose transfer ended, with `finished` as it stood then; kept until a look that began
+        /// after them (see `startable`).
+        var recentlyFinished: [String: Int] = [:]
         var bytes: Int64 = 0
     }
 
@@ -232,10 +235,13 @@ public final class ImageQueue: Service, Sendable {
         return state.withLock { state in
             // A transfer that ended while the store was read may still be on the list, though it is
             // recorded now and no longer active: starting it again would fetch it (and count its
-            // Unsplash download) twice. Start nothing this time; its end rings the queue, whose next
-            // read comes after its row.
-            guard state.finished == listing.finishedBefore else { return [] }
-            let missing = listing.missing
+            // Unsplash download) twice. Those photos are left out; the ones that ended before the read
+            // began are in the store it read, and are forgotten. (Starting nothing at all after such
+            // an overlap starved the queue: with 8 transfers ending all the time, the looks that
+            // overlapped none grew rare as the library grew — 1,000 files took 4 s, then 20 s.)
+            let endedDuringRead = Set(state.recentlyFinished.filter { $0.value > listing.finishedBefore }.keys)
+            state.recentlyFinished = state.recentlyFinished.filter { $0.value > listing.finishedBefore }
+            let missing = listing.missing.filter { !endedDuringRead.contains($0.photoId) }
             if listing.complete {
                 // A photo unliked (or recorded) meanwhile no longer waits for anything.
                 let ids = Set(missing.map(\.photoId))
@@ -306,6 +312,7 @@ public final class ImageQueue: Service, Sendable {
                 state.active.removeValue(forKey: job.photoId)
                 state.retries.removeValue(forKey: job.photoId)
                 state.finished += 1
+                state.recentlyFinished[job.photoId] = state.finished
                 state.bytes += file.bytes
             }
             logger.info("photo in the library", metadata: [
