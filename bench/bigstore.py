@@ -26,8 +26,10 @@ def make(ctx):
     d.stop()
     t0 = time.time()
     ids = seed_photos(d.db_path, PHOTOS, "big", account_id=user_id, liked_every=LIKED_EVERY)
-    # one real JPEG, hard-linked as the library file of every liked photo
-    sample = os.path.join(ctx.work, "sample.jpg")
+    # one real JPEG, hard-linked as the library file of every liked photo; in the daemon's own directory,
+    # made anew with it (one file in the shared work directory gathered 10,000 links a run, and ext4
+    # refuses a file's 65,001st: "Too many links")
+    sample = os.path.join(d.directory, "sample.jpg")
     catalogue = ctx.devstack.unsplash_ids(1)[0]
     urllib.request.urlretrieve(ctx.devstack.url + f"/cdn/unsplash/photo-{catalogue}?w=200", sample)
     size = os.path.getsize(sample)
