@@ -237,8 +237,8 @@ public final class ImageQueue: Service, Sendable {
             // recorded now and no longer active: starting it again would fetch it (and count its
             // Unsplash download) twice. Those photos are left out; the ones that ended before the read
             // began are in the store it read, and are forgotten. (Starting nothing at all after such
-            // an overlap starved the queue: with 8 transfers ending all the time, the looks that
-            // overlapped none grew rare as the library grew — 1,000 files took 4 s, then 20 s.)
+            // an overlap would leave every slot idle until a look overlapped no end, with 8 transfers
+            // ending all the time.)
             let endedDuringRead = Set(state.recentlyFinished.filter { $0.value > listing.finishedBefore }.keys)
             state.recentlyFinished = state.recentlyFinished.filter { $0.value > listing.finishedBefore }
             let missing = listing.missing.filter { !endedDuringRead.contains($0.photoId) }
