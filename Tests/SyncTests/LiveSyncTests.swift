@@ -98,9 +98,30 @@ extension LiveSyncTests {
         }
     }
 
+    /// The first `users.changed` that lists `username`, or nil if none came within `seconds`.
+    func firstUsersChange(on watcher: SplashClient, listing username: String, within seconds: Int = 10) async throws -> UsersChange? {
+        try await withThrowingTaskGroup(of: UsersChange?.self) { group in
+            group.addTask {
+                while let event = try? await watcher.nextEvent() {
+                    if case .usersChanged(let users) = event.event, users.recent.contains(where: { $0.username == username }) { return users }
+                }
+                return nil
+            }
+            group.addTask {
+                // Closing the watcher ends its read if the newcomer never came (a read does not see cancellation).
+                try? await Task.sleep(for: .seconds(seconds))
+                await watcher.close()
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            await watcher.close()
+            return first
+        }
+    }
+
     /// A sign-up anywhere reaches a live daemon at once: `users.changed` with the newcomer among the
-    /// recent sign-ups, and `users count` answers it without asking again. Other suites sign up
-    /// accounts on the same devstack meanwhile: the check is "the newcomer is in", never an exact count.
+    /// recent sign-ups, and `users count` answers it without asking again.
     @Test func aSignUpElsewhereIsAnnouncedAtOnce() async throws {
         let devstack = try Devstack.require()
         try await SplashdFixture.run { fixture in
@@ -113,28 +134,39 @@ extension LiveSyncTests {
             _ = try await devstack.signUp(email: "newcomer-\(tag)@example.com", password: Splashd.password)
             // The username the server makes of the address: its local part, '-' made '_'.
             let username = "newcomer_\(tag)"
-            let seen = try await withThrowingTaskGroup(of: UsersChange?.self) { group in
-                group.addTask {
-                    while let event = try? await watcher.nextEvent() {
-                        if case .usersChanged(let users) = event.event, users.recent.contains(where: { $0.username == username }) { return users }
-                    }
-                    return nil
-                }
-                group.addTask {
-                    // Closing the watcher ends its read if the newcomer never came (a read does not see cancellation).
-                    try? await Task.sleep(for: .seconds(10))
-                    await watcher.close()
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                await watcher.close()
-                return first
-            }
-            let users = try #require(seen, "no users.changed with \(username) within 10 s")
+            let users = try #require(try await firstUsersChange(on: watcher, listing: username), "no users.changed with \(username) within 10 s")
             #expect(users.count > before)
             let counted = try await a.send(UsersCountRequest())
             #expect(counted.count > before && !counted.stale)
+        }
+    }
+
+    /// A `users.changed` counts everyone it lists, though its list and its count are two requests and
+    /// a sign-up can land between them. Here one does, every time: the server holds the list back
+    /// while a newcomer signs up. (Asked count first, the change listed the newcomer with the count
+    /// from before them, and `users count` answered that count: a fresh-clone run failed so.)
+    @Test func aUsersChangeCountsEveryoneItLists() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let a = try await fixture.splashd(.sync())
+            try await a.wait(for: "A's channel to be live") { try await a.send(StatusRequest()).live.state == .live }
+            let watcher = try SplashClient.connect(socketPath: a.process.socketPath)
+            _ = try await watcher.send(SubscribeRequest(types: ["users.changed"]))
+            let listRoute = "GET /rest/v1/recent_signups"
+            let listsAsked = try await devstack.requests(path: listRoute)
+            try await devstack.faults(#"[{"path": "/rest/v1/recent_signups", "method": "GET", "action": "delay", "delay_ms": 1500, "times": 1}]"#)
+            let tag = UUID().uuidString.prefix(8).lowercased()
+            // A first sign-up starts a refresh; the newcomer signs up while the server holds its list.
+            _ = try await devstack.signUp(email: "first-\(tag)@example.com", password: Splashd.password)
+            try await a.wait(for: "the refresh to ask for the newest sign-ups") { try await devstack.requests(path: listRoute) > listsAsked }
+            _ = try await devstack.signUp(email: "newcomer-\(tag)@example.com", password: Splashd.password)
+            // No one else signs up on this suite's devstack: this is the count with the newcomer.
+            let stats = try await devstack.serviceRead("user_stats?select=user_count")
+            let withNewcomer = try #require(stats.first?["user_count"] as? Int, "user_stats: \(stats)")
+            let users = try #require(try await firstUsersChange(on: watcher, listing: "newcomer_\(tag)"), "no users.changed with the newcomer within 10 s")
+            #expect(users.count >= withNewcomer, "the change lists the newcomer: \(users)")
+            #expect(try await a.send(UsersCountRequest()).count >= withNewcomer)
+            try await devstack.clearFaults()
         }
     }
 

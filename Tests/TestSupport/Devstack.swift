@@ -110,9 +110,19 @@ public struct Devstack: Sendable {
 
     /// Requests served for one route, e.g. "POST /auth/v1/token" (password and refresh grants alike).
     public func requests(_ route: String) async throws -> Int {
+        try await counter("requests", route)
+    }
+
+    /// Requests served for one path, e.g. "GET /rest/v1/recent_signups" (where `requests` would count
+    /// every table's "GET /rest/v1/{name}").
+    public func requests(path: String) async throws -> Int {
+        try await counter("requests_by_path", path)
+    }
+
+    private func counter(_ group: String, _ key: String) async throws -> Int {
         let data = try await call("GET", "/_devstack/counters", json: nil as [String: String]?)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return ((object?["requests"] as? [String: Any])?[route] as? Int) ?? 0
+        return ((object?[group] as? [String: Any])?[key] as? Int) ?? 0
     }
 
     /// Reads `/rest/v1/<path>` as the service role (bypassing RLS): what the server really holds.

@@ -80,11 +80,14 @@ public final class UsersService: Sendable {
         keptFresh.withLock { $0 = live }
     }
 
-    /// Someone signed up: the count and the newest sign-ups fetched anew.
+    /// Someone signed up: the newest sign-ups and the count fetched anew, in that order. They are two
+    /// requests, and a sign-up may land between them: asked the other way round, a change could list
+    /// a newcomer with a count from before them (and the cache would then answer that count). Asked
+    /// this way, the count is never older than the list, so it counts everyone the list names.
     public func refresh(recentLimit: Int = 10) async throws(AccountFailure) -> UsersChange {
         fetchedHere.withLock { $0 = [:] }
-        let count = try await count()
         let recent = try await recent(limit: recentLimit)
+        let count = try await count()
         return UsersChange(count: count.count, recent: recent.users)
     }
 }
