@@ -99,7 +99,8 @@ public enum DaemonRunner {
         let sync = SyncCapability.make(
             config: config, store: store, state: state, counter: counter, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
-        let images = ImageCapability.make(config: config, store: store, state: state, directories: directories, network: network.gate, logger: logger)
+        let images = ImageCapability.make(
+            config: config, store: store, state: state, counter: counter, directories: directories, network: network.gate, logger: logger)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
             push: sync.engine, logger: logger)

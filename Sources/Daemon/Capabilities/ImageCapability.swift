@@ -20,7 +20,8 @@ struct ImageCapability: Sendable {
     /// The queue gets an HTTP client of its own: its transfers are long and many, and must neither wait
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories, network: NetworkGate, logger: Logger
+        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, directories: DaemonDirectories,
+        network: NetworkGate, logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
         http.maxConnectionsPerHost = config.imagesConcurrency
@@ -55,7 +56,6 @@ struct ImageCapability: Sendable {
                 ])
             }
         }
-        let library = PhotoLibrary(store: store)
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
             accountId: {
@@ -66,9 +66,7 @@ struct ImageCapability: Sendable {
             changed: { progress in
                 state.bus.publish(.imagesChanged(progress))
                 // A file arrived: the library's file and byte counts in status and library.changed move too.
-                if progress.change == .finished, let counts = try? library.libraryCounts(accountId: state.current.account.userId ?? "") {
-                    state.setLibrary(counts)
-                }
+                if progress.change == .finished { counter.refreshLibrary() }
             })
         _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in queue.ring() }
         return ImageCapability(

@@ -1,0 +1,46 @@
+@testable import Daemon
+import Dispatch
+import Foundation
+import GRDB
+import Library
+import Logging
+import Shared
+import Store
+import Synchronization
+import Testing
+
+/// The counters in `status` and `library.changed` end as the store is, however the callers interleave.
+@Suite struct LibraryCounterTests {
+    /// One caller is held between reading its counts and publishing them while a photo arrives and a
+    /// second caller counts it. Unordered, the second would publish 2 and the first then 1, which
+    /// would stay (as `status` once showed 4 library files of 5). The second is given a second to get
+    /// past the first; with the lock it waits instead, and publishes last.
+    @Test func aCountReadBeforeAnotherIsNeverPublishedAfterIt() async throws {
+        let daemon = try InProcessDaemon(photos: ["a"])
+        let library = PhotoLibrary(store: daemon.store)
+        let plain = LibraryCounter(state: daemon.state, library: library, logger: Logger(label: "test"))
+        let secondDone = DispatchSemaphore(value: 0)
+        let held = Mutex(false)
+        var heldCounter = plain
+        heldCounter.counted = {
+            guard !held.withLock({ let was = $0; $0 = true; return was }) else { return }
+            try? daemon.store.write { db in try PhotoRecord(source: "unsplash", remoteId: "b", fetchedAt: Date()).insert(db) }
+            Thread.detachNewThread {
+                plain.refreshLibrary()
+                secondDone.signal()
+            }
+            // Unordered, the second has published by now; its signal is given back for the wait below.
+            if secondDone.wait(timeout: .now() + 1) == .success { secondDone.signal() }
+        }
+        let first = heldCounter
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                first.refreshLibrary()
+                secondDone.wait()
+                done.resume()
+            }
+        }
+        #expect(held.withLock { $0 })
+        #expect(daemon.state.current.library.photos == 2)
+    }
+}
