@@ -239,8 +239,8 @@ public final class ImageQueue: Service, Sendable {
             // began are in the store it read, and are forgotten. (Starting nothing at all after such
             // an overlap would leave every slot idle until a look overlapped no end, with 8 transfers
             // ending all the time.)
-            let endedDuringRead = Set(state.recentlyFinished.filter { $0.value > listing.finishedBefore }.keys)
             state.recentlyFinished = state.recentlyFinished.filter { $0.value > listing.finishedBefore }
+            let endedDuringRead = Set(state.recentlyFinished.keys)
             let missing = listing.missing.filter { !endedDuringRead.contains($0.photoId) }
             if listing.complete {
                 // A photo unliked (or recorded) meanwhile no longer waits for anything.
