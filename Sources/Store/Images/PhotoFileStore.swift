@@ -16,20 +16,47 @@ public enum PhotoFileStore {
     /// Library photos of `accountId` — liked, or with a live edit — with no row for `variant`, most
     /// recently liked or edited first so that what a person just chose arrives first. Local photos are
     /// files already and never downloaded.
+    ///
+    /// The image queue asks after every finished transfer, so this must cost what it returns, not what
+    /// the library holds: likes and edits are each walked newest first (likes through `likes_recent`)
+    /// and stop at `limit` missing; the two are merged here. (One query over their union grouped every
+    /// like the account has, each time: the pull's time grew with the library.) The merge is exact: a
+    /// photo among the newest `limit` by its later choice is among the newest `limit` of the side that
+    /// choice came from.
     public static func missing(_ db: Database, accountId: String, variant: String, limit: Int = 10_000) throws -> [Missing] {
-        try Row.fetchAll(db, sql: """
-            SELECT p.id, p.source, p.remote_id, p.urls FROM photos p
-            JOIN (SELECT photo_id, liked_at AS chosen_at FROM likes WHERE account_id = ? AND deleted_at IS NULL
-                  UNION ALL
-                  SELECT photo_id, created_at FROM edits WHERE account_id = ? AND deleted_at IS NULL) w ON w.photo_id = p.id
-            WHERE p.source != 'local'
-              AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = p.id AND f.variant = ?)
-            GROUP BY p.id
-            ORDER BY max(w.chosen_at) DESC LIMIT ?
-            """, arguments: [accountId, accountId, variant, limit]).map {
-            Missing(photoId: $0["id"], source: $0["source"], remoteId: $0["remote_id"], urls: $0["urls"])
+        func newest(_ sql: String) throws -> [(missing: Missing, chosenAt: Date)] {
+            try Row.fetchAll(db, sql: sql, arguments: [accountId, variant, limit]).map {
+                (Missing(photoId: $0["id"], source: $0["source"], remoteId: $0["remote_id"], urls: $0["urls"]), $0["chosen_at"])
+            }
         }
+        let liked = try newest(newestLikedMissing)
+        let edited = try newest(newestEditedMissing)
+        var chosen: [String: (missing: Missing, chosenAt: Date)] = [:]
+        for entry in liked + edited where (chosen[entry.missing.photoId]?.chosenAt ?? .distantPast) < entry.chosenAt {
+            chosen[entry.missing.photoId] = entry
+        }
+        return chosen.values
+            .sorted { ($0.chosenAt, $0.missing.photoId) > ($1.chosenAt, $1.missing.photoId) }
+            .prefix(limit).map(\.missing)
     }
+
+    /// Liked photos of an account (?) without a file of a variant (?), newest like first, at most (?).
+    static let newestLikedMissing = """
+        SELECT p.id, p.source, p.remote_id, p.urls, l.liked_at AS chosen_at
+        FROM likes l INDEXED BY likes_recent JOIN photos p ON p.id = l.photo_id
+        WHERE l.account_id = ? AND l.deleted_at IS NULL AND p.source != 'local'
+          AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = l.photo_id AND f.variant = ?)
+        ORDER BY l.liked_at DESC LIMIT ?
+        """
+
+    /// Edited photos of an account (?) without a file of a variant (?), newest edit first, at most (?).
+    static let newestEditedMissing = """
+        SELECT p.id, p.source, p.remote_id, p.urls, max(e.created_at) AS chosen_at
+        FROM edits e JOIN photos p ON p.id = e.photo_id
+        WHERE e.account_id = ? AND e.deleted_at IS NULL AND p.source != 'local'
+          AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = e.photo_id AND f.variant = ?)
+        GROUP BY p.id ORDER BY chosen_at DESC LIMIT ?
+        """
 
     /// One photo as a download job, whether or not it is in the library (an edit needs its original).
     public static func job(_ db: Database, photoId: String) throws -> Missing? {
