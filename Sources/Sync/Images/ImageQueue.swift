@@ -121,8 +121,15 @@ public final class ImageQueue: Service, Sendable {
 
     /// Likes changed, a pull finished, the network is back, a sign-in: look for missing files.
     public func ring() {
+        likesMayHaveChanged.store(true, ordering: .releasing)
         wakeup.ring()
     }
+
+    /// Set by `ring()`: the next look also moves files between the library and the cache. A finished
+    /// transfer's wake-up does not set it: a download changes nothing about what belongs where, and the
+    /// move's queries read every file the library holds (run after each of a pull's thousand
+    /// transfers, they made its time grow with the library).
+    private let likesMayHaveChanged = Atomic(true)
 
     var cache: ImageCache { ImageCache(store: store, cacheDirectory: configuration.cacheDirectory, logger: logger) }
     private var mover: ImageMover {
@@ -173,17 +180,18 @@ public final class ImageQueue: Service, Sendable {
                         swept = true
                     }
                     // Local moves need no network: unliked files become cache, re-liked ones library again.
-                    let moved = mover.reconcile(accountId: account, variant: configuration.variant)
-                    if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
+                    if likesMayHaveChanged.exchange(false, ordering: .acquiringAndReleasing) {
+                        let moved = mover.reconcile(accountId: account, variant: configuration.variant)
+                        if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
+                        // Each look moves at most a batch each way: until one moves nothing, look again.
+                        if moved.unpinned + moved.repinned > 0 { ring() }
+                    }
                 }
                 if network.isOnline() {
                     if let account = await accountId(), let listed = listMissing(accountId: account) {
                         await configuration.listedMissing?(listed.missing.map(\.photoId))
                         for job in startable(listed) {
-                            group.addTask {
-                                await self.fetch(job)
-                                self.wakeup.ring()
-                            }
+                            group.addTask { await self.fetch(job) }
                         }
                     }
                     // Feeds need no account: their thumbnails come whoever is signed in.
@@ -287,7 +295,6 @@ public final class ImageQueue: Service, Sendable {
         // Lost a race with the queue's own start: wait for that one.
         guard claimed else { return try await fetchNow(photoId: photoId) }
         await fetch(job)
-        wakeup.ring()
         if let retry = state.withLock({ $0.retries[photoId] }) {
             throw ImageFailure(message: retry.lastError, status: retry.status, transient: true)
         }
@@ -320,6 +327,9 @@ public final class ImageQueue: Service, Sendable {
                 "splashd_duration_ms": "\(started.millisecondsElapsed)",
             ])
             announce(job.photoId, .finished)
+            // The slot is free: the next look starts now, not after the Unsplash download count and the
+            // perceptual hash below, which take their time on a busy machine.
+            wakeup.ring()
             await configuration.fileArrived?(job.photoId, configuration.dataDirectory + "/" + file.path)
         case .failure(let failure)?:
             let retry = state.withLock { state -> Retry in
@@ -334,6 +344,7 @@ public final class ImageQueue: Service, Sendable {
                 state.retries[job.photoId] = retry
                 return retry
             }
+            wakeup.ring()
             if failure.transient && failure.status == nil && failure.message.hasPrefix("network") { network.reportFailure(failure.message) }
             let log = failure.transient ? Logger.Level.warning : .error
             announce(job.photoId, .failed, error: failure.message)
