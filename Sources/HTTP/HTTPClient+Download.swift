@@ -10,12 +10,17 @@ extension HTTPClient {
     /// that answers 200 instead of 206 restarts the file. On a network failure the `.part` stays for the next
     /// attempt; on a size or checksum mismatch it is removed (resuming it could never succeed).
     ///
+    /// `syncDirectory` false leaves the directory's fsync after the rename to the caller: for one that
+    /// renames the file again in the same directory and syncs it then (one flush instead of two; the
+    /// file's own bytes are flushed either way).
+    ///
     /// `progress(bytesSoFar, total)` is called on the client's transfer thread: keep it short.
     /// Non-2xx responses throw `.http` with the (bounded) error body. A body over `maxBytes` (announced, or
     /// as it arrives) throws `.tooLarge` and its `.part` is removed: resuming it could never succeed.
     public func download(
         _ request: HTTPRequest, to destination: String, expectedSize: Int64? = nil,
-        expectedSHA256: [UInt8]? = nil, maxBytes: Int64? = nil, progress: (@Sendable (Int64, Int64?) -> Void)? = nil
+        expectedSHA256: [UInt8]? = nil, maxBytes: Int64? = nil, syncDirectory: Bool = true,
+        progress: (@Sendable (Int64, Int64?) -> Void)? = nil
     ) async throws(HTTPError) -> DownloadResult {
         let partPath = destination + ".part"
         var resumeFrom = Self.fileSize(partPath) ?? 0
@@ -61,11 +66,12 @@ extension HTTPClient {
             break
         }
         return try finish(partPath: partPath, destination: destination, resumedFrom: resumeFrom,
-                          expectedSize: expectedSize, expectedSHA256: expectedSHA256)
+                          expectedSize: expectedSize, expectedSHA256: expectedSHA256, syncDirectory: syncDirectory)
     }
 
     private func finish(
-        partPath: String, destination: String, resumedFrom: Int64, expectedSize: Int64?, expectedSHA256: [UInt8]?
+        partPath: String, destination: String, resumedFrom: Int64, expectedSize: Int64?, expectedSHA256: [UInt8]?,
+        syncDirectory: Bool
     ) throws(HTTPError) -> DownloadResult {
         let size = Self.fileSize(partPath) ?? 0
         if let expectedSize, size != expectedSize {
@@ -85,7 +91,7 @@ extension HTTPClient {
             }
         }
         guard rename(partPath, destination) == 0 else { throw .file(errno: errno, path: destination) }
-        DurableFile.syncDirectory(of: destination)
+        if syncDirectory { DurableFile.syncDirectory(of: destination) }
         return DownloadResult(path: destination, size: size, resumedFrom: resumedFrom, sha256: digest)
     }
 

@@ -38,8 +38,11 @@ struct ImageDownloader: Sendable {
         if !LocalFile.exists(final) {
             if !LocalFile.exists(staged) {
                 do {
+                    // Not flushed here: the rename below, in the same directory, is (a crash before it
+                    // leaves a complete .part or .download, each picked up at the next start).
                     _ = try await http.download(
-                        HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: maxFileBytes, progress: progress)
+                        HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: maxFileBytes, syncDirectory: false,
+                        progress: progress)
                 } catch {
                     // An empty .part (a refused or redirected request) is no progress worth keeping.
                     if LocalFile.size(staged + ".part") == 0 { unlink(staged + ".part") }
