@@ -27,6 +27,9 @@ public final class Store: Sendable {
             // indexed query of the library touches; the kernel's page cache holds the rest).
             try db.execute(sql: "PRAGMA mmap_size = 0")
             try db.execute(sql: "PRAGMA cache_size = -2048")
+            // A row a REPLACE removes fires its delete trigger, as any deletion does: the counters of
+            // SchemaV3 stay right whatever statement a later change writes.
+            try db.execute(sql: "PRAGMA recursive_triggers = ON")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

@@ -100,8 +100,11 @@ public enum PhotoFileStore {
     /// Records a finished file (replacing an older row of the same variant).
     public static func record(_ db: Database, _ file: File) throws {
         try db.execute(sql: """
-            INSERT OR REPLACE INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at)
+            INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (photo_id, variant) DO UPDATE SET
+                path = excluded.path, in_library = excluded.in_library, bytes = excluded.bytes, checksum = excluded.checksum,
+                created_at = excluded.created_at, last_access_at = excluded.last_access_at
             """, arguments: [file.photoId, file.variant, file.path, file.inLibrary, file.bytes, file.checksum, file.createdAt, file.lastAccessAt])
     }
 

@@ -1,34 +1,35 @@
 import GRDB
 import Shared
 
-/// The counters `daemon.status` shows, computed from the tables (the daemon caches them in memory and
-/// recomputes after writes, so a status call does not scan 100,000 rows).
+/// The counters `daemon.status` shows. They are kept by triggers as rows change (SchemaV3): reading
+/// them is a lookup each, whatever the library holds. Only the edited photos are counted here: edits
+/// are few, and a distinct count is not a sum a trigger can keep.
 public enum CountsQuery {
     public static func library(_ db: Database, accountId: String) throws -> LibraryCounts {
-        let photos = try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") ?? 0
-        let liked = try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM likes WHERE account_id = ? AND deleted_at IS NULL", arguments: [accountId]) ?? 0
+        let counters = try values(db, ["photos", "dismissed", "files", "file_bytes", "liked:" + accountId])
         let edited = try Int.fetchOne(
             db, sql: "SELECT count(DISTINCT photo_id) FROM edits WHERE deleted_at IS NULL") ?? 0
-        let dismissed = try Int.fetchOne(db, sql: "SELECT count(*) FROM photos WHERE dismissed_at IS NOT NULL") ?? 0
-        let files = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM photo_files")
         return LibraryCounts(
-            photos: photos, liked: liked, edited: edited, dismissed: dismissed,
-            files: files?["n"] ?? 0, bytes: files?["b"] ?? 0)
+            photos: counters["photos"], liked: counters["liked:" + accountId], edited: edited, dismissed: counters["dismissed"],
+            files: counters["files"], bytes: Int64(counters["file_bytes"]))
     }
 
+    /// Every account's ops: the queue is one (`accountId` is the caller's, kept for when it is not).
     public static func outbox(_ db: Database, accountId: String?) throws -> OutboxCounts {
-        var counts = OutboxCounts(pending: 0, inFlight: 0, rejected: 0)
-        let rows = try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox GROUP BY state")
-        for row in rows {
-            let n: Int = row["n"]
-            switch row["state"] as String {
-            case "pending": counts.pending = n
-            case "in_flight": counts.inFlight = n
-            case "rejected": counts.rejected = n
-            default: break
-            }
-        }
-        return counts
+        let counters = try values(db, ["outbox:pending", "outbox:in_flight", "outbox:rejected"])
+        return OutboxCounts(pending: counters["outbox:pending"], inFlight: counters["outbox:in_flight"], rejected: counters["outbox:rejected"])
+    }
+
+    /// Named counters; one that has no row (an account that never liked) is 0.
+    private static func values(_ db: Database, _ names: [String]) throws -> Counters {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT name, value FROM counters WHERE name IN (\(databaseQuestionMarks(count: names.count)))",
+            arguments: StatementArguments(names))
+        return Counters(values: Dictionary(rows.map { ($0["name"], $0["value"]) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    private struct Counters {
+        var values: [String: Int]
+        subscript(name: String) -> Int { values[name] ?? 0 }
     }
 }

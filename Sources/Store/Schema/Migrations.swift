@@ -6,6 +6,7 @@ enum Migrations {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 library, account and outbox", migrate: SchemaV1.migrate)
         migrator.registerMigration("v2 pull rereads", migrate: SchemaV2.migrate)
+        migrator.registerMigration("v3 counters", migrate: SchemaV3.migrate)
         return migrator
     }
 
