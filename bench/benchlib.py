@@ -203,8 +203,9 @@ def add_library_files(daemon, photo_ids, sample):
             rel = f"library/unsplash/{rid}.regular.jpg"
             if not os.path.exists(os.path.join(daemon.directory, "data", rel)):
                 os.link(sample, os.path.join(daemon.directory, "data", rel))
-            con.execute("INSERT OR REPLACE INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, "
-                        "last_access_at) VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (pid, rel, size, now, now))
+            con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, "
+                        "last_access_at) VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?) "
+                        "ON CONFLICT (photo_id, variant) DO UPDATE SET path = excluded.path, bytes = excluded.bytes", (pid, rel, size, now, now))
     con.close()
 
 

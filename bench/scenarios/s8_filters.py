@@ -128,8 +128,9 @@ def _splashd(ctx, src, anchors, commands):
     os.link(src, os.path.join(d.directory, "data", rel))
     con = sqlite3.connect(d.db_path, timeout=60)
     with con:
-        con.execute("INSERT OR REPLACE INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
-                    "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (ids[0], rel, os.path.getsize(src), now_text(), now_text()))
+        con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
+                    "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?) "
+                    "ON CONFLICT (photo_id, variant) DO UPDATE SET path = excluded.path, bytes = excluded.bytes", (ids[0], rel, os.path.getsize(src), now_text(), now_text()))
     con.close()
     env = dict(os.environ, SPLASHD_SOCKET=d.socket_path)
     argv = [SPLASHCTL, "edit", ids[0], "--filter", "sepia:0.8", "--filter", "vignette:1.0,0.6"]
