@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Shared", "Support", "Store", "Library", "HTTP", "Account",
+                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Editing",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -163,7 +163,12 @@ public enum DaemonRunner {
             services.append(.init(service: realtime.service))
         }
         if let feeds = sources.feeds { services.append(.init(service: feeds)) }
-        if let images { services.append(.init(service: images.queue)) }
+        if let images {
+            // The scanner stops after the queue (reverse order): no arrival is left unscanned by a stop
+            // before the transfers' end.
+            services.append(.init(service: images.scanner))
+            services.append(.init(service: images.queue))
+        }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),

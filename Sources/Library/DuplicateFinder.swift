@@ -24,21 +24,37 @@ public enum DuplicateFinder {
     /// Library photos within `threshold` bits of `photoId`'s hash, nearest first.
     public static func duplicates(of photoId: String, accountId: String, threshold: Int, db: Database) throws -> [(id: String, distance: Int)] {
         guard let raw = try PerceptualHashQuery.hash(db, photoId: photoId) else { return [] }
-        let hash = PerceptualHash(value: raw)
-        return try libraryHashes(db, accountId: accountId)
-            .filter { $0.id != photoId }
+        return within(threshold, of: PerceptualHash(value: raw), in: try libraryHashes(db, accountId: accountId), excluding: photoId)
+    }
+
+    /// The photos of `known` within `threshold` bits of `hash`, nearest first.
+    static func within(
+        _ threshold: Int, of hash: PerceptualHash, in known: [(id: String, hash: PerceptualHash)], excluding: String
+    ) -> [(id: String, distance: Int)] {
+        known
+            .filter { $0.id != excluding }
             .map { ($0.id, $0.hash.distance(to: hash)) }
             .filter { $0.1 <= threshold }
             .sorted { $0.1 < $1.1 }
     }
 
-    /// Keeps the hash taken when `photoId`'s file arrived, and answers which library photos it is near.
+    /// Keeps the hashes taken when photos' files arrived, and answers which library photos each is
+    /// near (nearest first; photos with none are left out). The hashes are written in one transaction
+    /// and the library's read once, after it and outside it: a batch costs one read of the library,
+    /// not one per photo, and no writer waits on the comparisons.
     public static func record(
-        _ hash: PerceptualHash, photoId: String, accountId: String, threshold: Int, store: Store
-    ) throws -> [(id: String, distance: Int)] {
+        _ hashes: [(photoId: String, hash: PerceptualHash)], accountId: String, threshold: Int, store: Store
+    ) throws -> [String: [(id: String, distance: Int)]] {
+        guard !hashes.isEmpty else { return [:] }
         try store.write { db in
-            try PerceptualHashQuery.set(db, hash: hash.value, photoId: photoId)
-            return try duplicates(of: photoId, accountId: accountId, threshold: threshold, db: db)
+            for entry in hashes { try PerceptualHashQuery.set(db, hash: entry.hash.value, photoId: entry.photoId) }
         }
+        let library = try store.read { db in try libraryHashes(db, accountId: accountId) }
+        var near: [String: [(id: String, distance: Int)]] = [:]
+        for entry in hashes {
+            let found = within(threshold, of: entry.hash, in: library, excluding: entry.photoId)
+            if !found.isEmpty { near[entry.photoId] = found }
+        }
+        return near
     }
 }

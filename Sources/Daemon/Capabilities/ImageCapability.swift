@@ -12,6 +12,8 @@ import Sync
 /// pulled, at sign-in and when the network returns, and otherwise sleeps), and the cache.
 struct ImageCapability: Sendable {
     let queue: ImageQueue
+    /// Hashes arriving files and reports near-duplicates, apart from the transfers.
+    let scanner: DuplicateScanner
     let cache: ImageCache
     let maxBytes: Int64
     let dataDirectory: String
@@ -41,20 +43,14 @@ struct ImageCapability: Sendable {
         configuration.renditionURL = { urls, variant in Renditions.url(urls, variant: variant) }
         let unsplash = UnsplashDownloadTracker(
             http: client, apiURL: config.unsplashAPIURL, accessKey: config.unsplashAccessKey, logger: logger)
-        // A saved remote photo that looks like one already in the library is reported (NicePhotoApp
-        // refused such photos; here the like stands, and the person is told).
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000))
-        let threshold = config.duplicateThreshold
+        let scanner = DuplicateScanner(
+            store: store, dataDirectory: directories.data, threshold: config.duplicateThreshold,
+            hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
+            accountId: { state.current.account.userId ?? "" }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
-            guard let hash = try? await editor.perceptualHash(URL(fileURLWithPath: path)) else { return }
-            let accountId = state.current.account.userId ?? ""
-            let duplicates = try? DuplicateFinder.record(hash, photoId: photoId, accountId: accountId, threshold: threshold, store: store)
-            if let nearest = duplicates?.first {
-                logger.notice("\(photoId) looks like \(nearest.id), already in the library (\(nearest.distance) bits apart)", metadata: [
-                    "splashd_op": "images", "splashd_photo": "\(photoId)", "splashd_duplicate_of": "\(nearest.id)",
-                ])
-            }
+            scanner.arrived(photoId: photoId, path: path)
         }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
@@ -70,7 +66,7 @@ struct ImageCapability: Sendable {
             })
         _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in queue.ring() }
         return ImageCapability(
-            queue: queue, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
+            queue: queue, scanner: scanner, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)
     }
 }

@@ -58,6 +58,16 @@ public enum PhotoFileStore {
         GROUP BY p.id ORDER BY chosen_at DESC LIMIT ?
         """
 
+    /// Downloaded library files of photos with no perceptual hash yet: arrivals a stop or a crash kept
+    /// the duplicate scanner from hashing. Paths relative to the data directory.
+    public static func unhashed(_ db: Database) throws -> [(photoId: String, path: String)] {
+        try Row.fetchAll(db, sql: """
+            SELECT f.photo_id, f.path FROM photo_files f JOIN photos p ON p.id = f.photo_id
+            WHERE f.in_library = 1 AND p.phash IS NULL AND p.source != 'local'
+              AND f.variant NOT LIKE 'edit:%' AND f.path NOT LIKE '/%'
+            """).map { ($0["photo_id"], $0["path"]) }
+    }
+
     /// One photo as a download job, whether or not it is in the library (an edit needs its original).
     public static func job(_ db: Database, photoId: String) throws -> Missing? {
         try Row.fetchOne(db, sql: "SELECT id, source, remote_id, urls FROM photos WHERE id = ?", arguments: [photoId]).map {
