@@ -40,7 +40,13 @@ import TestSupport
         var all: [String] { ids.withLock { $0 } }
     }
 
-    func scanner(hashed: Asked) -> DuplicateScanner {
+    final class Flag: Sendable {
+        let value = Mutex(false)
+        func set(_ on: Bool) { value.withLock { $0 = on } }
+        var isOn: Bool { value.withLock { $0 } }
+    }
+
+    func scanner(hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30)) -> DuplicateScanner {
         DuplicateScanner(
             store: store, dataDirectory: dir.path, threshold: 4,
             hash: { path in
@@ -48,7 +54,7 @@ import TestSupport
                 hashed.ids.withLock { $0.append(id) }
                 return Self.hashes[id].map(PerceptualHash.init(value:))
             },
-            accountId: { "u" }, logger: Logger(label: "test"))
+            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, logger: Logger(label: "test"))
     }
 
     func storedHashes() throws -> [String: UInt64] {
@@ -85,5 +91,28 @@ import TestSupport
         next.queueUnhashed()
         _ = await next.scanWaiting()
         #expect(again.all == ["e"])
+    }
+
+    /// Hashing decodes whole images: it waits while files download, starts when they end, and waits no
+    /// longer than its patience (a stalled transfer must not hold it off for good).
+    @Test func hashingWaitsForTheDownloadsButNotForever() async throws {
+        let hashed = Asked(), downloading = Flag()
+        downloading.set(true)
+        let scanner = scanner(hashed: hashed, downloading: downloading, patience: .seconds(1))
+        let running = Task { try await scanner.run() }
+        defer { running.cancel() }
+        // c, d and e were recorded unhashed: queued at the start, held while files download.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(hashed.all.isEmpty)
+        downloading.set(false)
+        scanner.transfersMayHaveEnded()
+        let all = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 3 }
+        #expect(Set(all) == ["c", "d", "e"])
+        downloading.set(true)
+        let clock = ContinuousClock.now
+        scanner.arrived(photoId: "unsplash:c", path: dir.path + "/library/unsplash/c.regular.jpg")
+        let later = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
+        #expect(later.count == 4, "hashed beside a transfer that never ends, after the patience")
+        #expect(ContinuousClock.now - clock >= .seconds(1))
     }
 }

@@ -7,6 +7,7 @@ import PhotoSources
 import Shared
 import Store
 import Sync
+import Synchronization
 
 /// Image files: the download queue that fills the library (it wakes when a like changes, here or
 /// pulled, at sign-in and when the network returns, and otherwise sleeps), and the cache.
@@ -44,10 +45,12 @@ struct ImageCapability: Sendable {
         let unsplash = UnsplashDownloadTracker(
             http: client, apiURL: config.unsplashAPIURL, accessKey: config.unsplashAccessKey, logger: logger)
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000))
+        let transfers = QueueHandle()
         let scanner = DuplicateScanner(
             store: store, dataDirectory: directories.data, threshold: config.duplicateThreshold,
             hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
-            accountId: { state.current.account.userId ?? "" }, logger: logger)
+            accountId: { state.current.account.userId ?? "" },
+            transfersActive: { (transfers.queue.withLock { $0 }?.progress.active ?? 0) > 0 }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)
@@ -63,10 +66,18 @@ struct ImageCapability: Sendable {
                 state.bus.publish(.imagesChanged(progress))
                 // A file arrived: the library's file and byte counts in status and library.changed move too.
                 if progress.change == .finished { counter.refreshLibrary() }
+                if progress.downloading == 0 { scanner.transfersMayHaveEnded() }
             })
+        transfers.queue.withLock { $0 = queue }
         _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in queue.ring() }
         return ImageCapability(
             queue: queue, scanner: scanner, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)
     }
+}
+
+/// The queue, once made, for the scanner made before it (the queue hands the scanner its arrivals; the
+/// scanner asks the queue whether files are downloading).
+private final class QueueHandle: Sendable {
+    let queue = Mutex<ImageQueue?>(nil)
 }

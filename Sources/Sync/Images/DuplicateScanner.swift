@@ -22,14 +22,22 @@ public final class DuplicateScanner: Service, Sendable {
     private let hash: Hasher
     private let accountId: @Sendable () -> String
     private let logger: Logger
+    private let transfersActive: @Sendable () -> Bool
+    /// How long hashing waits on transfers before it goes ahead beside them (a stalled one must not
+    /// hold it off for good).
+    private let patience: Duration
     private let waiting = Mutex<[(photoId: String, path: String)]>([])
     private let wakeup = Wakeup()
 
-    /// `hash` takes a file's perceptual hash (nil: not an image it can read).
+    /// `hash` takes a file's perceptual hash (nil: not an image it can read). `transfersActive` says
+    /// whether files are downloading: hashing decodes whole images, and waits for the downloads
+    /// (`transfersMayHaveEnded()` wakes it) so that it never slows them, up to `patience`.
     public init(
         store: Store, dataDirectory: String, threshold: Int, hash: @escaping Hasher, accountId: @escaping @Sendable () -> String,
-        logger: Logger
+        transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30), logger: Logger
     ) {
+        self.transfersActive = transfersActive
+        self.patience = patience
         self.store = store
         self.dataDirectory = dataDirectory
         self.threshold = threshold
@@ -47,12 +55,25 @@ public final class DuplicateScanner: Service, Sendable {
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             self.queueUnhashed()
+            var deferredSince: ContinuousClock.Instant?
             while !Task.isCancelled {
-                await self.wakeup.wait(until: nil)
+                await self.wakeup.wait(until: deferredSince.map { $0 + self.patience })
                 if Task.isCancelled { return }
+                if self.waiting.withLock({ $0.isEmpty }) { continue }
+                let since = deferredSince ?? .now
+                if self.transfersActive() && since + self.patience > .now {
+                    deferredSince = since
+                    continue
+                }
+                deferredSince = nil
                 await self.scanWaiting()
             }
         }
+    }
+
+    /// The image queue's transfers may all have ended: waiting hashes may start.
+    public func transfersMayHaveEnded() {
+        wakeup.ring()
     }
 
     /// Library files that arrived while no scanner ran to the end (a stop, a crash) wait with the
