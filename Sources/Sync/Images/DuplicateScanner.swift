@@ -55,21 +55,39 @@ public final class DuplicateScanner: Service, Sendable {
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             self.queueUnhashed()
-            var deferredSince: ContinuousClock.Instant?
+            var deadline: ContinuousClock.Instant?
             while !Task.isCancelled {
-                await self.wakeup.wait(until: deferredSince.map { $0 + self.patience })
+                await self.wakeup.wait(until: deadline)
                 if Task.isCancelled { return }
+                deadline = nil
                 if self.waiting.withLock({ $0.isEmpty }) { continue }
-                let since = deferredSince ?? .now
-                if self.transfersActive() && since + self.patience > .now {
-                    deferredSince = since
+                if let until = self.holdOffUntil() {
+                    deadline = until
                     continue
                 }
-                deferredSince = nil
                 await self.scanWaiting()
             }
         }
     }
+
+    /// While files download, when hashing may go ahead anyway (the patience spent); nil when it may go
+    /// ahead now. Asked before each file, so that downloads that start mid-batch stop the batch.
+    private func holdOffUntil() -> ContinuousClock.Instant? {
+        let active = transfersActive()
+        return heldSince.withLock { since -> ContinuousClock.Instant? in
+            guard active else {
+                since = nil
+                return nil
+            }
+            let now = ContinuousClock.now
+            let until = (since ?? now) + patience
+            if since == nil { since = now }
+            return until > now ? until : nil
+        }
+    }
+
+    /// When hashing began to wait on downloads (nil: it is not waiting).
+    private let heldSince = Mutex<ContinuousClock.Instant?>(nil)
 
     /// The image queue's transfers may all have ended: waiting hashes may start.
     public func transfersMayHaveEnded() {
@@ -103,11 +121,19 @@ public final class DuplicateScanner: Service, Sendable {
             }
             if batch.isEmpty { break }
             var hashes: [(photoId: String, hash: PerceptualHash)] = []
-            for arrival in batch {
+            var unhashed = batch[...]
+            while let arrival = unhashed.first, holdOffUntil() == nil {
+                unhashed = unhashed.dropFirst()
                 if let hash = await hash(arrival.path) { hashes.append((arrival.photoId, hash)) }
             }
             report(hashes)
             total += hashes.count
+            if !unhashed.isEmpty {
+                // Downloads began: the rest waits for them, first in line.
+                waiting.withLock { $0.insert(contentsOf: unhashed, at: 0) }
+                wakeup.ring()
+                break
+            }
         }
         return total
     }
