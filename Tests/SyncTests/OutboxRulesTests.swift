@@ -1,5 +1,7 @@
+import Account
 import Foundation
 import GRDB
+import HTTP
 @testable import Sync
 import Library
 import Shared
@@ -132,5 +134,21 @@ import TestSupport
         #expect(ready == ["unsplash:p2"])
         let cursor = try store.read { db in try SyncCursor.load(db, accountId: "a", table: "likes") }
         #expect(cursor.lastID == serverRow.id, "the cursor moves on; the row is remembered instead")
+    }
+
+    /// A batch of like ops is read at once; an op this version cannot read is refused with its reason
+    /// and the others still go (the batch read fails, and each is then read alone).
+    @Test func anUnreadableLikeOpIsRefusedAndTheRestOfItsBatchGoes() throws {
+        let pusher = LikesPusher(
+            backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
+            batchSize: 500)
+        let good = #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:a","wasNew":true}"#
+        let ops = [good, #"{"likedAt":"yesterday","photoId":"unsplash:b","wasNew":true}"#, good].map {
+            OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: $0)
+        }
+        let problems = pusher.problems(in: ops)
+        #expect(problems[0] == nil && problems[2] == nil)
+        #expect(problems[1]?.hasPrefix("this version of splashd cannot read the queued change") == true, "\(problems)")
+        #expect(pusher.problems(in: [ops[0], ops[2]]) == [nil, nil])
     }
 }

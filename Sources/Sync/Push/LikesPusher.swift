@@ -14,11 +14,17 @@ struct LikesPusher: OutboxPusher {
 
     func problem(with op: OutboxEntry) -> String? {
         do {
-            _ = try Self.payloads([op])
+            _ = try OutboxPayload.decode(LikeActions.Payload.self, from: op.payload)
             return nil
         } catch {
             return "this version of splashd cannot read the queued change: \(error)"
         }
+    }
+
+    /// The batch read at once; one by one only when some op does not read.
+    func problems(in batch: [OutboxEntry]) -> [String?] {
+        if (try? Self.payloads(batch)) != nil { return batch.map { _ in nil } }
+        return batch.map(problem(with:))
     }
 
     func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
@@ -47,7 +53,7 @@ struct LikesPusher: OutboxPusher {
     }
 
     static func payloads(_ ops: [OutboxEntry]) throws -> [LikeActions.Payload] {
-        try ops.map { try OutboxPayload.decode(LikeActions.Payload.self, from: $0.payload) }
+        try OutboxPayload.decodeAll(LikeActions.Payload.self, from: ops.map(\.payload))
     }
 
     func push(_ payloads: [LikeActions.Payload], token: String) async throws(BackendError) {
@@ -81,12 +87,13 @@ struct LikesPusher: OutboxPusher {
 
     /// The photos' metadata, so that other devices can show what this one liked or edited.
     func upsertPhotos(_ photos: [(id: String, metadata: LikeActions.PhotoMetadata?)], token: String) async throws(BackendError) {
+        let decoder = JSONDecoder()
         let rows = photos.map { id, photo in
             ServerPhotoRow(
                 photo_id: id, title: photo?.title, description: photo?.description,
                 author_name: photo?.authorName, author_url: photo?.authorUrl, color: photo?.color,
                 width: photo?.width, height: photo?.height,
-                urls: photo?.urls.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:])
+                urls: photo?.urls.flatMap { try? decoder.decode([String: String].self, from: Data($0.utf8)) } ?? [:])
         }
         let body: [UInt8]
         do {

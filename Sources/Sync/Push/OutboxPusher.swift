@@ -14,6 +14,12 @@ protocol OutboxPusher: Sendable {
     /// uploads is gone), in words a person can act on; nil when it can be sent. Such an op is
     /// rejected and shown, never retried forever, nor dropped in silence.
     func problem(with op: OutboxEntry) -> String?
+    /// `problem(with:)` for each op of a batch, in order (a pusher may read the batch at once).
+    func problems(in batch: [OutboxEntry]) -> [String?]
     /// Sends the batch; idempotent, so a resend after a crash is harmless.
     func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError)
+}
+
+extension OutboxPusher {
+    func problems(in batch: [OutboxEntry]) -> [String?] { batch.map(problem(with:)) }
 }

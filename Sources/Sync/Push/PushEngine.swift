@@ -207,8 +207,8 @@ public final class PushEngine: Service, Sendable {
         // An op that cannot succeed whatever the network does (unreadable by this version, its file
         // gone) is refused here with its reason, kept and shown, never retried forever.
         var sendable: [OutboxEntry] = []
-        for op in whole {
-            if let problem = pusher.problem(with: op) {
+        for (op, problem) in zip(whole, pusher.problems(in: whole)) {
+            if let problem {
                 reject([op], reason: problem)
                 report.rejected += 1
             } else {
