@@ -1,5 +1,6 @@
 """Shared parts of the benchmark: processes, the release daemon, seeding, statistics. devstack, the control
 socket's JSON-RPC and splashd as a child process come from python/splashtest."""
+import hashlib
 import json
 import os
 import shutil
@@ -189,6 +190,13 @@ def have(cmd):
     return shutil.which(cmd) is not None
 
 
+def perceptual_hash_for(key):
+    """A stand-in 64-bit perceptual hash (as SQLite's signed integer), fixed per key and spread like real
+    ones: seeded files all share one sample image, and equal hashes would make each a duplicate of all."""
+    digest = hashlib.sha256(str(key).encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 def add_library_files(daemon, photo_ids, sample):
     """Gives liked photos their library file (a hard link to one real JPEG) and photo_files row, so the image
     queue has nothing to fetch for them and does not compete with what a scenario measures."""
@@ -206,6 +214,8 @@ def add_library_files(daemon, photo_ids, sample):
             con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, "
                         "last_access_at) VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?) "
                         "ON CONFLICT (photo_id, variant) DO UPDATE SET path = excluded.path, bytes = excluded.bytes", (pid, rel, size, now, now))
+            # a downloaded photo's perceptual hash, as the daemon leaves it (one it lacks, it takes at start)
+            con.execute("UPDATE photos SET phash = ? WHERE id = ?", (perceptual_hash_for(pid), pid))
     con.close()
 
 

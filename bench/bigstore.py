@@ -10,7 +10,7 @@ import sqlite3
 import time
 import urllib.request
 
-from benchlib import log, now_text, seed_photos, signup, fresh_tag
+from benchlib import log, now_text, perceptual_hash_for, seed_photos, signup, fresh_tag
 
 PHOTOS = 100_000
 LIKED_EVERY = 10
@@ -43,6 +43,8 @@ def make(ctx):
             os.link(sample, os.path.join(d.directory, "data", rel))
             con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
                         "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (f"unsplash:big{n}", rel, size, now, now))
+            # a downloaded photo's perceptual hash, as the daemon leaves it (one it lacks, it takes at start)
+            con.execute("UPDATE photos SET phash = ? WHERE id = ?", (perceptual_hash_for(n), f"unsplash:big{n}"))
     con.close()
     log(f"seeded {len(ids)} photos ({PHOTOS // LIKED_EVERY} liked, with files) in {time.time() - t0:.1f} s")
     d.user_id, d.email, d.password = user_id, email, password
