@@ -54,7 +54,7 @@ import TestSupport
                 hashed.ids.withLock { $0.append(id) }
                 return Self.hashes[id].map(PerceptualHash.init(value:))
             },
-            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, logger: Logger(label: "test"))
+            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, settleFor: .zero, logger: Logger(label: "test"))
     }
 
     func storedHashes() throws -> [String: UInt64] {

@@ -26,6 +26,9 @@ public final class DuplicateScanner: Service, Sendable {
     /// How long hashing waits on transfers before it goes ahead beside them (a stalled one must not
     /// hold it off for good).
     private let patience: Duration
+    /// How long after the start it looks for files left unhashed: its query reads the library's files,
+    /// and the start (to READY) should not share the store and the cores with it.
+    private let settleFor: Duration
     private let waiting = Mutex<[(photoId: String, path: String)]>([])
     private let wakeup = Wakeup()
 
@@ -34,9 +37,11 @@ public final class DuplicateScanner: Service, Sendable {
     /// (`transfersMayHaveEnded()` wakes it) so that it never slows them, up to `patience`.
     public init(
         store: Store, dataDirectory: String, threshold: Int, hash: @escaping Hasher, accountId: @escaping @Sendable () -> String,
-        transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30), logger: Logger
+        transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30),
+        settleFor: Duration = .seconds(10), logger: Logger
     ) {
         self.transfersActive = transfersActive
+        self.settleFor = settleFor
         self.patience = patience
         self.store = store
         self.dataDirectory = dataDirectory
@@ -54,18 +59,23 @@ public final class DuplicateScanner: Service, Sendable {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            self.queueUnhashed()
-            var deadline: ContinuousClock.Instant?
+            let settleAt = ContinuousClock.now + self.settleFor
+            var settled = false
+            var deadline: ContinuousClock.Instant? = settleAt
             while !Task.isCancelled {
                 await self.wakeup.wait(until: deadline)
                 if Task.isCancelled { return }
-                deadline = nil
+                if !settled && ContinuousClock.now >= settleAt {
+                    settled = true
+                    self.queueUnhashed()
+                }
+                deadline = settled ? nil : settleAt
                 if self.waiting.withLock({ $0.isEmpty }) { continue }
                 if let until = self.holdOffUntil() {
-                    deadline = until
-                    continue
+                    deadline = min(deadline ?? until, until)
+                } else {
+                    await self.scanWaiting()
                 }
-                await self.scanWaiting()
             }
         }
     }
