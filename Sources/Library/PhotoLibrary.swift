@@ -26,11 +26,6 @@ public final class PhotoLibrary: Sendable {
         }
     }
 
-    /// The library's counters alone, without the outbox's (a file arrived: nothing was queued).
-    public func libraryCounts(accountId: String) throws -> LibraryCounts {
-        try store.read { db in try CountsQuery.library(db, accountId: accountId) }
-    }
-
     /// The outbox's counters alone (the account changed, or a profile op moved: no photo did).
     public func outboxCounts(accountId: String) throws -> OutboxCounts {
         try store.read { db in try CountsQuery.outbox(db, accountId: accountId) }

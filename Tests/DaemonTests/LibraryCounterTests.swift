@@ -26,7 +26,7 @@ import Testing
             guard !held.withLock({ let was = $0; $0 = true; return was }) else { return }
             try? daemon.store.write { db in try PhotoRecord(source: "unsplash", remoteId: "b", fetchedAt: Date()).insert(db) }
             Thread.detachNewThread {
-                plain.refreshLibrary()
+                plain.refresh()
                 secondDone.signal()
             }
             // Unordered, the second has published by now; its signal is given back for the wait below.
@@ -35,7 +35,7 @@ import Testing
         let first = heldCounter
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                first.refreshLibrary()
+                first.refresh()
                 secondDone.wait()
                 done.resume()
             }

@@ -65,7 +65,7 @@ struct ImageCapability: Sendable {
             changed: { progress in
                 state.bus.publish(.imagesChanged(progress))
                 // A file arrived: the library's file and byte counts in status and library.changed move too.
-                if progress.change == .finished { counter.refreshLibrary() }
+                if progress.change == .finished { counter.refresh() }
                 if progress.downloading == 0 { scanner.transfersMayHaveEnded() }
             })
         transfers.queue.withLock { $0 = queue }

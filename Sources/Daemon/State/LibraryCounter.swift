@@ -17,32 +17,15 @@ struct LibraryCounter: Sendable {
     /// Test seam: called between reading the counts and publishing them.
     var counted: @Sendable () -> Void = {}
 
-    /// The library's and the outbox's counters.
+    /// The library's and the outbox's counters: one lookup each (the store's triggers keep them), so
+    /// a caller that changed only one side refreshes both.
     func refresh() {
-        counting {
-            let counts = try library.counts(accountId: state.current.account.userId ?? "")
-            return {
-                state.setLibrary(counts.library)
-                state.setOutbox(counts.outbox)
-            }
-        }
-    }
-
-    /// The library's counters alone: a file arrived, nothing was queued.
-    func refreshLibrary() {
-        counting {
-            let counts = try library.libraryCounts(accountId: state.current.account.userId ?? "")
-            return { state.setLibrary(counts) }
-        }
-    }
-
-    /// Reads, then publishes what it read, both under the lock.
-    private func counting(_ read: () throws -> () -> Void) {
         Self.lock.withLock { _ in
             do {
-                let publish = try read()
+                let counts = try library.counts(accountId: state.current.account.userId ?? "")
                 counted()
-                publish()
+                state.setLibrary(counts.library)
+                state.setOutbox(counts.outbox)
             } catch {
                 logger.error("cannot count the library: \(error)")
             }
