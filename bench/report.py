@@ -121,6 +121,14 @@ def markdown(doc):
             L.append(f"- {n}")
         if r.get("commands"):
             L += ["", "Commands:", "", "```sh"] + r["commands"] + ["```"]
+        if r.get("plans"):
+            L += ["", "Plans (EXPLAIN QUERY PLAN of each statement, as the daemon reported them):", "", "```"]
+            for case, statements in r["plans"].items():
+                L.append(f"{case}:")
+                for st in statements:
+                    L.append("  " + " ".join(st["sql"].split())[:160] + (" …" if len(" ".join(st["sql"].split())) > 160 else ""))
+                    L += ["    " + step for step in st["plan"]]
+            L.append("```")
         if r.get("profile"):
             L += ["", "Where the time goes:", "", "```", r["profile"], "```"]
         L.append(f"\n_{r.get('wall_seconds', 0)} s of wall time._")

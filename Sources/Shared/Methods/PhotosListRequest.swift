@@ -15,6 +15,7 @@ public struct PhotosListRequest: RPCRequest {
         ParameterDoc("sort", "string", "created, liked or fetched; a leading '-' sorts descending. Default -fetched."),
         ParameterDoc("limit", "integer", "1 to \(maxLimit), default \(defaultLimit)."),
         ParameterDoc("offset", "integer", "0 or more, default 0."),
+        ParameterDoc("explain", "boolean", "Also return the SQL statements run, their arguments and SQLite's query plan for each."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput]
     public static let example = PhotosListRequest(liked: true, color: "blue", sort: .likedDescending, limit: 50)
@@ -44,10 +45,11 @@ public struct PhotosListRequest: RPCRequest {
     public var sort: Sort?
     public var limit: Int?
     public var offset: Int?
+    public var explain: Bool?
 
     public init(
         liked: Bool? = nil, edited: Bool? = nil, dismissed: Bool? = nil, source: PhotoSource? = nil,
-        color: String? = nil, text: String? = nil, sort: Sort? = nil, limit: Int? = nil, offset: Int? = nil
+        color: String? = nil, text: String? = nil, sort: Sort? = nil, limit: Int? = nil, offset: Int? = nil, explain: Bool? = nil
     ) {
         self.liked = liked
         self.edited = edited
@@ -58,6 +60,7 @@ public struct PhotosListRequest: RPCRequest {
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        self.explain = explain
     }
 
     public func validate() throws(RPCError) {
@@ -87,11 +90,14 @@ public struct PhotosListResult: Codable, Sendable, Equatable {
     public var total: Int
     public var limit: Int
     public var offset: Int
+    /// With `explain`: the statements run, in order.
+    public var statements: [QueryStatement]?
 
-    public init(photos: [PhotoSummary], total: Int, limit: Int, offset: Int) {
+    public init(photos: [PhotoSummary], total: Int, limit: Int, offset: Int, statements: [QueryStatement]? = nil) {
         self.photos = photos
         self.total = total
         self.limit = limit
         self.offset = offset
+        self.statements = statements
     }
 }

@@ -4,6 +4,13 @@ import Shared
 
 /// `photos.list` as SQL. Every filter is a bound argument; the FTS query is built from quoted tokens,
 /// so no input can change the statement's shape or trip FTS5's query syntax.
+///
+/// Every statement searches an index (issue 19, item 4; SchemaV4): a list of liked photos is walked
+/// from the likes' own indexes, which carry the photo's colour and dismissed state; any other list from
+/// the photos' indexes. A count never reads the whole table: with no filter but the dismissed state it
+/// is the kept counters; a negative filter ("not liked", "not edited") is the count without it less
+/// the count with it. A sort by like time over photos not all liked is the liked ones in like order,
+/// then the rest by id, paged across the two.
 public struct PhotoQuery: Sendable {
     public var request: PhotosListRequest
     /// Whose likes count as "liked" ('' for likes made signed out).
@@ -17,20 +24,39 @@ public struct PhotoQuery: Sendable {
     public func fetch(_ db: Database) throws -> PhotosListResult {
         let limit = request.limit ?? PhotosListRequest.defaultLimit
         let offset = request.offset ?? 0
-        let (whereSQL, arguments) = filter()
-        let from = """
-            FROM photos p
-            LEFT JOIN likes l ON l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL
-            """
-        let rows = try Row.fetchAll(db, sql: """
-            \(Self.summaryColumns)
-            \(from)
-            \(whereSQL)
-            ORDER BY \(orderSQL())
-            LIMIT ? OFFSET ?
-            """, arguments: [accountId] + arguments + [limit, offset])
-        let total = try Int.fetchOne(db, sql: "SELECT count(*) \(from) \(whereSQL)", arguments: [accountId] + arguments) ?? 0
-        return PhotosListResult(photos: rows.map(Self.summary), total: total, limit: limit, offset: offset)
+        let filters = PhotoFilters(request)
+        var run = PhotoQueryRun(db: db, accountId: accountId, explain: request.explain == true)
+        let rows = try page(&run, filters, limit: limit, offset: offset)
+        let total = try run.count(filters)
+        return PhotosListResult(photos: rows.map(Self.summary), total: total, limit: limit, offset: offset, statements: run.statements)
+    }
+
+    private func page(_ run: inout PhotoQueryRun, _ filters: PhotoFilters, limit: Int, offset: Int) throws -> [Row] {
+        let sort = request.sort ?? .fetchedDescending
+        guard sort == .likedAscending || sort == .likedDescending, filters.liked != true else {
+            return try run.page(filters, order: Self.order(sort), limit: limit, offset: offset)
+        }
+        // Photos not liked have no like time: they come after the liked ones, by id.
+        var unliked = filters
+        unliked.liked = false
+        if filters.liked == false { return try run.page(unliked, order: "p.id", limit: limit, offset: offset) }
+        var liked = filters
+        liked.liked = true
+        let likedCount = try run.count(liked)
+        let head = offset < likedCount ? try run.page(liked, order: Self.order(sort), limit: limit, offset: offset) : []
+        guard head.count < limit else { return head }
+        return head + (try run.page(unliked, order: "p.id", limit: limit - head.count, offset: max(0, offset - likedCount)))
+    }
+
+    private static func order(_ sort: PhotosListRequest.Sort) -> String {
+        switch sort {
+        case .createdAscending: "p.created_at ASC NULLS LAST, p.id"
+        case .createdDescending: "p.created_at DESC NULLS LAST, p.id"
+        case .likedAscending: "l.liked_at ASC, p.id"
+        case .likedDescending: "l.liked_at DESC, p.id"
+        case .fetchedAscending: "p.fetched_at ASC, p.id"
+        case .fetchedDescending: "p.fetched_at DESC, p.id"
+        }
     }
 
     /// The summaries of these photos, in the given order, leaving out unknown and dismissed ones
@@ -47,42 +73,6 @@ public struct PhotoQuery: Sendable {
         return ids.compactMap { byID[$0] }
     }
 
-    private func filter() -> (String, StatementArguments) {
-        var clauses: [String] = []
-        var arguments = StatementArguments()
-        if let liked = request.liked {
-            clauses.append(liked ? "l.liked_at IS NOT NULL" : "l.liked_at IS NULL")
-        }
-        if let edited = request.edited {
-            clauses.append((edited ? "" : "NOT ") + "EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = p.id AND e.deleted_at IS NULL)")
-        }
-        clauses.append(request.dismissed == true ? "p.dismissed_at IS NOT NULL" : "p.dismissed_at IS NULL")
-        if let source = request.source {
-            clauses.append("p.source = ?")
-            arguments += [source.rawValue]
-        }
-        if let color = request.color {
-            clauses.append("p.color_bucket = ?")
-            arguments += [color]
-        }
-        if let text = request.text, let match = Self.ftsMatch(text) {
-            clauses.append("p.rowid IN (SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?)")
-            arguments += [match]
-        }
-        return ("WHERE " + clauses.joined(separator: " AND "), arguments)
-    }
-
-    private func orderSQL() -> String {
-        switch request.sort ?? .fetchedDescending {
-        case .createdAscending: "p.created_at ASC NULLS LAST, p.id"
-        case .createdDescending: "p.created_at DESC NULLS LAST, p.id"
-        case .likedAscending: "l.liked_at ASC NULLS LAST, p.id"
-        case .likedDescending: "l.liked_at DESC NULLS LAST, p.id"
-        case .fetchedAscending: "p.fetched_at ASC, p.id"
-        case .fetchedDescending: "p.fetched_at DESC, p.id"
-        }
-    }
-
     /// Each word becomes a quoted prefix term (`"blue"*`), all of them required.
     static func ftsMatch(_ text: String) -> String? {
         let terms = text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation && $0 != "_" })
@@ -90,7 +80,7 @@ public struct PhotoQuery: Sendable {
         return terms.isEmpty ? nil : terms.joined(separator: " ")
     }
 
-    /// What `summary(_:)` reads; both queries select exactly this.
+    /// What `summary(_:)` reads; every page selects exactly this.
     static let summaryColumns = """
         SELECT p.id, p.source, p.title, p.author_name, p.width, p.height, p.color, p.color_bucket,
                p.created_at, p.fetched_at, p.dismissed_at, l.liked_at,

@@ -7,6 +7,7 @@ enum Migrations {
         migrator.registerMigration("v1 library, account and outbox", migrate: SchemaV1.migrate)
         migrator.registerMigration("v2 pull rereads", migrate: SchemaV2.migrate)
         migrator.registerMigration("v3 counters", migrate: SchemaV3.migrate)
+        migrator.registerMigration("v4 list indexes", migrate: SchemaV4.migrate)
         return migrator
     }
 
