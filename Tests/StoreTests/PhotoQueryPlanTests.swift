@@ -153,6 +153,13 @@ import TestSupport
         #expect(!plans[0].contains("TEMP B-TREE FOR ORDER BY"), "the page comes in like order: \(plans[0])")
     }
 
+    @Test func likedPhotosComeNewestLikeFirstUnlessAskedOtherwise() throws {
+        #expect(try library.list(PhotosListRequest(liked: true), accountId: "").photos.map(\.id)
+            == ["nasa:PIA1", "unsplash:sea", "unsplash:lake", "unsplash:undated"])
+        #expect(try library.list(PhotosListRequest(liked: true, sort: .fetchedDescending), accountId: "").photos.map(\.id)
+            == ["unsplash:undated", "nasa:PIA1", "unsplash:sea", "unsplash:lake"])
+    }
+
     /// A text match and the edited photos name their rows, so they drive: the photos are looked up by
     /// rowid or id, never walked through an index of the dismissed state (nearly every photo).
     @Test func aTextMatchAndTheEditedPhotosDriveTheirQueries() throws {

@@ -12,7 +12,7 @@ public struct PhotosListRequest: RPCRequest {
         ParameterDoc("source", "string", "unsplash, nasa or local."),
         ParameterDoc("color", "string", "A colour bucket: " + ColorBucket.allCases.map(\.rawValue).joined(separator: ", ") + "."),
         ParameterDoc("text", "string", "Full-text match over title, description, alt text, tags and author (1 to 256 characters)."),
-        ParameterDoc("sort", "string", "created, liked or fetched; a leading '-' sorts descending. Default -fetched."),
+        ParameterDoc("sort", "string", "created, liked or fetched; a leading '-' sorts descending. Default -fetched, or -liked when liked is true."),
         ParameterDoc("limit", "integer", "1 to \(maxLimit), default \(defaultLimit)."),
         ParameterDoc("offset", "integer", "0 or more, default 0."),
         ParameterDoc("explain", "boolean", "Also return the SQL statements run, their arguments and SQLite's query plan for each."),

@@ -19,7 +19,7 @@ struct ListPhotos: AsyncParsableCommand {
     @Option(help: "Colour bucket, e.g. blue, red, black_and_white.") var color: String?
     @Option(help: "Full-text search over title, description, tags and author.") var text: String?
     // Unconditional: "--sort -liked" must read "-liked" as the value, not as an option.
-    @Option(parsing: .unconditional, help: "created, liked or fetched; prefix '-' for descending (default -fetched).") var sort: String?
+    @Option(parsing: .unconditional, help: "created, liked or fetched; prefix '-' for descending (default -fetched; -liked with --liked).") var sort: String?
     @Option(help: "At most this many (1–1000, default 50).") var limit: Int?
     @Option(help: "Skip this many.") var offset: Int?
 

@@ -32,7 +32,9 @@ public struct PhotoQuery: Sendable {
     }
 
     private func page(_ run: inout PhotoQueryRun, _ filters: PhotoFilters, limit: Int, offset: Int) throws -> [Row] {
-        let sort = request.sort ?? .fetchedDescending
+        // Liked photos come newest like first unless asked otherwise ("My Collection", as the apps showed
+        // it): that order is the likes' index, where a photo's own times mean reading every liked photo.
+        let sort = request.sort ?? (filters.liked == true ? .likedDescending : .fetchedDescending)
         guard sort == .likedAscending || sort == .likedDescending, filters.liked != true else {
             return try run.page(filters, order: Self.order(sort), limit: limit, offset: offset)
         }
