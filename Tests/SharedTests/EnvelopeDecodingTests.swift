@@ -37,4 +37,18 @@ import Testing
         let value = try JSONCoding.decoder().decode(JSONValue.self, from: Data(#"{"a":1,"b":1.5,"c":[true,null,"s"]}"#.utf8))
         #expect(value == .object(["a": .integer(1), "b": .double(1.5), "c": .array([.bool(true), .null, .string("s")])]))
     }
+
+    /// Every kind, where another could be mistaken for it: booleans are not numbers, numeric strings
+    /// stay strings, 1.0 is the integer it equals (as before the kinds were tried in another order).
+    @Test func jsonValueReadsEveryKindAsItself() throws {
+        let text = #"[true,false,0,1,-7,1.0,2.5,1e3,"1","true","",null,{},[],{"k":[{"n":null}]},9223372036854775807]"#
+        for decoder in [JSONCoding.decoder(), JSONDecoder()] {
+            let value = try decoder.decode(JSONValue.self, from: Data(text.utf8))
+            #expect(value == .array([
+                .bool(true), .bool(false), .integer(0), .integer(1), .integer(-7), .integer(1), .double(2.5), .integer(1000),
+                .string("1"), .string("true"), .string(""), .null, .object([:]), .array([]),
+                .object(["k": .array([.object(["n": .null])])]), .integer(Int64.max),
+            ]))
+        }
+    }
 }

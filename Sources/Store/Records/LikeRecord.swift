@@ -20,4 +20,10 @@ public struct LikeRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
     }
+
+    /// Whether this like already says what a pulled row says: liked or not, liked at the same moment to
+    /// the millisecond (the store keeps milliseconds, the server microseconds).
+    public func sameState(likedAt: Date, deletedAt: Date?) -> Bool {
+        (self.deletedAt == nil) == (deletedAt == nil) && abs(self.likedAt.timeIntervalSince(likedAt)) < 0.001
+    }
 }

@@ -34,8 +34,9 @@ public enum PullRereads {
 
     /// Whether an op for this entity is still to be sent (pending or in flight).
     public static func opWaiting(_ db: Database, accountId: String, entity: String, entityId: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
+        // Asked for every pulled row: compiled once per connection.
+        try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT EXISTS (SELECT 1 FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'in_flight'))
-            """, arguments: [accountId, entity, entityId]) ?? false
+            """), arguments: [accountId, entity, entityId]) ?? false
     }
 }

@@ -22,10 +22,10 @@ public struct SyncCursor: Sendable, Equatable {
     }
 
     public func save(_ db: Database, accountId: String, table: String) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO sync_cursors (account_id, table_name, updated_at, last_id) VALUES (?, ?, ?, ?)
             ON CONFLICT (account_id, table_name) DO UPDATE SET updated_at = excluded.updated_at, last_id = excluded.last_id
-            """, arguments: [accountId, table, updatedAt, lastID])
+            """).execute(arguments: [accountId, table, updatedAt, lastID])
     }
 
     /// PostgREST's filter for "after this cursor": `(updated_at, id) > (cursor)`.

@@ -60,8 +60,9 @@ struct LikesPuller: TablePuller {
             case .applied(nil), .unusable: break
             case .passedOver: try PullRereads.remember(db, accountId: accountId, table: table, entityId: row.photo_id)
             }
-            if moveCursor { try SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: table) }
         }
+        // Past the whole page, in the page's transaction: the same as moving past each row.
+        if moveCursor, let last = rows.last { try SyncCursor(updatedAt: last.updated_at, lastID: last.id).save(db, accountId: accountId, table: table) }
         return changes
     }
 
@@ -78,10 +79,12 @@ struct LikesPuller: TablePuller {
         guard try ServerPhotos.ensureBare(row.photo_id, db: db, now: now) else { return .unusable }
         let likedAt = SupabaseTime.parse(row.liked_at) ?? now
         let deletedAt = row.deleted_at.flatMap(SupabaseTime.parse)
-        let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": row.photo_id])
+        let existing = try PulledRows.like(db, accountId: accountId, photoId: row.photo_id)
         if let existing, existing.updatedAt > fetchStarted { return .passedOver }
         let wasLiked = existing.map { $0.deletedAt == nil } ?? false
-        try LikeRecord(accountId: accountId, photoId: row.photo_id, likedAt: likedAt, updatedAt: now, deletedAt: deletedAt).save(db)
+        // The echo of this device's own push, or a row pulled before: the store already says so.
+        if let existing, existing.sameState(likedAt: likedAt, deletedAt: deletedAt) { return .applied(nil) }
+        try PulledRows.saveLike(db, LikeRecord(accountId: accountId, photoId: row.photo_id, likedAt: likedAt, updatedAt: now, deletedAt: deletedAt))
         let isLiked = deletedAt == nil
         return .applied(wasLiked != isLiked ? PhotoChange(id: row.photo_id, change: isLiked ? .liked : .unliked) : nil)
     }

@@ -15,14 +15,15 @@ struct ServerPhotos: Sendable {
     func fetchUnknown(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhotoRow] {
         let unknown: [String]
         do {
-            unknown = try store.read { db in try Set(ids).filter { try PhotoRecord.fetchOne(db, key: $0).map(Self.isBare) ?? true } }
+            let unique = Set(ids)
+            unknown = try store.read { db in unique.subtracting(try PulledRows.photosWithMetadata(db, ids: unique)) }.sorted()
         } catch {
             throw .local("cannot read the store: \(error)")
         }
         // In chunks: a page of 500 ids in one `in.(...)` filter would make a request line longer than
         // servers accept (8 KiB is common).
         var rows: [ServerPhotoRow] = []
-        let sorted = unknown.sorted()
+        let sorted = unknown
         for start in stride(from: 0, to: sorted.count, by: Self.idsPerRequest) {
             let chunk = sorted[start..<min(start + Self.idsPerRequest, sorted.count)]
             let list = chunk.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
@@ -67,7 +68,7 @@ struct ServerPhotos: Sendable {
 
     /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.
     static func ensureBare(_ photoId: String, db: Database, now: Date) throws -> Bool {
-        if try PhotoRecord.fetchOne(db, key: photoId) != nil { return true }
+        if try PulledRows.photoExists(db, id: photoId) { return true }
         let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, PhotoSource(rawValue: parts[0]) != nil else { return false }
         try PhotoRecord(source: parts[0], remoteId: parts[1], fetchedAt: now).insert(db)

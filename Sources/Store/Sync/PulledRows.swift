@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+
+/// What applying a pulled page asks of the store for each row, as statements compiled once per
+/// connection: a page of 500 likes asked four questions per row, each compiled anew (GRDB's statement
+/// authorizer runs on every compile), which was most of the time the daemon spent applying the echo of
+/// its own pushes (issue 19, item 2).
+public enum PulledRows {
+    public static func photoExists(_ db: Database, id: String) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE id = ?)"), arguments: [id]) ?? false
+    }
+
+    /// Of `ids`, those the store holds with their metadata (URLs or metadata): a missing or bare row
+    /// needs the server's.
+    public static func photosWithMetadata(_ db: Database, ids: some Collection<String>) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        return Set(try String.fetchAll(db, sql: """
+            SELECT id FROM photos WHERE id IN (\(marks)) AND (urls IS NOT NULL OR metadata IS NOT NULL)
+            """, arguments: StatementArguments(Array(ids))))
+    }
+
+    public static func like(_ db: Database, accountId: String, photoId: String) throws -> LikeRecord? {
+        try LikeRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM likes WHERE account_id = ? AND photo_id = ?"), arguments: [accountId, photoId])
+    }
+
+    /// Inserts the like or replaces its state (an upsert: a REPLACE would delete the row first, and
+    /// with it what SchemaV4 keeps on it).
+    public static func saveLike(_ db: Database, _ like: LikeRecord) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO likes (account_id, photo_id, liked_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (account_id, photo_id) DO UPDATE SET
+                liked_at = excluded.liked_at, updated_at = excluded.updated_at, deleted_at = excluded.deleted_at
+            """).execute(arguments: [like.accountId, like.photoId, like.likedAt, like.updatedAt, like.deletedAt])
+    }
+}
