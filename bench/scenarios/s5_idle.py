@@ -32,16 +32,18 @@ def run(ctx):
         h0 = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0)
         s0, r0, th0 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
         cpu, wake, rwake, rcpu = [], [], [], []
-        prev, rprev = s0, r0
+        prev, rprev, tprev = s0, r0, th0
         watchdog = 0
         for _ in range(parts):
             time.sleep(window / parts)
-            cur, rcur = proc_stat(d.pid), proc_stat(redis.pid)
+            cur, rcur, tcur = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
             cpu.append((cur[0] - prev[0]) * 1000)
-            wake.append(cur[3] - prev[3])
+            # per thread: a thread that ended took its count out of /proc with it, and the sum over the
+            # threads alive then would drop (seen: -45,413 when a busy pool thread was let go)
+            wake.append(sum(sw - tprev.get(tid, (name, 0))[1] for tid, (name, sw) in tcur.items()))
             rcpu.append((rcur[0] - rprev[0]) * 1000)
             rwake.append(rcur[3] - rprev[3])
-            prev, rprev = cur, rcur
+            prev, rprev, tprev = cur, rcur, tcur
         watchdog = drain_notify(d) - w0
         heartbeats = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0) - h0
         status_lines = d.notify_counts["STATUS"] - st0
@@ -50,7 +52,7 @@ def run(ctx):
         for tid, (name, sw) in th1.items():
             per_thread[f"{name}"] += sw - th0.get(tid, (name, 0))[1]
         total_cpu_ms = (s1[0] - s0[0]) * 1000
-        total_wake = s1[3] - s0[3]
+        total_wake = sum(per_thread.values())  # threads alive at the end; one that ended is not counted
         rss_mb = s1[1] / 2**20
         # VmRSS counts file-backed pages (the executable, libraries, anything mapped) beside the daemon's
         # own memory: say which is which.
@@ -136,7 +138,7 @@ def run(ctx):
                  "met": wakes <= pings_s}],
             "commands": [f"read /proc/PID/stat (utime+stime), /proc/PID/status (VmRSS, VmHWM) and every "
                          f"/proc/PID/task/*/status (voluntary+nonvoluntary_ctxt_switches) at the start and end of a {window} s window "
-                         f"in {parts} parts; WATCHDOG_USEC=30000000 (as the units' WatchdogSec=30s), WATCHDOG=1 counted on NOTIFY_SOCKET",
+                         f"in {parts} parts, per thread (a thread that ends within it is not counted); WATCHDOG_USEC=30000000 (as the units' WatchdogSec=30s), WATCHDOG=1 counted on NOTIFY_SOCKET",
                          f"strace -f -tt -p PID for {strace_s} s after the window: what the wake-ups are, and how many (a burst "
                          "of syscalls more than 200 ms after the one before is one wake-up), against the WATCHDOG=1 and heartbeats "
                          "counted over the same seconds",
