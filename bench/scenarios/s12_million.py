@@ -12,9 +12,9 @@ import random
 import sqlite3
 import statistics
 import time
-import urllib.request
 
-from benchlib import COLORS, HEX, WORDS, log, now_text, perceptual_hash_for, summary
+import bigstore
+from benchlib import COLORS, HEX, WORDS, log, now_text, summary
 from scenarios.s7_queries import full_scans, rtt, shell_ms
 
 ID = 12
@@ -50,19 +50,9 @@ def seed(ctx, d):
             photos())
         con.executemany("INSERT INTO likes (account_id, photo_id, liked_at, updated_at) VALUES ('', ?, ?, ?)",
                         ((f"unsplash:m{n}", now_text(n * 0.01), now_text(n * 0.01)) for n in range(0, PHOTOS, LIKED_EVERY)))
-    sample = os.path.join(d.directory, "sample.jpg")
-    urllib.request.urlretrieve(ctx.devstack.url + f"/cdn/unsplash/photo-{ctx.devstack.unsplash_ids(1)[0]}?w=200", sample)
-    size = os.path.getsize(sample)
-    lib = os.path.join(d.directory, "data", "library", "unsplash")
-    os.makedirs(lib, exist_ok=True)
-    now = now_text()
-    with con:
-        for n in range(0, PHOTOS, LIKED_EVERY):
-            rel = f"library/unsplash/m{n}.regular.jpg"
-            os.link(sample, os.path.join(d.directory, "data", rel))
-            con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
-                        "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (f"unsplash:m{n}", rel, size, now, now))
-            con.execute("UPDATE photos SET phash = ? WHERE id = ?", (perceptual_hash_for(n), f"unsplash:m{n}"))
+    con.close()
+    bigstore.library_files(ctx, d, "m", range(0, PHOTOS, LIKED_EVERY))
+    con = sqlite3.connect(d.db_path)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
     log(f"s12: seeded {PHOTOS:,} photos ({PHOTOS // LIKED_EVERY:,} liked, with files) in {time.time() - t0:.1f} s; "
