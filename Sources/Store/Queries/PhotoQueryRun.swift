@@ -25,7 +25,7 @@ struct PhotoQueryRun {
     /// How many photos match `filters`.
     mutating func count(_ filters: PhotoFilters) throws -> Int {
         if let known = counted[filters] { return known }
-        var total: Int
+        let total: Int
         if let negative = [\PhotoFilters.liked, \.edited].first(where: { filters[keyPath: $0] == false }) {
             var without = filters, with = filters
             without[keyPath: negative] = nil
@@ -108,7 +108,8 @@ struct PhotoQueryRun {
                 sql: sql, arguments: databaseValues.map(Self.json),
                 plan: plan.map { String(repeating: "  ", count: level($0["id"])) + ($0["detail"] as String) }))
         }
-        return try Row.fetchAll(db, sql: sql, arguments: arguments)
+        // The same few hundred shapes of statement, asked on every request: compiled once per connection.
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     private static func json(_ value: DatabaseValue) -> JSONValue {
