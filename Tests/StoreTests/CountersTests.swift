@@ -97,16 +97,12 @@ import TestSupport
     /// A store from before the counters gets them counted from its rows when it migrates.
     @Test func aStoreThatHeldRowsBeforeTheCountersIsCountedWhenItMigrates() throws {
         let path = dir.file("old.sqlite")
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try Migrations.migrator.migrate(queue, upTo: "v2 pull rereads")
-            try queue.write { db in
-                for id in ["a", "b", "c"] { try PhotoFixtures.photo(id, dismissed: id == "c").insert(db) }
-                try PhotoFixtures.like("unsplash:a", account: "u", at: 1).insert(db)
-                try PhotoFixtures.like("unsplash:b", account: "u", at: 2, unliked: true).insert(db)
-                try PhotoFixtures.like("unsplash:b", account: "v", at: 3).insert(db)
-                try PhotoFileStore.record(db, Self.file("unsplash:a", bytes: 4096))
-            }
+        try PhotoFixtures.oldStore(at: path, migratedUpTo: "v2 pull rereads") { db in
+            for id in ["a", "b", "c"] { try PhotoFixtures.photo(id, dismissed: id == "c").insert(db) }
+            try PhotoFixtures.like("unsplash:a", account: "u", at: 1).insert(db)
+            try PhotoFixtures.like("unsplash:b", account: "u", at: 2, unliked: true).insert(db)
+            try PhotoFixtures.like("unsplash:b", account: "v", at: 3).insert(db)
+            try PhotoFileStore.record(db, Self.file("unsplash:a", bytes: 4096))
         }
         let store = try Store(path: path)
         #expect(try store.appliedMigrations() == Store.knownMigrations)

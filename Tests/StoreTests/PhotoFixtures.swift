@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Shared
-import Store
+@testable import Store
 
 enum PhotoFixtures {
     static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
@@ -16,6 +16,14 @@ enum PhotoFixtures {
             color: color, colorBucket: color.flatMap { ColorBucket(hex: $0)?.rawValue },
             createdAt: epoch.addingTimeInterval(created), fetchedAt: epoch.addingTimeInterval(fetched),
             dismissedAt: dismissed ? epoch : nil)
+    }
+
+    /// A store at `path` as a splashd from before `migration`'s successors left it: migrated up to it,
+    /// holding what `rows` writes. Opening it as a `Store` then runs the later migrations.
+    static func oldStore(at path: String, migratedUpTo migration: String, rows: (Database) throws -> Void) throws {
+        let queue = try DatabaseQueue(path: path)
+        try Migrations.migrator.migrate(queue, upTo: migration)
+        try queue.write(rows)
     }
 
     static func like(_ photoID: String, account: String = "", at offset: TimeInterval, unliked: Bool = false) -> LikeRecord {

@@ -203,15 +203,11 @@ import TestSupport
     /// A store from before v4 gets its likes' photo facts filled in when it migrates.
     @Test func likesFromBeforeTheMigrationLearnTheirPhotosFacts() throws {
         let path = dir.file("old.sqlite")
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try Migrations.migrator.migrate(queue, upTo: "v3 counters")
-            try queue.write { db in
-                try PhotoFixtures.photo("a", color: "#2C5A8C").insert(db)
-                try PhotoFixtures.photo("b", color: "#CC1111", dismissed: true).insert(db)
-                try PhotoFixtures.like("unsplash:a", at: 1).insert(db)
-                try PhotoFixtures.like("unsplash:b", at: 2).insert(db)
-            }
+        try PhotoFixtures.oldStore(at: path, migratedUpTo: "v3 counters") { db in
+            try PhotoFixtures.photo("a", color: "#2C5A8C").insert(db)
+            try PhotoFixtures.photo("b", color: "#CC1111", dismissed: true).insert(db)
+            try PhotoFixtures.like("unsplash:a", at: 1).insert(db)
+            try PhotoFixtures.like("unsplash:b", at: 2).insert(db)
         }
         let store = try Store(path: path)
         let facts = try store.read { db in

@@ -32,21 +32,18 @@ final class SnakeCaseKeys: Sendable {
     private let toSnake = Mutex<[String: String]>([:])
     private let fromSnake = Mutex<[String: String]>([:])
 
-    func encoded(_ key: any CodingKey) -> any CodingKey {
-        if key.intValue != nil { return key }
-        let name = key.stringValue
-        if let known = toSnake.withLock({ $0[name] }) { return WireKey(name: known) }
-        let converted = Self.foundationSnakeCase(name)
-        toSnake.withLock { $0[name] = converted }
-        return WireKey(name: converted)
-    }
+    func encoded(_ key: any CodingKey) -> any CodingKey { Self.remembered(key, in: toSnake, convert: Self.foundationSnakeCase) }
 
-    func decoded(_ key: any CodingKey) -> any CodingKey {
+    func decoded(_ key: any CodingKey) -> any CodingKey { Self.remembered(key, in: fromSnake, convert: Self.foundationCamelCase) }
+
+    /// `key` converted by `convert` the first time its name is seen, and looked up after (array
+    /// indexes pass as they are).
+    private static func remembered(_ key: any CodingKey, in cache: borrowing Mutex<[String: String]>, convert: (String) -> String) -> any CodingKey {
         if key.intValue != nil { return key }
         let name = key.stringValue
-        if let known = fromSnake.withLock({ $0[name] }) { return WireKey(name: known) }
-        let converted = Self.foundationCamelCase(name)
-        fromSnake.withLock { $0[name] = converted }
+        if let known = cache.withLock({ $0[name] }) { return WireKey(name: known) }
+        let converted = convert(name)
+        cache.withLock { $0[name] = converted }
         return WireKey(name: converted)
     }
 

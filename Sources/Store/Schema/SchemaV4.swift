@@ -12,13 +12,19 @@ import GRDB
 /// likes' indexes end with `deleted_at`, always NULL in them: SQLite 3.40 reads a partial index alone
 /// (covering) only when it holds every column the statement names, its own condition's too.
 enum SchemaV4 {
+    /// The SET clause that copies the facts of the photo `photoId` names onto a like.
+    private static func photoFacts(of photoId: String) -> String {
+        """
+        photo_dismissed = coalesce((SELECT p.dismissed_at IS NOT NULL FROM photos p WHERE p.id = \(photoId)), 0),
+                photo_color = (SELECT p.color_bucket FROM photos p WHERE p.id = \(photoId))
+        """
+    }
+
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE likes ADD COLUMN photo_dismissed INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE likes ADD COLUMN photo_color TEXT;
-            UPDATE likes SET
-                photo_dismissed = coalesce((SELECT p.dismissed_at IS NOT NULL FROM photos p WHERE p.id = likes.photo_id), 0),
-                photo_color = (SELECT p.color_bucket FROM photos p WHERE p.id = likes.photo_id);
+            UPDATE likes SET \(photoFacts(of: "likes.photo_id"));
 
             CREATE INDEX likes_shown ON likes (account_id, photo_dismissed, liked_at, deleted_at) WHERE deleted_at IS NULL;
             CREATE INDEX likes_shown_color ON likes (account_id, photo_dismissed, photo_color, liked_at, deleted_at)
@@ -33,16 +39,10 @@ enum SchemaV4 {
             CREATE INDEX photos_shown_fetched ON photos (dismissed_at, fetched_at);
 
             CREATE TRIGGER likes_photo_facts_insert AFTER INSERT ON likes BEGIN
-                UPDATE likes SET
-                    photo_dismissed = coalesce((SELECT p.dismissed_at IS NOT NULL FROM photos p WHERE p.id = new.photo_id), 0),
-                    photo_color = (SELECT p.color_bucket FROM photos p WHERE p.id = new.photo_id)
-                WHERE rowid = new.rowid;
+                UPDATE likes SET \(photoFacts(of: "new.photo_id")) WHERE rowid = new.rowid;
             END;
             CREATE TRIGGER likes_photo_facts_moved AFTER UPDATE OF photo_id ON likes BEGIN
-                UPDATE likes SET
-                    photo_dismissed = coalesce((SELECT p.dismissed_at IS NOT NULL FROM photos p WHERE p.id = new.photo_id), 0),
-                    photo_color = (SELECT p.color_bucket FROM photos p WHERE p.id = new.photo_id)
-                WHERE rowid = new.rowid;
+                UPDATE likes SET \(photoFacts(of: "new.photo_id")) WHERE rowid = new.rowid;
             END;
             CREATE TRIGGER photos_facts_to_likes AFTER UPDATE OF color_bucket, dismissed_at ON photos
             WHEN new.color_bucket IS NOT old.color_bucket OR (new.dismissed_at IS NULL) <> (old.dismissed_at IS NULL) BEGIN

@@ -23,9 +23,8 @@ struct ServerPhotos: Sendable {
         // In chunks: a page of 500 ids in one `in.(...)` filter would make a request line longer than
         // servers accept (8 KiB is common).
         var rows: [ServerPhotoRow] = []
-        let sorted = unknown
-        for start in stride(from: 0, to: sorted.count, by: Self.idsPerRequest) {
-            let chunk = sorted[start..<min(start + Self.idsPerRequest, sorted.count)]
+        for start in stride(from: 0, to: unknown.count, by: Self.idsPerRequest) {
+            let chunk = unknown[start..<min(start + Self.idsPerRequest, unknown.count)]
             let list = chunk.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
             let response = try await backend.send(
                 "GET", "/rest/v1/photos",
