@@ -6,36 +6,20 @@ one with its library file (a hard link to one real JPEG) and photo_files row, so
 nothing to fetch; colour buckets spread over all eleven; titles, tags and authors from a 50-word
 vocabulary so full-text search has something to chew."""
 import os
-import sqlite3
+import shutil
 import time
-import urllib.request
 
-from benchlib import log, now_text, perceptual_hash_for, seed_photos, signup, fresh_tag
+from benchlib import add_library_files, log, sample_jpeg, seed_photos, signup, fresh_tag
 
 PHOTOS = 100_000
 LIKED_EVERY = 10
 
 
-def library_files(ctx, d, prefix, numbers):
-    """Gives the photos `unsplash:<prefix><n>` their library file, as the daemon leaves a download: one real
-    JPEG hard-linked in the daemon's own directory, made anew with it (one file in the shared work
-    directory gathered 10,000 links a run, and ext4 refuses a file's 65,001st: "Too many links"), a
-    photo_files row, and the perceptual hash (one it lacks, the daemon takes at start)."""
-    sample = os.path.join(d.directory, "sample.jpg")
-    catalogue = ctx.devstack.unsplash_ids(1)[0]
-    urllib.request.urlretrieve(ctx.devstack.url + f"/cdn/unsplash/photo-{catalogue}?w=200", sample)
-    size = os.path.getsize(sample)
-    os.makedirs(os.path.join(d.directory, "data", "library", "unsplash"), exist_ok=True)
-    con = sqlite3.connect(d.db_path)
-    now = now_text()
-    with con:
-        for n in numbers:
-            rel = f"library/unsplash/{prefix}{n}.regular.jpg"
-            os.link(sample, os.path.join(d.directory, "data", rel))
-            con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at) "
-                        "VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?)", (f"unsplash:{prefix}{n}", rel, size, now, now))
-            con.execute("UPDATE photos SET phash = ? WHERE id = ?", (perceptual_hash_for(n), f"unsplash:{prefix}{n}"))
-    con.close()
+def own_sample(ctx, d):
+    """The sample JPEG, copied into the daemon's own directory, made anew with it, for `add_library_files` to
+    hard-link: one file in the shared work directory gathered 10,000 links a run, and ext4 refuses a file's
+    65,001st ("Too many links")."""
+    return shutil.copy(sample_jpeg(ctx), os.path.join(d.directory, "sample.jpg"))
 
 
 def make(ctx):
@@ -48,7 +32,7 @@ def make(ctx):
     d.stop()
     t0 = time.time()
     ids = seed_photos(d.db_path, PHOTOS, "big", account_id=user_id, liked_every=LIKED_EVERY)
-    library_files(ctx, d, "big", range(0, PHOTOS, LIKED_EVERY))
+    add_library_files(d, [f"unsplash:big{n}" for n in range(0, PHOTOS, LIKED_EVERY)], own_sample(ctx, d))
     log(f"seeded {len(ids)} photos ({PHOTOS // LIKED_EVERY} liked, with files) in {time.time() - t0:.1f} s")
     d.user_id, d.email, d.password = user_id, email, password
     d.start()

@@ -14,7 +14,7 @@ import statistics
 import time
 
 import bigstore
-from benchlib import COLORS, HEX, WORDS, log, now_text, summary
+from benchlib import COLORS, HEX, WORDS, add_library_files, log, now_text, summary
 from scenarios.s7_queries import full_scans, rtt, shell_ms
 
 ID = 12
@@ -51,7 +51,7 @@ def seed(ctx, d):
         con.executemany("INSERT INTO likes (account_id, photo_id, liked_at, updated_at) VALUES ('', ?, ?, ?)",
                         ((f"unsplash:m{n}", now_text(n * 0.01), now_text(n * 0.01)) for n in range(0, PHOTOS, LIKED_EVERY)))
     con.close()
-    bigstore.library_files(ctx, d, "m", range(0, PHOTOS, LIKED_EVERY))
+    add_library_files(d, [f"unsplash:m{n}" for n in range(0, PHOTOS, LIKED_EVERY)], bigstore.own_sample(ctx, d))
     con = sqlite3.connect(d.db_path)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
