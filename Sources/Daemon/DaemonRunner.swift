@@ -106,7 +106,7 @@ public enum DaemonRunner {
             push: sync.engine, logger: logger)
         let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
         let sources = SourceCapability.make(config: config, store: store, images: images, logger: logger)
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)

@@ -11,9 +11,11 @@ import TestSupport
 
 extension SplashdFixture {
     /// A real control server on a real Unix socket in a directory of the test's, with the daemon's own
-    /// routes over a real store; stopped when the test ends.
-    func controlServer(configure: (inout ControlServer.Configuration) -> Void = { _ in }) async throws -> ServerHarness {
-        let harness = try await ServerHarness(directory: directory(), configure: configure)
+    /// routes over a real store (or the test's own router); stopped when the test ends.
+    func controlServer(
+        router: Router? = nil, configure: (inout ControlServer.Configuration) -> Void = { _ in }
+    ) async throws -> ServerHarness {
+        let harness = try await ServerHarness(directory: directory(), router: router, configure: configure)
         onCleanup { await harness.stop() }
         return harness
     }
@@ -31,7 +33,7 @@ final class ServerHarness: Sendable {
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    init(directory: String, configure: (inout ControlServer.Configuration) -> Void) async throws {
+    init(directory: String, router: Router?, configure: (inout ControlServer.Configuration) -> Void) async throws {
         self.directory = directory
         socketPath = directory + "/run/control.sock"
         store = try Store(path: directory + "/s.sqlite")
@@ -43,7 +45,7 @@ final class ServerHarness: Sendable {
         let logger = Logger(label: "test")
         server = ControlServer(
             configuration: configuration,
-            router: Routes.make(state: state, library: PhotoLibrary(store: store), logger: logger),
+            router: router ?? Routes.make(state: state, library: PhotoLibrary(store: store), logger: logger),
             logger: logger, group: Self.group)
         let server = self.server
         let task = Task { try await server.run() }

@@ -8,16 +8,20 @@ import Shared
 public struct Router: Sendable {
     public typealias Handler<R: RPCRequest> = @Sendable (R, ConnectionContext) async throws -> R.Result
 
+    /// A handler that only reads memory the daemon keeps current (no I/O, no waiting), so that the
+    /// connection can answer it on the thread that read the request: see `ImmediateAnswers`.
+    public typealias ImmediateHandler<R: RPCRequest> = @Sendable (R) throws -> R.Result
+
     private typealias Route = @Sendable (Data, RPCID?, ConnectionContext) async -> Data
+    private typealias ImmediateRoute = @Sendable (Data, RPCID?) -> Data
     private var routes: [String: Route] = [:]
-    private let logger: Logger
-    private let wireError: @Sendable (any Error) -> RPCError?
+    private var immediateRoutes: [String: ImmediateRoute] = [:]
+    private let replies: Replies
 
     /// `wireError` puts the errors handlers throw into the protocol's terms, in one place for every
     /// method; an error it does not know is an internal error, logged.
     public init(logger: Logger, wireError: @escaping @Sendable (any Error) -> RPCError? = { _ in nil }) {
-        self.logger = logger
-        self.wireError = wireError
+        replies = Replies(logger: logger, wireError: wireError)
     }
 
     public var methods: [String] { routes.keys.sorted() }
@@ -25,57 +29,105 @@ public struct Router: Sendable {
     /// Registers the handler of one method. Registering a method twice is a programming error.
     public mutating func register<R: RPCRequest>(_ type: R.Type, _ handler: @escaping Handler<R>) {
         precondition(routes[R.method] == nil, "\(R.method) registered twice")
-        let logger = self.logger
-        let wireError = self.wireError
+        let replies = self.replies
         routes[R.method] = { data, id, context in
-            let params: R
-            do {
-                params = try Self.decodeParams(R.self, from: data)
-                try params.validate()
-            } catch let error as RPCError {
-                return Self.encode(error: error, id: id)
-            } catch {
-                return Self.encode(error: .invalidInput("invalid params for \(R.method): \(Self.describe(error))"), id: id)
-            }
-            do {
-                let result = try await handler(params, context)
-                return try JSONCoding.encoder().encode(ResponseEnvelope(id: id, result: result))
-            } catch let error as RPCError {
-                return Self.encode(error: error, id: id)
-            } catch {
-                if let mapped = wireError(error) { return Self.encode(error: mapped, id: id) }
-                logger.error("handler failed", metadata: ["splashd_method": "\(R.method)", "splashd_error": "\(error)"])
-                return Self.encode(error: RPCError(.internalError, "internal error in \(R.method); see the daemon's log"), id: id)
+            switch replies.params(R.self, line: data, id: id) {
+            case .failure(let failed):
+                return failed.reply
+            case .success(let params):
+                do {
+                    return try replies.encode(result: try await handler(params, context), id: id)
+                } catch {
+                    return replies.encode(handlerError: error, of: R.method, id: id)
+                }
             }
         }
+    }
+
+    /// Registers a method whose handler answers from memory at once. The connection answers it on the
+    /// thread that read it when nothing earlier is still being answered, and through the ordinary path
+    /// otherwise (and on in-process connections): the same handler, the same answer.
+    public mutating func registerImmediate<R: RPCRequest>(_ type: R.Type, _ handler: @escaping ImmediateHandler<R>) {
+        precondition(routes[R.method] == nil, "\(R.method) registered twice")
+        let replies = self.replies
+        let immediate: ImmediateRoute = { data, id in
+            switch replies.params(R.self, line: data, id: id) {
+            case .failure(let failed):
+                return failed.reply
+            case .success(let params):
+                do {
+                    return try replies.encode(result: try handler(params), id: id)
+                } catch {
+                    return replies.encode(handlerError: error, of: R.method, id: id)
+                }
+            }
+        }
+        immediateRoutes[R.method] = immediate
+        routes[R.method] = { data, id, _ in immediate(data, id) }
+    }
+
+    /// What reading a line's envelope found: a request to route, or the answer already (an error, or
+    /// none for a notification that is wrong).
+    public enum Parsed: Sendable {
+        case request(method: String, id: RPCID?, hasID: Bool)
+        case answered(Data?)
+    }
+
+    /// Reads a line's envelope (not its params): the checks every request passes before its method's.
+    public func parse(line: Data) -> Parsed {
+        let head: RequestHead
+        do {
+            head = try JSONCoding.decoder().decode(RequestHead.self, from: line)
+        } catch DecodingError.typeMismatch(_, let error) where error.codingPath.isEmpty {
+            return .answered(Self.encode(error: RPCError(.invalidRequest, "a request must be a JSON object (batches are not supported)"), id: nil))
+        } catch {
+            return .answered(Self.encode(error: RPCError(.parseError, "not valid JSON: \(Self.describe(error))"), id: nil))
+        }
+        if head.idIsInvalid || (head.id?.isNumber == true && !RawIDCheck.idIsIntegerLiteral(in: line)) {
+            return .answered(Self.encode(error: RPCError(.invalidRequest, "id must be a string, an integer or null"), id: nil))
+        }
+        guard head.jsonrpc == "2.0" else {
+            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, "jsonrpc must be \"2.0\""), id: head.id) : nil)
+        }
+        guard let method = head.method else {
+            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, "method is missing or not a string"), id: head.id) : nil)
+        }
+        guard routes[method] != nil else {
+            let error = RPCError(.methodNotFound, "unknown method '\(method)'; daemon.describe lists every method")
+            return .answered(head.hasID ? Self.encode(error: error, id: head.id) : nil)
+        }
+        return .request(method: method, id: head.id, hasID: head.hasID)
     }
 
     /// Answers one line. Returns nil for a notification (a request without an `id` member), which
     /// JSON-RPC says gets no response, not even an error.
     public func handle(line: Data, context: ConnectionContext) async -> Data? {
-        let head: RequestHead
-        do {
-            head = try JSONCoding.decoder().decode(RequestHead.self, from: line)
-        } catch DecodingError.typeMismatch(_, let error) where error.codingPath.isEmpty {
-            return Self.encode(error: RPCError(.invalidRequest, "a request must be a JSON object (batches are not supported)"), id: nil)
-        } catch {
-            return Self.encode(error: RPCError(.parseError, "not valid JSON: \(Self.describe(error))"), id: nil)
+        await handle(line: line, parsed: parse(line: line), context: context)
+    }
+
+    /// Answers a line whose envelope `parse` has read.
+    public func handle(line: Data, parsed: Parsed, context: ConnectionContext) async -> Data? {
+        switch parsed {
+        case .answered(let response):
+            return response
+        case .request(let method, let id, let hasID):
+            // `parse` found the route.
+            let response = await routes[method]!(line, id, context)
+            return hasID ? response : nil
         }
-        if head.idIsInvalid || (head.id?.isNumber == true && !RawIDCheck.idIsIntegerLiteral(in: line)) {
-            return Self.encode(error: RPCError(.invalidRequest, "id must be a string, an integer or null"), id: nil)
+    }
+
+    /// The answer to a line that needs no waiting — an immediate method's, or an envelope's error —
+    /// or nil when the line must take the ordinary path. `.some(nil)` is a notification: no answer.
+    public func answerImmediately(line: Data, parsed: Parsed) -> Data?? {
+        switch parsed {
+        case .answered(let response):
+            return .some(response)
+        case .request(let method, let id, let hasID):
+            guard let route = immediateRoutes[method] else { return nil }
+            let response = route(line, id)
+            return .some(hasID ? response : nil)
         }
-        guard head.jsonrpc == "2.0" else {
-            return head.hasID ? Self.encode(error: RPCError(.invalidRequest, "jsonrpc must be \"2.0\""), id: head.id) : nil
-        }
-        guard let method = head.method else {
-            return head.hasID ? Self.encode(error: RPCError(.invalidRequest, "method is missing or not a string"), id: head.id) : nil
-        }
-        guard let route = routes[method] else {
-            let error = RPCError(.methodNotFound, "unknown method '\(method)'; daemon.describe lists every method")
-            return head.hasID ? Self.encode(error: error, id: head.id) : nil
-        }
-        let response = await route(line, head.id, context)
-        return head.hasID ? response : nil
     }
 
     static func decodeParams<R: RPCRequest>(_ type: R.Type, from data: Data) throws -> R {
@@ -124,5 +176,39 @@ public struct Router: Sendable {
         case is String.Type: "a string"
         default: String(describing: type).hasPrefix("Array") ? "an array" : "an object"
         }
+    }
+}
+
+/// How a route turns params, results and errors into response lines, shared by both kinds of route.
+private struct Replies: Sendable {
+    let logger: Logger
+    let wireError: @Sendable (any Error) -> RPCError?
+
+    struct Failed: Error { let reply: Data }
+
+    /// The method's params, decoded and validated, or the error reply saying what is wrong with them.
+    func params<R: RPCRequest>(_ type: R.Type, line data: Data, id: RPCID?) -> Result<R, Failed> {
+        do {
+            let params = try Router.decodeParams(R.self, from: data)
+            try params.validate()
+            return .success(params)
+        } catch let error as RPCError {
+            return .failure(Failed(reply: Router.encode(error: error, id: id)))
+        } catch {
+            return .failure(Failed(reply: Router.encode(error: .invalidInput("invalid params for \(R.method): \(Router.describe(error))"), id: id)))
+        }
+    }
+
+    func encode<Result: Codable & Sendable>(result: Result, id: RPCID?) throws -> Data {
+        try JSONCoding.encoder().encode(ResponseEnvelope(id: id, result: result))
+    }
+
+    /// A handler's error in the protocol's terms; one the daemon does not know is logged and answered
+    /// as an internal error.
+    func encode(handlerError error: any Error, of method: String, id: RPCID?) -> Data {
+        if let error = error as? RPCError { return Router.encode(error: error, id: id) }
+        if let mapped = wireError(error) { return Router.encode(error: mapped, id: id) }
+        logger.error("handler failed", metadata: ["splashd_method": "\(method)", "splashd_error": "\(error)"])
+        return Router.encode(error: RPCError(.internalError, "internal error in \(method); see the daemon's log"), id: id)
     }
 }

@@ -14,6 +14,7 @@ import Synchronization
 ///
 /// Requests on one connection are answered in order, one at a time: the next line is not read until
 /// the previous answer is written, which bounds a connection's memory and gives natural backpressure.
+/// Methods that answer from memory are answered on the event loop that read them (`ImmediateAnswers`).
 /// Clients that want concurrency open more connections (bounded by `maximumConnections`).
 public final class ControlServer: Service, Sendable {
     public struct Configuration: Sendable {
@@ -116,15 +117,17 @@ public final class ControlServer: Service, Sendable {
     }
 
     struct Accepted: Sendable {
-        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let channel: NIOAsyncChannel<ControlLine, ControlOutput>
         let peer: PeerCredentials
         let idle: IdleWatch
         let drain: NIOLoopBound<RefusalDrain>
+        let immediate: NIOLoopBound<ImmediateAnswers>
     }
 
     private func bind() async throws -> NIOAsyncChannel<Accepted, Never> {
         let maximumLineBytes = configuration.maximumLineBytes
         let idleTimeout = configuration.idleTimeout
+        let router = self.router
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -138,12 +141,16 @@ public final class ControlServer: Service, Sendable {
                 let drain = RefusalDrain(eventLoop: channel.eventLoop)
                 try channel.pipeline.syncOperations.addHandler(drain)
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineBytes)))
+                let immediate = ImmediateAnswers(router: router)
+                try channel.pipeline.syncOperations.addHandler(immediate)
                 // Deinit-based teardown on purpose: a connection accepted in the instant the listener
                 // closes is dropped by NIO before anyone serves it, and must then just be closed (the
                 // non-deprecated initializer traps instead: "Deinited NIOAsyncWriter without calling
                 // finish()", seen in tests). Every connection that is served is closed explicitly.
                 let async = try Self.wrapClosingOnDeinit(channel)
-                return Accepted(channel: async, peer: peer, idle: idle, drain: NIOLoopBound(drain, eventLoop: channel.eventLoop))
+                return Accepted(
+                    channel: async, peer: peer, idle: idle, drain: NIOLoopBound(drain, eventLoop: channel.eventLoop),
+                    immediate: NIOLoopBound(immediate, eventLoop: channel.eventLoop))
             }
         }
         switch configuration.socket {
@@ -183,20 +190,20 @@ public final class ControlServer: Service, Sendable {
                     try await refuse(accepted, with: error)
                     return
                 }
+                let immediate = accepted.immediate
+                immediate.eventLoop.execute { immediate.value.arm() }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         let encoder = JSONCoding.encoder()
                         try await context.sink.drain { notification in
                             let envelope = NotificationEnvelope(method: EventNotification.method, params: notification)
-                            try await outbound.write(Self.line(try encoder.encode(envelope)))
+                            try await outbound.write(.unprompted(Self.line(try encoder.encode(envelope))))
                         }
                     }
                     do {
                         for try await line in inbound {
-                            let data = Data(line.readableBytesView)
-                            if let response = await router.handle(line: data, context: context) {
-                                try await outbound.write(Self.line(response))
-                            }
+                            let response = await router.handle(line: line.data, parsed: line.parsed, context: context)
+                            try await outbound.write(.reply(response.map(Self.line)))
                         }
                     } catch let error as LineTooLong {
                         // No event may follow the refusal.
@@ -224,7 +231,7 @@ public final class ControlServer: Service, Sendable {
         let bytes = configuration.refusalDrainBytes
         let time = configuration.refusalDrainTime
         let drained = drain.eventLoop.flatSubmit { drain.value.drain(maximumBytes: bytes, maximumTime: time) }
-        try await channel.writeAndFlush(Self.line(Router.encode(error: error, id: nil))).get()
+        try await channel.writeAndFlush(ControlOutput.unprompted(Self.line(Router.encode(error: error, id: nil)))).get()
         try? await channel.close(mode: .output).get()
         // Stopping the daemon cancels the connection's task: close now rather than wait out the drain.
         await withTaskCancellationHandler {
@@ -235,7 +242,7 @@ public final class ControlServer: Service, Sendable {
     }
 
     @available(*, deprecated, message: "uses NIO's deinit-based teardown on purpose; see bind()")
-    private static func wrapClosingOnDeinit(_ channel: any Channel) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+    private static func wrapClosingOnDeinit(_ channel: any Channel) throws -> NIOAsyncChannel<ControlLine, ControlOutput> {
         try NIOAsyncChannel(synchronouslyWrapping: channel)
     }
 

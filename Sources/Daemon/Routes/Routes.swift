@@ -26,10 +26,11 @@ enum Routes {
         EditRoutes.register(into: &router, state: state, edits: edits)
         ImportRoutes.register(into: &router, imports: imports)
 
-        router.register(PingRequest.self) { _, _ in
+        // Answered from memory, on the thread that read the request (Router.registerImmediate).
+        router.registerImmediate(PingRequest.self) { _ in
             PingResult(pong: true, version: SplashVersion.current)
         }
-        router.register(StatusRequest.self) { _, _ in
+        router.registerImmediate(StatusRequest.self) { _ in
             state.status()
         }
         router.register(DescribeRequest.self) { _, _ in
