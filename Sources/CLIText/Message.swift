@@ -72,13 +72,17 @@ public enum Message: Sendable, Equatable {
     case optionMustBeOneOf(option: String, values: String)
     case noSearchNumber(Int)
     case whatToSearchFor
-    case offlineResultsFrom(String)
+    case storedResultsFrom(String)
+    /// Why the store answered: the daemon's words for the source's failure.
+    case staleBecause(String)
+    /// When a service over its hourly budget takes requests again (a clock time).
+    case roomAgainBy(String)
     case nothingFoundFor(query: String)
     case searchPage(page: Int, pages: Int, total: Int, source: String)
     case noSearchesYet
     case fromYear(Int)
     case toYear(Int)
-    case offlineTopicsFrom(String)
+    case storedTopicsFrom(String)
     case byAuthor(String)
     case takenOn(String)
     case tags(String)

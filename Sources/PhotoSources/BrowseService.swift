@@ -42,11 +42,12 @@ extension SearchService {
             }
             return TopicsListResult(topics: topics, stale: false, fetchedAt: now)
         } catch {
-            let cached = try? store.read { db in try CachedValue.fetch(db, key: cacheKey) }
-            guard case .unreachable = error, let cached = cached ?? nil,
-                  let topics = try? JSONCoding.decoder().decode([Topic].self, from: Data(cached.value.utf8))
-            else { throw error }
-            return TopicsListResult(topics: topics, stale: true, fetchedAt: cached.fetchedAt)
+            return try answerFromStore(after: error) { reason, retryAt in
+                guard let cached = (try? store.read { db in try CachedValue.fetch(db, key: cacheKey) }) ?? nil,
+                      let topics = try? JSONCoding.decoder().decode([Topic].self, from: Data(cached.value.utf8))
+                else { return nil }
+                return TopicsListResult(topics: topics, stale: true, fetchedAt: cached.fetchedAt, staleReason: reason, retryAt: retryAt)
+            }
         }
     }
 
@@ -71,10 +72,9 @@ extension SearchService {
                 source: .unsplash, query: request.slug, page: page, perPage: perPage, total: total,
                 totalPages: max(1, (total + perPage - 1) / perPage), photos: summaries, stale: false, fetchedAt: now)
         } catch {
-            guard case .unreachable = error,
-                  let cached = cached(key: key, source: .unsplash, request: asSearch, page: page, perPage: perPage, accountId: accountId)
-            else { throw error }
-            return cached
+            return try answerFromStore(after: error) { reason, retryAt in
+                cached(key: key, source: .unsplash, request: asSearch, page: page, perPage: perPage, accountId: accountId, reason: reason, retryAt: retryAt)
+            }
         }
     }
 }

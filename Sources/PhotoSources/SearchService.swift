@@ -34,8 +34,8 @@ public final class SearchService: Sendable {
     /// Unsplash's remaining hourly budget, from `X-Ratelimit-Remaining` (nil: not seen yet).
     public var unsplashBudgetRemaining: Int? { sourceHTTP.unsplashRemaining }
 
-    /// Searches live; when the source cannot be reached, answers from the store (stale) if this search
-    /// was run before.
+    /// Searches live; when the source fails in any way, answers from the store (stale, saying why) if
+    /// this search was run before, unless the request asks for fresh results only.
     public func search(_ request: PhotosSearchRequest, accountId: String) async throws(SourceError) -> PhotosSearchResult {
         let source = request.source ?? .unsplash
         let page = request.page ?? 1
@@ -54,10 +54,9 @@ public final class SearchService: Sendable {
                 source: source, query: request.query, page: page, perPage: perPage, total: fetched.total,
                 totalPages: fetched.totalPages, photos: photos, stale: false, fetchedAt: now)
         } catch {
-            guard case .unreachable = error, let cached = cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId)
-            else { throw error }
-            logger.notice("answering a search from the store: \(error)", metadata: ["splashd_op": "search"])
-            return cached
+            return try answerFromStore(after: error, refresh: request.refresh == true) { reason, retryAt in
+                cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId, reason: reason, retryAt: retryAt)
+            }
         }
     }
 
@@ -122,15 +121,28 @@ public final class SearchService: Sendable {
         let key = try unsplashKey()
         return try await sourceHTTP.get(
             configuration.unsplashAPIURL + path, query: query,
-            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash")
+            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash", hourlyBudget: true)
     }
 
     // MARK: - The store
 
-    /// Every parameter but the page, canonical: the same search always has the same key.
+    /// What the store kept, when the source failed: a failure of any kind (unreachable, over its budget,
+    /// failing, answering nonsense, refusing the key) leaves the person the results they saw before,
+    /// marked stale with the reason. `refresh` asks for fresh results or the error.
+    func answerFromStore<Answer>(
+        after error: SourceError, refresh: Bool = false, _ kept: (_ reason: String, _ retryAt: Date?) -> Answer?
+    ) throws(SourceError) -> Answer {
+        guard !refresh, let answer = kept(error.description, error.retryAt) else { throw error }
+        logger.notice("answering from the store: \(error)", metadata: ["splashd_op": "search"])
+        return answer
+    }
+
+    /// Every parameter but the page and whether to refresh, canonical: the same search always has the
+    /// same key.
     static func paramsKey(_ request: PhotosSearchRequest) -> String {
         var canonical = request
         canonical.page = nil
+        canonical.refresh = nil
         canonical.query = request.query.trimmingCharacters(in: .whitespacesAndNewlines)
         canonical.source = request.source ?? .unsplash
         canonical.perPage = request.perPage ?? 10
@@ -152,7 +164,8 @@ public final class SearchService: Sendable {
     }
 
     func cached(
-        key: String, source: PhotoSource, request: PhotosSearchRequest, page: Int, perPage: Int, accountId: String
+        key: String, source: PhotoSource, request: PhotosSearchRequest, page: Int, perPage: Int, accountId: String,
+        reason: String, retryAt: Date?
     ) -> PhotosSearchResult? {
         try? store.read { db -> PhotosSearchResult? in
             guard let kept = try SearchPages.page(db, source: source, key: key, page: page) else { return nil }
@@ -160,7 +173,7 @@ public final class SearchService: Sendable {
             return PhotosSearchResult(
                 source: source, query: request.query, page: page, perPage: perPage, total: total,
                 totalPages: max(1, (total + perPage - 1) / perPage), photos: try PhotoQuery.summaries(db, ids: kept.ids, accountId: accountId),
-                stale: true, fetchedAt: kept.lastRunAt)
+                stale: true, fetchedAt: kept.lastRunAt, staleReason: reason, retryAt: retryAt)
         } ?? nil
     }
 }

@@ -1,10 +1,13 @@
+import Foundation
 import HTTP
 
 /// Why a photo source gave no usable answer.
 public enum SourceError: Error, Equatable, CustomStringConvertible {
     case notConfigured(String)
     case unreachable(String)
-    case rateLimited(String)
+    /// Over the service's hourly budget; `resetsBy` is when it has room again at the latest, as far as
+    /// this daemon's own requests tell (nil: the service has no such budget).
+    case rateLimited(String, resetsBy: Date?)
     case refused(status: Int, message: String)
     case malformed(String)
     /// An answer splashd will not take and that waiting will not mend: an untrusted certificate, a
@@ -13,9 +16,15 @@ public enum SourceError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notConfigured(let text), .unreachable(let text), .rateLimited(let text), .malformed(let text), .untrusted(let text, _): text
+        case .notConfigured(let text), .unreachable(let text), .rateLimited(let text, _), .malformed(let text), .untrusted(let text, _): text
         case .refused(let status, let message): "HTTP \(status): \(message)"
         }
+    }
+
+    /// When asking again can succeed, if the failure says (an hourly budget's reset).
+    public var retryAt: Date? {
+        if case .rateLimited(_, let resetsBy) = self { return resetsBy }
+        return nil
     }
 
     static func from(_ error: HTTPError, service: String) -> SourceError {

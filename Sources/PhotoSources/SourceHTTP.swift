@@ -3,10 +3,11 @@ import HTTP
 import Synchronization
 
 /// GET requests to the photo APIs: query encoding, status classification, both error body shapes, and
-/// Unsplash's remaining hourly budget (`X-Ratelimit-Remaining`).
+/// Unsplash's hourly budget (`X-Ratelimit-Remaining`, and when it has room again).
 final class SourceHTTP: Sendable {
     let http: HTTPClient
     private let remaining = Mutex<Int?>(nil)
+    private let budgetWindow = Mutex(HourlyWindow())
 
     init(http: HTTPClient) {
         self.http = http
@@ -14,11 +15,15 @@ final class SourceHTTP: Sendable {
 
     var unsplashRemaining: Int? { remaining.withLock { $0 } }
 
-    func get(_ url: String, query: [(String, String)], headers: [(String, String)], service: String) async throws(SourceError) -> HTTPResponse {
+    /// `hourlyBudget`: the request counts against the service's hourly budget (Unsplash's API).
+    func get(
+        _ url: String, query: [(String, String)], headers: [(String, String)], service: String, hourlyBudget: Bool = false
+    ) async throws(SourceError) -> HTTPResponse {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         let encoded = query.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
         let response: HTTPResponse
+        if hourlyBudget { budgetWindow.withLock { $0.record(Date()) } }
         do {
             response = try await http.send(HTTPRequest(
                 url: encoded.isEmpty ? url : url + "?" + encoded, headers: headers + [("Accept", "application/json")], timeout: .seconds(20)))
@@ -32,7 +37,8 @@ final class SourceHTTP: Sendable {
         switch response.status {
         case 200..<300: return response
         case 429, 403 where text.contains("Rate Limit Exceeded"):
-            throw .rateLimited("\(service)'s hourly request limit is used up; it resets within the hour (cached results still answer)")
+            let resetsBy = hourlyBudget ? budgetWindow.withLock { $0.freesARequestBy(now: Date()) } : nil
+            throw .rateLimited("\(service)'s hourly request limit is used up", resetsBy: resetsBy)
         case 300..<400:
             throw .untrusted("\(service) answered with a redirect (HTTP \(response.status)); check its API URL", tooLarge: false)
         case 500..., 408:
@@ -55,5 +61,25 @@ final class SourceHTTP: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
         if let errors = object["errors"] as? [String] { return errors.joined(separator: "; ") }
         return object["reason"] as? String
+    }
+}
+
+/// The times of this daemon's requests against an hourly budget, over the last hour. Whether the
+/// service counts a rolling hour or fixed hours, it has room again at the latest an hour after the
+/// oldest request of ours it still counts (requests of other clients of the key only start earlier).
+struct HourlyWindow {
+    private var times: [Date] = []
+    /// Enough for Unsplash's production budget (5,000 an hour); older entries add nothing.
+    static let capacity = 5_000
+
+    mutating func record(_ time: Date) {
+        times.removeAll { time.timeIntervalSince($0) >= 3600 }
+        if times.count >= Self.capacity { times.removeFirst(times.count - Self.capacity + 1) }
+        times.append(time)
+    }
+
+    func freesARequestBy(now: Date) -> Date {
+        let oldest = times.first { now.timeIntervalSince($0) < 3600 } ?? now
+        return oldest.addingTimeInterval(3600)
     }
 }

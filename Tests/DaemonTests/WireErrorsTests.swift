@@ -4,7 +4,7 @@ import Editing
 import Foundation
 import HTTP
 import Library
-import PhotoSources
+@testable import PhotoSources
 import Shared
 import Testing
 
@@ -68,8 +68,24 @@ struct WireErrorsTests {
 
     @Test func editingAndSourceErrors() {
         #expect(WireErrors.rpcError(for: EditingError.noSpace("disk full"))?.kind == .noSpace)
-        #expect(WireErrors.rpcError(for: SourceError.rateLimited("Unsplash's hourly limit"))?.data?.retryAfter == 3600)
+        #expect(WireErrors.rpcError(for: SourceError.rateLimited("Unsplash's hourly limit", resetsBy: nil))?.data?.retryAfter == 3600)
         #expect(WireErrors.rpcError(for: SourceError.refused(status: 404, message: "gone"))?.kind == .notFound)
+        let limited = WireErrors.rateLimited("Unsplash's hourly request limit is used up", resetsIn: 17 * 60 + 1)
+        #expect(limited.message == "Unsplash's hourly request limit is used up; it has room again within 18 min")
+        #expect(limited.data?.retryAfter == Double(17 * 60 + 1))
+    }
+
+    /// The window an hourly budget is estimated from: room again an hour after the oldest request of
+    /// the last hour; with none of ours in it, an hour from now at the latest.
+    @Test func anHourlyBudgetHasRoomAgainAnHourAfterItsOldestRequest() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var window = HourlyWindow()
+        #expect(window.freesARequestBy(now: start) == start.addingTimeInterval(3600))
+        window.record(start)
+        window.record(start.addingTimeInterval(600))
+        #expect(window.freesARequestBy(now: start.addingTimeInterval(1200)) == start.addingTimeInterval(3600))
+        // The first request is an hour old: the second is now the oldest that counts.
+        #expect(window.freesARequestBy(now: start.addingTimeInterval(3601)) == start.addingTimeInterval(4200))
     }
 
     /// What the daemon does not know stays unknown, so the router logs it as an internal error.

@@ -40,6 +40,63 @@ import TestSupport
         }
     }
 
+    /// Over Unsplash's hourly budget, a search run before answers from the store, saying why and by when
+    /// Unsplash takes requests again (an hour after the first request of the hour, at the latest); one
+    /// never run is the rate-limit error with the same time; `refresh` asks for fresh results only.
+    @Test func overTheBudgetASearchAnswersFromTheStoreWithTheReason() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let firstRequestBy = Date()
+            let live = try await client.send(PhotosSearchRequest(query: "river", perPage: 5))
+            try await devstack.knobs(["unsplash_hourly_budget": 0])
+            fixture.onCleanup { try? await devstack.knobs(["unsplash_hourly_budget": 5000]) }
+            let kept = try await client.send(PhotosSearchRequest(query: "river", perPage: 5))
+            #expect(kept.stale && kept.photos.map(\.id) == live.photos.map(\.id))
+            #expect(kept.staleReason == "Unsplash's hourly request limit is used up")
+            let retryAt = try #require(kept.retryAt)
+            #expect(retryAt >= firstRequestBy.addingTimeInterval(3600 - 1) && retryAt <= Date().addingTimeInterval(3600))
+            await #expect { try await client.send(PhotosSearchRequest(query: "river", perPage: 5, refresh: true)) } throws: {
+                ($0 as? RPCError)?.kind == .rateLimited
+            }
+            await #expect { try await client.send(PhotosSearchRequest(query: "never run", perPage: 5)) } throws: { error in
+                let error = error as? RPCError
+                return error?.kind == .rateLimited && error?.message.contains("has room again within") == true
+                    && (error?.data?.retryAfter ?? 0) > 3500
+            }
+            // Topics too: the list kept, with the reason.
+            try await devstack.knobs(["unsplash_hourly_budget": 5000])
+            let topics = try await client.send(TopicsListRequest())
+            try await devstack.knobs(["unsplash_hourly_budget": 0])
+            let keptTopics = try await client.send(TopicsListRequest())
+            #expect(keptTopics.stale && keptTopics.topics == topics.topics && keptTopics.retryAt != nil)
+        }
+    }
+
+    /// A source that fails (HTTP 500), or answers something that is not its JSON (an HTML page, as a
+    /// captive portal does), leaves the results seen before, with the reason; the store is unchanged.
+    @Test(arguments: [
+        #"[{"path": "/unsplash/*", "status": 500}]"#,
+        #"[{"path": "/unsplash/*", "status": 200, "body": "<html>Sign in to the hotel Wi-Fi</html>", "content_type": "text/html"}]"#,
+    ])
+    func aFailingSourceLeavesTheResultsSeenBefore(fault: String) async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let live = try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5))
+            let photos = try await client.send(StatusRequest()).library.photos
+            try await devstack.faults(fault)
+            fixture.onCleanup { try? await devstack.clearFaults() }
+            let kept = try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5))
+            #expect(kept.stale && kept.photos.map(\.id) == live.photos.map(\.id) && kept.retryAt == nil)
+            #expect(kept.staleReason?.isEmpty == false, "\(String(describing: kept.staleReason))")
+            #expect(try await client.send(StatusRequest()).library.photos == photos)
+            await #expect(throws: RPCError.self) { try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5, refresh: true)) }
+        }
+    }
+
     @Test func aDismissedPhotoNeverShowsInSearches() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.init(sources: true))
@@ -88,7 +145,7 @@ import TestSupport
             _ = try? await client.send(PhotosSearchRequest(query: "budget one", perPage: 1))
             await #expect { try await client.send(PhotosSearchRequest(query: "budget two", perPage: 1)) } throws: { error in
                 guard let error = error as? RPCError else { return false }
-                return error.kind == .rateLimited && error.message.contains("resets")
+                return error.kind == .rateLimited && error.message.contains("has room again within")
             }
             try await devstack.knobs(["unsplash_hourly_budget": 5000])
         }

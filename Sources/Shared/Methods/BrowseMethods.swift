@@ -35,11 +35,11 @@ public struct PhotosRandomResult: Codable, Sendable, Equatable {
     public init(photos: [PhotoSummary]) { self.photos = photos }
 }
 
-/// `topics.list`: Unsplash's topics. Offline, the last list fetched, marked stale.
+/// `topics.list`: Unsplash's topics. When Unsplash fails, the last list fetched, marked stale.
 public struct TopicsListRequest: RPCRequest {
     public typealias Result = TopicsListResult
     public static let method = "topics.list"
-    public static let summary = "Unsplash's topics (offline: the last list fetched, marked stale)."
+    public static let summary = "Unsplash's topics (when Unsplash fails in any way: the last list fetched, marked stale, with the reason)."
     public static let parameters = [ParameterDoc("order", "string", "featured (default), latest, oldest or position.")]
     public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited]
     public static let example = TopicsListRequest(order: "featured")
@@ -74,10 +74,16 @@ public struct TopicsListResult: Codable, Sendable, Equatable {
     public var topics: [Topic]
     public var stale: Bool
     public var fetchedAt: Date
-    public init(topics: [Topic], stale: Bool, fetchedAt: Date) {
+    /// Why the store answered: Unsplash's failure, in words.
+    public var staleReason: String?
+    /// When Unsplash has room again, if it is over its hourly budget.
+    public var retryAt: Date?
+    public init(topics: [Topic], stale: Bool, fetchedAt: Date, staleReason: String? = nil, retryAt: Date? = nil) {
         self.topics = topics
         self.stale = stale
         self.fetchedAt = fetchedAt
+        self.staleReason = staleReason
+        self.retryAt = retryAt
     }
 }
 
@@ -85,7 +91,7 @@ public struct TopicsListResult: Codable, Sendable, Equatable {
 public struct TopicPhotosRequest: RPCRequest {
     public typealias Result = PhotosSearchResult
     public static let method = "topics.photos"
-    public static let summary = "A topic's photos; kept like a search, so offline they answer from the store, marked stale."
+    public static let summary = "A topic's photos; kept like a search, so when Unsplash fails they answer from the store, marked stale, with the reason."
     public static let parameters = [
         ParameterDoc("slug", "string", required: true, "The topic's slug or id."),
         ParameterDoc("order", "string", "latest (default), oldest or popular."),

@@ -5,7 +5,7 @@ import Foundation
 public struct PhotosSearchRequest: RPCRequest {
     public typealias Result = PhotosSearchResult
     public static let method = "photos.search"
-    public static let summary = "Searches Unsplash or NASA; offline, answers the same search from the store, marked stale."
+    public static let summary = "Searches Unsplash or NASA; when the source fails in any way, answers the same search from the store, marked stale, with the reason."
     public static let parameters = [
         ParameterDoc("query", "string", required: true, "What to look for (1 to 200 characters)."),
         ParameterDoc("source", "string", "unsplash (default) or nasa."),
@@ -17,6 +17,7 @@ public struct PhotosSearchRequest: RPCRequest {
         ParameterDoc("year_to", "integer", "NASA only: latest year."),
         ParameterDoc("page", "integer", "1 or more (default 1)."),
         ParameterDoc("per_page", "integer", "1 to 30 for Unsplash, 1 to 100 for NASA (default 10)."),
+        ParameterDoc("refresh", "boolean", "Fresh results or the source's error, never the store's (default false: when the source fails in any way — unreachable, rate-limited, failing, answering nonsense — a search run before answers from the store, marked stale, with the reason)."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited, .notSignedIn]
     public static let example = PhotosSearchRequest(query: "blue lake", color: "blue", perPage: 10)
@@ -34,10 +35,11 @@ public struct PhotosSearchRequest: RPCRequest {
     public var yearTo: Int?
     public var page: Int?
     public var perPage: Int?
+    public var refresh: Bool?
 
     public init(
         query: String, source: PhotoSource? = nil, color: String? = nil, orientation: String? = nil, order: String? = nil,
-        media: String? = nil, yearFrom: Int? = nil, yearTo: Int? = nil, page: Int? = nil, perPage: Int? = nil
+        media: String? = nil, yearFrom: Int? = nil, yearTo: Int? = nil, page: Int? = nil, perPage: Int? = nil, refresh: Bool? = nil
     ) {
         self.query = query
         self.source = source
@@ -49,6 +51,7 @@ public struct PhotosSearchRequest: RPCRequest {
         self.yearTo = yearTo
         self.page = page
         self.perPage = perPage
+        self.refresh = refresh
     }
 
     public func validate() throws(RPCError) {
@@ -87,14 +90,18 @@ public struct PhotosSearchResult: Codable, Sendable, Equatable {
     public var total: Int
     public var totalPages: Int
     public var photos: [PhotoSummary]
-    /// True when answered from the store because the source could not be reached.
+    /// True when answered from the store because the source failed.
     public var stale: Bool
     /// When these results were fetched from the source.
     public var fetchedAt: Date
+    /// Why the store answered: the source's failure, in words.
+    public var staleReason: String?
+    /// When the source has room again, if it is over an hourly budget.
+    public var retryAt: Date?
 
     public init(
         source: PhotoSource, query: String, page: Int, perPage: Int, total: Int, totalPages: Int, photos: [PhotoSummary],
-        stale: Bool, fetchedAt: Date
+        stale: Bool, fetchedAt: Date, staleReason: String? = nil, retryAt: Date? = nil
     ) {
         self.source = source
         self.query = query
@@ -105,6 +112,8 @@ public struct PhotosSearchResult: Codable, Sendable, Equatable {
         self.photos = photos
         self.stale = stale
         self.fetchedAt = fetchedAt
+        self.staleReason = staleReason
+        self.retryAt = retryAt
     }
 }
 

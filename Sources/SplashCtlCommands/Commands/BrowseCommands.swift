@@ -30,8 +30,10 @@ struct TopicsCommand: AsyncParsableCommand {
             for topic in result.topics {
                 table.rows.append([topic.slug, topic.title, topic.totalPhotos.map(String.init) ?? "-", String((topic.description ?? "").prefix(60))])
             }
-            let stale = result.stale ? style.yellow(Message.offlineTopicsFrom(Formatting.relative(result.fetchedAt)).text()) + "\n" : ""
-            return stale + table.render()
+            let stale = result.stale
+                ? StaleNote.lines(Message.storedTopicsFrom(Formatting.relative(result.fetchedAt)), reason: result.staleReason, retryAt: result.retryAt, style)
+                : []
+            return (stale + [table.render()]).joined(separator: "\n")
         }
     }
 }

@@ -21,6 +21,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "Page, from 1.") var page: Int?
     @Option(help: "Results per page (Unsplash up to 30, NASA up to 100).") var perPage: Int?
     @Option(help: "Run search number N of `splashctl history` again.") var again: Int?
+    @Flag(help: "Fresh results or the source's error; never the results kept from before.") var refresh = false
 
     func run() async throws {
         var request: PhotosSearchRequest
@@ -39,13 +40,15 @@ struct SearchCommand: AsyncParsableCommand {
                 query: query.joined(separator: " "), source: source.flatMap(PhotoSource.init(rawValue:)), color: color,
                 orientation: orientation, order: order, media: media, yearFrom: yearFrom, yearTo: yearTo, page: page, perPage: perPage)
         }
+        if refresh { request.refresh = true }
         try await global.run(request, render: Self.render)
     }
 
     static func render(_ result: PhotosSearchResult, _ style: TerminalStyle) -> String {
         var lines: [String] = []
         if result.stale {
-            lines.append(style.yellow(Message.offlineResultsFrom(Formatting.relative(result.fetchedAt)).text()))
+            lines.append(contentsOf: StaleNote.lines(
+                Message.storedResultsFrom(Formatting.relative(result.fetchedAt)), reason: result.staleReason, retryAt: result.retryAt, style))
         }
         if result.photos.isEmpty {
             lines.append(Message.nothingFoundFor(query: result.query).text())
@@ -54,6 +57,17 @@ struct SearchCommand: AsyncParsableCommand {
         lines.append(PhotoTable.render(result.photos, style))
         lines.append(style.dim(Message.searchPage(page: result.page, pages: result.totalPages, total: result.total, source: result.source.rawValue).text()))
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The lines above results the store answered with: from when, why, and when the service takes
+/// requests again.
+enum StaleNote {
+    static func lines(_ from: Message, reason: String?, retryAt: Date?, _ style: TerminalStyle) -> [String] {
+        var lines = [style.yellow(from.text())]
+        if let reason { lines.append(style.yellow(Message.staleBecause(reason).text())) }
+        if let retryAt { lines.append(style.yellow(Message.roomAgainBy(Formatting.clock(retryAt)).text())) }
+        return lines
     }
 }
 
