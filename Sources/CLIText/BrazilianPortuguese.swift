@@ -75,6 +75,7 @@ enum BrazilianPortuguese {
         case .storedResultsFrom(let when): "resultados guardados de \(when), podem estar desatualizados"
         case .staleBecause(let why): "  motivo: \(why)"
         case .roomAgainBy(let time): "  o serviço volta a aceitar pedidos até \(time)"
+        case .refreshingInBackground: "  resultados novos a caminho; busque de novo daqui a pouco, ou use --refresh para esperá-los"
         case .nothingFoundFor(let query): "Nada encontrado para \"\(query)\"."
         case .searchPage(let page, let pages, let total, let source):
             "página \(page) de \(pages) · \(plural(total, "resultado", "resultados")) em \(source)"

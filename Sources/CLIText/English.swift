@@ -73,6 +73,7 @@ enum English {
         case .storedResultsFrom(let when): "results kept from \(when), they may be stale"
         case .staleBecause(let why): "  why: \(why)"
         case .roomAgainBy(let time): "  the service takes requests again by \(time)"
+        case .refreshingInBackground: "  fresh results are being fetched; search again in a moment, or add --refresh to wait for them"
         case .nothingFoundFor(let query): "Nothing found for \"\(query)\"."
         case .searchPage(let page, let pages, let total, let source): "page \(page) of \(pages) · \(plural(total, "result", "results")) on \(source)"
         case .noSearchesYet: "No searches yet."

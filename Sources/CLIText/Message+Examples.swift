@@ -61,6 +61,7 @@ extension Message {
         .storedResultsFrom("2 min ago"),
         .staleBecause("Unsplash's hourly request limit is used up"),
         .roomAgainBy("14:05:00"),
+        .refreshingInBackground,
         .nothingFoundFor(query: "blue lake"),
         .searchPage(page: 307, pages: 331, total: 347, source: "nasa"),
         .noSearchesYet,

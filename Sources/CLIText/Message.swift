@@ -77,6 +77,8 @@ public enum Message: Sendable, Equatable {
     case staleBecause(String)
     /// When a service over its hourly budget takes requests again (a clock time).
     case roomAgainBy(String)
+    /// The store answered and a fresh page is on its way.
+    case refreshingInBackground
     case nothingFoundFor(query: String)
     case searchPage(page: Int, pages: Int, total: Int, source: String)
     case noSearchesYet

@@ -105,7 +105,7 @@ public enum DaemonRunner {
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
             push: sync.engine, logger: logger)
         let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
-        let sources = SourceCapability.make(config: config, store: store, images: images, logger: logger)
+        let sources = SourceCapability.make(config: config, store: store, state: state, images: images, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
@@ -163,6 +163,7 @@ public enum DaemonRunner {
             services.append(.init(service: realtime.service))
         }
         if let feeds = sources.feeds { services.append(.init(service: feeds)) }
+        if let refresher = sources.refresher { services.append(.init(service: refresher)) }
         if let images {
             // The scanner stops after the queue (reverse order): no arrival is left unscanned by a stop
             // before the transfers' end.

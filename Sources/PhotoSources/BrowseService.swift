@@ -12,7 +12,7 @@ extension SearchService {
         if let topic = request.topic { query.append(("topics", topic)) }
         if let text = request.query { query.append(("query", text)) }
         let response = try await unsplashGet("/photos/random", query: query)
-        let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: "Unsplash").map { $0.record(fetchedAt: Date()) }
+        let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: SourceHTTP.unsplash).map { $0.record(fetchedAt: Date()) }
         let summaries = (try? store.write { db -> [PhotoSummary] in
             for photo in photos { try Self.upsert(photo, db: db) }
             return try PhotoQuery.summaries(db, ids: photos.map(\.id), accountId: accountId)
@@ -31,7 +31,7 @@ extension SearchService {
                 var description: String?
                 var total_photos: Int?
             }
-            let topics = try sourceHTTP.decode([Wire].self, response, service: "Unsplash").map {
+            let topics = try sourceHTTP.decode([Wire].self, response, service: SourceHTTP.unsplash).map {
                 Topic(id: $0.id, slug: $0.slug, title: $0.title ?? $0.slug, description: $0.description, totalPhotos: $0.total_photos)
             }
             let now = Date()
@@ -60,7 +60,7 @@ extension SearchService {
             var query = [("page", String(page)), ("per_page", String(perPage))]
             if let order = request.order { query.append(("order_by", order)) }
             let response = try await unsplashGet("/topics/\(request.slug)/photos", query: query)
-            let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: "Unsplash").map { $0.record(fetchedAt: Date()) }
+            let photos = try sourceHTTP.decode([UnsplashPhoto].self, response, service: SourceHTTP.unsplash).map { $0.record(fetchedAt: Date()) }
             let total = response.headers["X-Total"].flatMap(Int.init) ?? photos.count
             let now = Date()
             let summaries = (try? store.write { db -> [PhotoSummary] in

@@ -33,10 +33,10 @@ extension SearchService {
         switch photo.source {
         case PhotoSource.unsplash.rawValue:
             let response = try await unsplashGet("/photos/\(escaped)", query: [])
-            updated = try sourceHTTP.decode(UnsplashPhoto.self, response, service: "Unsplash").record(fetchedAt: Date(), details: true)
+            updated = try sourceHTTP.decode(UnsplashPhoto.self, response, service: SourceHTTP.unsplash).record(fetchedAt: Date(), details: true)
         case PhotoSource.nasa.rawValue:
-            let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/asset/\(escaped)", query: [], headers: [], service: "NASA's library")
-            let asset = try sourceHTTP.decode(NASASearch.Asset.self, response, service: "NASA's library")
+            let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/asset/\(escaped)", query: [], headers: [], service: SourceHTTP.nasa)
+            let asset = try sourceHTTP.decode(NASASearch.Asset.self, response, service: SourceHTTP.nasa)
             updated = photo
             var urls = (photo.urls.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) }) ?? [:]
             urls.merge(asset.renditions) { _, new in new }

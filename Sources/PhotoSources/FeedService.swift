@@ -77,7 +77,12 @@ public final class FeedService: Service, Sendable {
             do {
                 let result = switch info.feed.kind {
                 case .topic: try await search.topicPhotos(TopicPhotosRequest(slug: info.feed.value, perPage: info.keep), accountId: "")
-                case .search: try await search.search(Self.searchRequest(info.feed, keep: info.keep), accountId: "")
+                case .search: try await search.search(Self.searchRequest(info.feed, keep: info.keep, fresh: true), accountId: "")
+                }
+                // The store's answer (Unsplash failed) is not a refresh: the feed stays due.
+                guard !result.stale else {
+                    logger.warning("feed \(info.feed.kind.rawValue) '\(info.feed.value)' not refreshed: \(result.staleReason ?? "stale")", metadata: ["splashd_op": "feeds"])
+                    continue
                 }
                 thumbnailsWanted(result.photos.filter { $0.dismissedAt == nil }.map(\.id))
                 try store.write { db in try FeedRows.markRefreshed(db, info.feed, at: Date()) }
@@ -87,11 +92,12 @@ public final class FeedService: Service, Sendable {
         }
     }
 
-    /// The search a feed is kept as (a topic's pages are kept as `topic:<slug>` searches).
-    static func searchRequest(_ feed: FeedKey, keep: Int) -> PhotosSearchRequest {
+    /// The search a feed is kept as (a topic's pages are kept as `topic:<slug>` searches); `fresh`
+    /// asks the source, never the store.
+    static func searchRequest(_ feed: FeedKey, keep: Int, fresh: Bool = false) -> PhotosSearchRequest {
         switch feed.kind {
-        case .topic: PhotosSearchRequest(query: "topic:\(feed.value)", source: .unsplash, perPage: keep)
-        case .search: PhotosSearchRequest(query: feed.value, source: feed.source ?? .unsplash, perPage: keep)
+        case .topic: PhotosSearchRequest(query: "topic:\(feed.value)", source: .unsplash, perPage: keep, refresh: fresh ? true : nil)
+        case .search: PhotosSearchRequest(query: feed.value, source: feed.source ?? .unsplash, perPage: keep, refresh: fresh ? true : nil)
         }
     }
 }

@@ -12,10 +12,13 @@ public final class SearchService: Sendable {
         public var unsplashAPIURL: String
         public var unsplashAccessKey: String?
         public var nasaAPIURL: String
-        public init(unsplashAPIURL: String, unsplashAccessKey: String?, nasaAPIURL: String) {
+        /// A kept page younger than this is what the source would answer: the store answers alone.
+        public var freshFor: Duration
+        public init(unsplashAPIURL: String, unsplashAccessKey: String?, nasaAPIURL: String, freshFor: Duration = .seconds(60)) {
             self.unsplashAPIURL = unsplashAPIURL
             self.unsplashAccessKey = unsplashAccessKey
             self.nasaAPIURL = nasaAPIURL
+            self.freshFor = freshFor
         }
     }
 
@@ -23,6 +26,8 @@ public final class SearchService: Sendable {
     let sourceHTTP: SourceHTTP
     let configuration: Configuration
     let logger: Logger
+    /// The searches the store answered, to run again in the background (`SearchRefresher`).
+    let refreshes = SearchRefreshQueue()
 
     public init(store: Store, http: HTTPClient, configuration: Configuration, logger: Logger) {
         self.store = store
@@ -34,30 +39,40 @@ public final class SearchService: Sendable {
     /// Unsplash's remaining hourly budget, from `X-Ratelimit-Remaining` (nil: not seen yet).
     public var unsplashBudgetRemaining: Int? { sourceHTTP.unsplashRemaining }
 
-    /// Searches live; when the source fails in any way, answers from the store (stale, saying why) if
-    /// this search was run before, unless the request asks for fresh results only.
+    /// A search run before answers at once from the store (stale) and is run again in the background,
+    /// whose fresh page a `search.refreshed` event announces; unless its page is under a minute old, or
+    /// the source is over its hourly budget (then the answer says so and when it has room again). A
+    /// search never run, or one asked with `refresh`, waits for the source: fresh results or its error.
     public func search(_ request: PhotosSearchRequest, accountId: String) async throws(SourceError) -> PhotosSearchResult {
         let source = request.source ?? .unsplash
         let page = request.page ?? 1
         let perPage = request.perPage ?? 10
         let key = Self.paramsKey(request)
-        do {
-            let fetched = try await fetch(request, source: source, page: page, perPage: perPage)
-            let now = Date()
-            let ids = try? store.write { db -> [String] in
-                for photo in fetched.photos { try Self.upsert(photo, db: db) }
-                try SearchPages.remember(db, source: source, query: request.query, key: key, page: page, total: fetched.total, ids: fetched.photos.map(\.id), now: now)
-                return fetched.photos.map(\.id)
+        if request.refresh != true,
+           var kept = cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId, reason: nil, retryAt: nil) {
+            _ = try? store.write { db in try SearchPages.markAsked(db, source: source, key: key, now: Date()) }
+            let service = source == .nasa ? SourceHTTP.nasa : SourceHTTP.unsplash
+            // A budget that has room again since is no reason any more.
+            let failure = sourceHTTP.lastFailure(of: service).flatMap { failure in failure.retryAt.map { $0 > Date() } == false ? nil : failure }
+            kept.staleReason = failure?.description
+            kept.retryAt = failure?.retryAt
+            let overBudget = sourceHTTP.overBudget(service) != nil
+            if !overBudget, Date().timeIntervalSince(kept.fetchedAt) >= Double(configuration.freshFor.components.seconds) {
+                kept.refreshing = refreshes.enqueue(request, accountId: accountId)
             }
-            let photos = (try? store.read { db in try PhotoQuery.summaries(db, ids: ids ?? [], accountId: accountId) }) ?? []
-            return PhotosSearchResult(
-                source: source, query: request.query, page: page, perPage: perPage, total: fetched.total,
-                totalPages: fetched.totalPages, photos: photos, stale: false, fetchedAt: now)
-        } catch {
-            return try answerFromStore(after: error, refresh: request.refresh == true) { reason, retryAt in
-                cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId, reason: reason, retryAt: retryAt)
-            }
+            return kept
         }
+        let fetched = try await fetch(request, source: source, page: page, perPage: perPage)
+        let now = Date()
+        let ids = try? store.write { db -> [String] in
+            for photo in fetched.photos { try Self.upsert(photo, db: db) }
+            try SearchPages.remember(db, source: source, query: request.query, key: key, page: page, total: fetched.total, ids: fetched.photos.map(\.id), now: now)
+            return fetched.photos.map(\.id)
+        }
+        let photos = (try? store.read { db in try PhotoQuery.summaries(db, ids: ids ?? [], accountId: accountId) }) ?? []
+        return PhotosSearchResult(
+            source: source, query: request.query, page: page, perPage: perPage, total: fetched.total,
+            totalPages: fetched.totalPages, photos: photos, stale: false, fetchedAt: now)
     }
 
     public func history(source: PhotoSource?) throws -> SearchHistoryResult {
@@ -92,8 +107,8 @@ public final class SearchService: Sendable {
             var query = [("q", request.query), ("media_type", request.media ?? "image"), ("page", String(page)), ("page_size", String(perPage))]
             if let from = request.yearFrom { query.append(("year_start", String(from))) }
             if let to = request.yearTo { query.append(("year_end", String(to))) }
-            let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/search", query: query, headers: [], service: "NASA's library")
-            let search = try sourceHTTP.decode(NASASearch.self, response, service: "NASA's library")
+            let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/search", query: query, headers: [], service: SourceHTTP.nasa)
+            let search = try sourceHTTP.decode(NASASearch.self, response, service: SourceHTTP.nasa)
             let photos = search.collection.items.compactMap { NASASearch.record($0, fetchedAt: now) }
             let total = search.collection.metadata?.total_hits ?? photos.count
             return Fetched(photos: photos, total: total, totalPages: max(1, (total + perPage - 1) / perPage))
@@ -103,7 +118,7 @@ public final class SearchService: Sendable {
             if let orientation = request.orientation { query.append(("orientation", orientation)) }
             if let order = request.order { query.append(("order_by", order)) }
             let response = try await unsplashGet("/search/photos", query: query)
-            let search = try sourceHTTP.decode(UnsplashSearchPage.self, response, service: "Unsplash")
+            let search = try sourceHTTP.decode(UnsplashSearchPage.self, response, service: SourceHTTP.unsplash)
             let total = search.total ?? search.results.count
             return Fetched(photos: search.results.map { $0.record(fetchedAt: now) }, total: total, totalPages: search.total_pages ?? 1)
         }
@@ -121,18 +136,18 @@ public final class SearchService: Sendable {
         let key = try unsplashKey()
         return try await sourceHTTP.get(
             configuration.unsplashAPIURL + path, query: query,
-            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: "Unsplash", hourlyBudget: true)
+            headers: [("Authorization", "Client-ID \(key)"), ("Accept-Version", "v1")], service: SourceHTTP.unsplash, hourlyBudget: true)
     }
 
     // MARK: - The store
 
     /// What the store kept, when the source failed: a failure of any kind (unreachable, over its budget,
     /// failing, answering nonsense, refusing the key) leaves the person the results they saw before,
-    /// marked stale with the reason. `refresh` asks for fresh results or the error.
+    /// marked stale with the reason.
     func answerFromStore<Answer>(
-        after error: SourceError, refresh: Bool = false, _ kept: (_ reason: String, _ retryAt: Date?) -> Answer?
+        after error: SourceError, _ kept: (_ reason: String, _ retryAt: Date?) -> Answer?
     ) throws(SourceError) -> Answer {
-        guard !refresh, let answer = kept(error.description, error.retryAt) else { throw error }
+        guard let answer = kept(error.description, error.retryAt) else { throw error }
         logger.notice("answering from the store: \(error)", metadata: ["splashd_op": "search"])
         return answer
     }
@@ -165,7 +180,7 @@ public final class SearchService: Sendable {
 
     func cached(
         key: String, source: PhotoSource, request: PhotosSearchRequest, page: Int, perPage: Int, accountId: String,
-        reason: String, retryAt: Date?
+        reason: String?, retryAt: Date?
     ) -> PhotosSearchResult? {
         try? store.read { db -> PhotosSearchResult? in
             guard let kept = try SearchPages.page(db, source: source, key: key, page: page) else { return nil }

@@ -5,15 +5,32 @@ import Synchronization
 /// GET requests to the photo APIs: query encoding, status classification, both error body shapes, and
 /// Unsplash's hourly budget (`X-Ratelimit-Remaining`, and when it has room again).
 final class SourceHTTP: Sendable {
+    /// The services' names, as messages and `lastFailure` name them.
+    static let unsplash = "Unsplash"
+    static let nasa = "NASA's library"
+
     let http: HTTPClient
     private let remaining = Mutex<Int?>(nil)
     private let budgetWindow = Mutex(HourlyWindow())
+    /// Each service's failure, from its last request that failed, until one succeeds.
+    private let failures = Mutex<[String: SourceError]>([:])
 
     init(http: HTTPClient) {
         self.http = http
     }
 
     var unsplashRemaining: Int? { remaining.withLock { $0 } }
+
+    /// Why the service's last request failed; nil once one succeeded (or none was made).
+    func lastFailure(of service: String) -> SourceError? {
+        failures.withLock { $0[service] }
+    }
+
+    /// The service's hourly budget is used up, by its last answer, and has no room yet.
+    func overBudget(_ service: String, now: Date = Date()) -> SourceError? {
+        guard let failure = lastFailure(of: service), let retryAt = failure.retryAt, retryAt > now else { return nil }
+        return failure
+    }
 
     /// `hourlyBudget`: the request counts against the service's hourly budget (Unsplash's API).
     func get(
@@ -28,14 +45,32 @@ final class SourceHTTP: Sendable {
             response = try await http.send(HTTPRequest(
                 url: encoded.isEmpty ? url : url + "?" + encoded, headers: headers + [("Accept", "application/json")], timeout: .seconds(20)))
         } catch {
-            throw SourceError.from(error, service: service)
+            throw failed(SourceError.from(error, service: service), service: service)
         }
+        do throws(SourceError) {
+            return try classify(response, service: service, hourlyBudget: hourlyBudget)
+        } catch {
+            throw failed(error, service: service)
+        }
+    }
+
+    /// Remembers the failure as the service's, unless it is about the thing asked for (a 404: that
+    /// photo or topic does not exist) rather than the service.
+    private func failed(_ error: SourceError, service: String) -> SourceError {
+        if case .refused(404, _) = error { return error }
+        failures.withLock { $0[service] = error }
+        return error
+    }
+
+    private func classify(_ response: HTTPResponse, service: String, hourlyBudget: Bool) throws(SourceError) -> HTTPResponse {
         if let value = response.headers["X-Ratelimit-Remaining"].flatMap(Int.init) {
             remaining.withLock { $0 = value }
         }
         let text = String(decoding: response.body.prefix(300), as: UTF8.self)
         switch response.status {
-        case 200..<300: return response
+        case 200..<300:
+            _ = failures.withLock { $0.removeValue(forKey: service) }
+            return response
         case 429, 403 where text.contains("Rate Limit Exceeded"):
             let resetsBy = hourlyBudget ? budgetWindow.withLock { $0.freesARequestBy(now: Date()) } : nil
             throw .rateLimited("\(service)'s hourly request limit is used up", resetsBy: resetsBy)
@@ -52,7 +87,7 @@ final class SourceHTTP: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
-            throw .malformed("\(service)'s answer is not the expected JSON")
+            throw failed(.malformed("\(service)'s answer is not the expected JSON"), service: service)
         }
     }
 

@@ -22,7 +22,7 @@ extension SearchService {
             var views: Series?
             var downloads: Series?
         }
-        let wire = try sourceHTTP.decode(Wire.self, response, service: "Unsplash")
+        let wire = try sourceHTTP.decode(Wire.self, response, service: SourceHTTP.unsplash)
         func series(_ s: Wire.Series?) -> StatSeries {
             let values = s?.historical?.values ?? []
             return StatSeries(total: s?.total ?? 0, change: s?.historical?.change ?? values.reduce(0) { $0 + $1.value }, values: values)

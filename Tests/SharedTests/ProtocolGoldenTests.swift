@@ -51,6 +51,7 @@ import Testing
             root: "/home/ana/Pictures", total: 120, done: 40, imported: 37, duplicates: 2, failed: 1, current: "/home/ana/Pictures/tram.jpg")),
         .profileUpdated(.example),
         .usersChanged(UsersChange(count: 211, recent: [RecentUser(username: "ana", createdAt: Date(timeIntervalSince1970: 1_795_000_000))])),
+        .searchRefreshed(SearchRefreshed(request: PhotosSearchRequest.example, result: PhotosSearchRequest.resultExample, error: nil)),
         .daemonReloaded,
         .daemonStopping,
         .eventsMissed(count: 12),

@@ -41,29 +41,31 @@ import TestSupport
     }
 
     /// Over Unsplash's hourly budget, a search run before answers from the store, saying why and by when
-    /// Unsplash takes requests again (an hour after the first request of the hour, at the latest); one
-    /// never run is the rate-limit error with the same time; `refresh` asks for fresh results only.
+    /// Unsplash takes requests again (an hour after the first request of the hour, at the latest), and
+    /// queues no refresh; one never run is the rate-limit error with the same time; `refresh` asks for
+    /// fresh results only.
     @Test func overTheBudgetASearchAnswersFromTheStoreWithTheReason() async throws {
         let devstack = try Devstack.require()
         try await SplashdFixture.run { fixture in
-            let daemon = try await fixture.splashd(.init(sources: true))
+            let daemon = try await fixture.splashd(.init(sources: true, config: "[search]\nfresh_seconds = 0\n"))
             let client = daemon.client
             let firstRequestBy = Date()
             let live = try await client.send(PhotosSearchRequest(query: "river", perPage: 5))
             try await devstack.knobs(["unsplash_hourly_budget": 0])
             fixture.onCleanup { try? await devstack.knobs(["unsplash_hourly_budget": 5000]) }
-            let kept = try await client.send(PhotosSearchRequest(query: "river", perPage: 5))
-            #expect(kept.stale && kept.photos.map(\.id) == live.photos.map(\.id))
-            #expect(kept.staleReason == "Unsplash's hourly request limit is used up")
-            let retryAt = try #require(kept.retryAt)
-            #expect(retryAt >= firstRequestBy.addingTimeInterval(3600 - 1) && retryAt <= Date().addingTimeInterval(3600))
-            await #expect { try await client.send(PhotosSearchRequest(query: "river", perPage: 5, refresh: true)) } throws: {
-                ($0 as? RPCError)?.kind == .rateLimited
-            }
             await #expect { try await client.send(PhotosSearchRequest(query: "never run", perPage: 5)) } throws: { error in
                 let error = error as? RPCError
                 return error?.kind == .rateLimited && error?.message.contains("has room again within") == true
                     && (error?.data?.retryAfter ?? 0) > 3500
+            }
+            let kept = try await client.send(PhotosSearchRequest(query: "river", perPage: 5))
+            #expect(kept.stale && kept.photos.map(\.id) == live.photos.map(\.id))
+            #expect(kept.staleReason == "Unsplash's hourly request limit is used up")
+            #expect(kept.refreshing == nil, "no refresh while over the budget")
+            let retryAt = try #require(kept.retryAt)
+            #expect(retryAt >= firstRequestBy.addingTimeInterval(3600 - 1) && retryAt <= Date().addingTimeInterval(3600))
+            await #expect { try await client.send(PhotosSearchRequest(query: "river", perPage: 5, refresh: true)) } throws: {
+                ($0 as? RPCError)?.kind == .rateLimited
             }
             // Topics too: the list kept, with the reason.
             try await devstack.knobs(["unsplash_hourly_budget": 5000])
@@ -75,7 +77,8 @@ import TestSupport
     }
 
     /// A source that fails (HTTP 500), or answers something that is not its JSON (an HTML page, as a
-    /// captive portal does), leaves the results seen before, with the reason; the store is unchanged.
+    /// captive portal does): the results seen before answer, with the failure as the reason; the store
+    /// is unchanged; `refresh` gets the error.
     @Test(arguments: [
         #"[{"path": "/unsplash/*", "status": 500}]"#,
         #"[{"path": "/unsplash/*", "status": 200, "body": "<html>Sign in to the hotel Wi-Fi</html>", "content_type": "text/html"}]"#,
@@ -89,11 +92,66 @@ import TestSupport
             let photos = try await client.send(StatusRequest()).library.photos
             try await devstack.faults(fault)
             fixture.onCleanup { try? await devstack.clearFaults() }
+            await #expect(throws: RPCError.self) { try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5, refresh: true)) }
             let kept = try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5))
             #expect(kept.stale && kept.photos.map(\.id) == live.photos.map(\.id) && kept.retryAt == nil)
-            #expect(kept.staleReason?.isEmpty == false, "\(String(describing: kept.staleReason))")
+            #expect(kept.staleReason?.contains("Unsplash") == true, "\(String(describing: kept.staleReason))")
             #expect(try await client.send(StatusRequest()).library.photos == photos)
-            await #expect(throws: RPCError.self) { try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5, refresh: true)) }
+        }
+    }
+
+    /// A search run before answers at once from the store and runs again in the background; the
+    /// `search.refreshed` event brings the fresh page, and the store keeps it. A refresh that fails
+    /// says why in the event, and the next answer carries the reason.
+    @Test func aRepeatedSearchAnswersAtOnceAndRefreshesInTheBackground() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true, config: "[search]\nfresh_seconds = 0\n"))
+            let client = daemon.client
+            let watcher = try SplashClient.connect(socketPath: daemon.process.socketPath)
+            _ = try await watcher.send(SubscribeRequest(types: ["search.refreshed"]))
+            let live = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
+            #expect(!live.stale && live.refreshing == nil)
+            let kept = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
+            #expect(kept.stale && kept.refreshing == true && kept.staleReason == nil)
+            #expect(kept.photos.map(\.id) == live.photos.map(\.id) && kept.fetchedAt == live.fetchedAt)
+            let refreshed = try #require(try await Self.nextRefresh(on: watcher))
+            #expect(refreshed.request.query == "glacier" && refreshed.error == nil)
+            let fresh = try #require(refreshed.result)
+            // (The wire's times are whole seconds: the fresh page's is not earlier.)
+            #expect(!fresh.stale && fresh.fetchedAt >= live.fetchedAt && fresh.photos.map(\.id) == live.photos.map(\.id))
+            let after = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
+            #expect(after.fetchedAt == fresh.fetchedAt && after.refreshing == true, "the store keeps the fresh page")
+            #expect(try #require(try await Self.nextRefresh(on: watcher)).result != nil)
+
+            try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
+            fixture.onCleanup { try? await devstack.clearFaults() }
+            #expect(try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5)).refreshing == true)
+            let failed = try #require(try await Self.nextRefresh(on: watcher))
+            #expect(failed.result == nil && failed.error?.contains("cannot reach Unsplash") == true, "\(failed)")
+            let offline = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
+            #expect(offline.stale && offline.staleReason?.contains("cannot reach Unsplash") == true)
+        }
+    }
+
+    /// The next `search.refreshed` event, or nil if none came within ten seconds.
+    static func nextRefresh(on watcher: SplashClient) async throws -> SearchRefreshed? {
+        try await withThrowingTaskGroup(of: SearchRefreshed?.self) { group in
+            group.addTask {
+                while let event = try? await watcher.nextEvent() {
+                    if case .searchRefreshed(let refreshed) = event.event { return refreshed }
+                }
+                return nil
+            }
+            group.addTask {
+                // A read does not see cancellation: on a timeout, closing the watcher ends it.
+                guard (try? await Task.sleep(for: .seconds(10))) != nil else { return nil }
+                await watcher.close()
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 

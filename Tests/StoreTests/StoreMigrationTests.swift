@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import Store
+import Shared
+@testable import Store
 import Testing
 import TestSupport
 
@@ -50,5 +51,27 @@ import TestSupport
             try store.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99 from the future')") }
         }
         #expect(throws: StoreError.newerSchema(path: dir.file("s.sqlite"))) { try Store(path: dir.file("s.sqlite")) }
+    }
+
+    /// v5 separates asking for a search from fetching it: a v4 store's searches keep their history
+    /// order (asked when last run); asking again moves one to the top without making its results newer.
+    @Test func searchesKeepTheirHistoryThroughV5() throws {
+        let dir = TemporaryDirectory()
+        let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+        try PhotoFixtures.oldStore(at: dir.file("s.sqlite"), migratedUpTo: "v4 list indexes") { db in
+            for (n, query) in ["older", "newer"].enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO searches (source, query, params_key, total, created_at, last_run_at) VALUES ('unsplash', ?, ?, 1, ?, ?)
+                    """, arguments: [query, query, epoch, epoch.addingTimeInterval(Double(n))])
+            }
+        }
+        let store = try Store(path: dir.file("s.sqlite"))
+        #expect(try store.read { db in try SearchPages.recent(db, source: .unsplash, limit: 10) }.map(\.key) == ["newer", "older"])
+        let asked = epoch.addingTimeInterval(60)
+        try store.write { db in try SearchPages.markAsked(db, source: .unsplash, key: "older", now: asked) }
+        let recent = try store.read { db in try SearchPages.recent(db, source: .unsplash, limit: 10) }
+        #expect(recent.map(\.key) == ["older", "newer"] && recent.first?.lastRunAt == asked)
+        let fetched = try store.read { db in try Date.fetchOne(db, sql: "SELECT last_run_at FROM searches WHERE query = 'older'") }
+        #expect(fetched == epoch, "asking again does not make the kept results newer")
     }
 }

@@ -48,6 +48,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var editsJPEGQuality = 90
     /// Perceptual hashes at most this many bits apart (of 64) are near-duplicates.
     public var duplicateThreshold = 8
+    /// A kept search page younger than this answers from the store without asking the source again;
+    /// an older one answers from the store and is refreshed in the background.
+    public var searchFreshSeconds = 60
 
     public init() {}
 
@@ -116,6 +119,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "images.max_file_mb": { config, value, path throws(ConfigError) in
             config.imagesMaxFileMiB = try value.integer("images.max_file_mb", in: 1...4096, path)
+        },
+        "search.fresh_seconds": { config, value, path throws(ConfigError) in
+            config.searchFreshSeconds = try value.integer("search.fresh_seconds", in: 0...86_400, path)
         },
         "import.duplicate_threshold": { config, value, path throws(ConfigError) in
             config.duplicateThreshold = try value.integer("import.duplicate_threshold", in: 0...32, path)

@@ -11,6 +11,7 @@ public enum EventType: String, Codable, Sendable, CaseIterable {
     case importProgress = "import.progress"
     case profileUpdated = "profile.updated"
     case usersChanged = "users.changed"
+    case searchRefreshed = "search.refreshed"
     case daemonReloaded = "daemon.reloaded"
     case daemonStopping = "daemon.stopping"
     /// Sent to a subscriber that read too slowly: this many events were dropped for it.
@@ -34,6 +35,8 @@ public enum Event: Sendable, Equatable {
     case profileUpdated(Profile)
     /// Someone signed up (learnt through the live channel): the count and the newest sign-ups.
     case usersChanged(UsersChange)
+    /// A search the store answered at once was run again in the background: the fresh page, or why not.
+    case searchRefreshed(SearchRefreshed)
     case daemonReloaded
     case daemonStopping
     case eventsMissed(count: Int)
@@ -50,6 +53,7 @@ public enum Event: Sendable, Equatable {
         case .importProgress: .importProgress
         case .profileUpdated: .profileUpdated
         case .usersChanged: .usersChanged
+        case .searchRefreshed: .searchRefreshed
         case .daemonReloaded: .daemonReloaded
         case .daemonStopping: .daemonStopping
         case .eventsMissed: .eventsMissed
@@ -107,6 +111,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .importProgress: event = .importProgress(try container.decode(ImportProgress.self, forKey: .data))
         case .profileUpdated: event = .profileUpdated(try container.decode(Profile.self, forKey: .data))
         case .usersChanged: event = .usersChanged(try container.decode(UsersChange.self, forKey: .data))
+        case .searchRefreshed: event = .searchRefreshed(try container.decode(SearchRefreshed.self, forKey: .data))
         case .daemonReloaded: event = .daemonReloaded
         case .daemonStopping: event = .daemonStopping
         case .eventsMissed: event = .eventsMissed(count: try container.decode(MissedCount.self, forKey: .data).count)
@@ -129,6 +134,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .importProgress(let value): try container.encode(value, forKey: .data)
         case .profileUpdated(let value): try container.encode(value, forKey: .data)
         case .usersChanged(let value): try container.encode(value, forKey: .data)
+        case .searchRefreshed(let value): try container.encode(value, forKey: .data)
         case .daemonReloaded, .daemonStopping: try container.encode(NoParams(), forKey: .data)
         case .eventsMissed(let count): try container.encode(MissedCount(count: count), forKey: .data)
         }

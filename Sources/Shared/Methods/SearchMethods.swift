@@ -5,7 +5,7 @@ import Foundation
 public struct PhotosSearchRequest: RPCRequest {
     public typealias Result = PhotosSearchResult
     public static let method = "photos.search"
-    public static let summary = "Searches Unsplash or NASA; when the source fails in any way, answers the same search from the store, marked stale, with the reason."
+    public static let summary = "Searches Unsplash or NASA; a search run before answers at once from the store and refreshes in the background."
     public static let parameters = [
         ParameterDoc("query", "string", required: true, "What to look for (1 to 200 characters)."),
         ParameterDoc("source", "string", "unsplash (default) or nasa."),
@@ -17,7 +17,7 @@ public struct PhotosSearchRequest: RPCRequest {
         ParameterDoc("year_to", "integer", "NASA only: latest year."),
         ParameterDoc("page", "integer", "1 or more (default 1)."),
         ParameterDoc("per_page", "integer", "1 to 30 for Unsplash, 1 to 100 for NASA (default 10)."),
-        ParameterDoc("refresh", "boolean", "Fresh results or the source's error, never the store's (default false: when the source fails in any way — unreachable, rate-limited, failing, answering nonsense — a search run before answers from the store, marked stale, with the reason)."),
+        ParameterDoc("refresh", "boolean", "Wait for fresh results, or the source's error; never the store's. Default false: a search run before answers at once from the store, marked stale, and runs again in the background (refreshing: true; the search.refreshed event brings the fresh page) unless its page is under a minute old or the source is over its hourly budget (then stale_reason and retry_at say so)."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited, .notSignedIn]
     public static let example = PhotosSearchRequest(query: "blue lake", color: "blue", perPage: 10)
@@ -98,10 +98,13 @@ public struct PhotosSearchResult: Codable, Sendable, Equatable {
     public var staleReason: String?
     /// When the source has room again, if it is over an hourly budget.
     public var retryAt: Date?
+    /// The store answered at once and the search runs again in the background; a `search.refreshed`
+    /// event brings the fresh page (or why there is none).
+    public var refreshing: Bool?
 
     public init(
         source: PhotoSource, query: String, page: Int, perPage: Int, total: Int, totalPages: Int, photos: [PhotoSummary],
-        stale: Bool, fetchedAt: Date, staleReason: String? = nil, retryAt: Date? = nil
+        stale: Bool, fetchedAt: Date, staleReason: String? = nil, retryAt: Date? = nil, refreshing: Bool? = nil
     ) {
         self.source = source
         self.query = query
@@ -114,6 +117,23 @@ public struct PhotosSearchResult: Codable, Sendable, Equatable {
         self.fetchedAt = fetchedAt
         self.staleReason = staleReason
         self.retryAt = retryAt
+        self.refreshing = refreshing
+    }
+}
+
+/// The `search.refreshed` event: a search page the store answered, fetched again in the background.
+public struct SearchRefreshed: Codable, Sendable, Equatable {
+    /// The search as asked (its page included).
+    public var request: PhotosSearchRequest
+    /// The fresh page, now also in the store; nil when the refresh failed.
+    public var result: PhotosSearchResult?
+    /// Why the refresh failed.
+    public var error: String?
+
+    public init(request: PhotosSearchRequest, result: PhotosSearchResult?, error: String?) {
+        self.request = request
+        self.result = result
+        self.error = error
     }
 }
 

@@ -8,7 +8,8 @@ import SplashClient
 
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "search", abstract: "Search Unsplash or NASA (offline: the same search from the store, marked stale).")
+        commandName: "search",
+        abstract: "Search Unsplash or NASA (a search run before answers at once from the store and refreshes in the background).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "What to look for.") var query: [String] = []
     @Option(help: "unsplash (default) or nasa.") var source: String?
@@ -21,7 +22,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "Page, from 1.") var page: Int?
     @Option(help: "Results per page (Unsplash up to 30, NASA up to 100).") var perPage: Int?
     @Option(help: "Run search number N of `splashctl history` again.") var again: Int?
-    @Flag(help: "Fresh results or the source's error; never the results kept from before.") var refresh = false
+    @Flag(help: "Wait for fresh results (or the source's error) instead of the results kept from before.") var refresh = false
 
     func run() async throws {
         var request: PhotosSearchRequest
@@ -49,6 +50,7 @@ struct SearchCommand: AsyncParsableCommand {
         if result.stale {
             lines.append(contentsOf: StaleNote.lines(
                 Message.storedResultsFrom(Formatting.relative(result.fetchedAt)), reason: result.staleReason, retryAt: result.retryAt, style))
+            if result.refreshing == true { lines.append(style.dim(Message.refreshingInBackground.text())) }
         }
         if result.photos.isEmpty {
             lines.append(Message.nothingFoundFor(query: result.query).text())

@@ -46,6 +46,10 @@ struct WatchCommand: AsyncParsableCommand {
                 + Message.importCounts(imported: progress.imported, duplicates: progress.duplicates, failed: progress.failed).text()
         case .profileUpdated(let profile): "\(profile.username ?? "?") (\(profile.sync.rawValue))"
         case .usersChanged(let users): Message.accountCount(users.count).text() + (users.recent.first.map { " · \($0.username)" } ?? "")
+        case .searchRefreshed(let refreshed):
+            "'\(refreshed.request.query)' " + (refreshed.result.map {
+                Message.searchPage(page: $0.page, pages: $0.totalPages, total: $0.total, source: $0.source.rawValue).text()
+            } ?? style.yellow(refreshed.error ?? ""))
         case .daemonReloaded: Message.configurationReloaded.text()
         case .daemonStopping: Message.daemonStopping.text()
         case .eventsMissed(let count): style.yellow(Message.eventsMissed(count).text())
