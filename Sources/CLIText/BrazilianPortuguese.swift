@@ -23,7 +23,7 @@ enum BrazilianPortuguese {
         case .inDuration(let duration): "em \(duration)"
 
         case .daemonHeader(let pid, let uptime): "pid \(pid), ativo há \(uptime)"
-        case .signedOut: "sem sessão"
+        case .signedOut: "convidado (sem sessão): curtidas e edições ficam nesta máquina"
         case .signedIn: "sessão iniciada"
         case .signedInOffline: "sessão iniciada (sem rede)"
         case .asName(let name): "como \(name)"
@@ -58,6 +58,15 @@ enum BrazilianPortuguese {
         case .usernameSetTo(let name): "nome de usuário alterado para \(name)"
         case .offlineAsOf(let age): "(sem rede: dados de há \(age))"
         case .accountCount(let n): plural(n, "conta", "contas")
+        case .keptAsGuest: "guardada nesta máquina sem conta (splashctl login a traz para a conta)"
+        case .adoptGuestQuestion(let likes, let edits):
+            "Trazer \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")) feitas aqui sem conta para esta conta? [s/N] "
+        case .guestAdopted(let likes, let edits):
+            "trazidas para a conta: \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")), na fila para o servidor"
+        case .guestKept(let likes, let edits):
+            "\(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")) feitas sem conta ficam nesta máquina; splashctl guest adopt as traz para a conta"
+        case .guestCounts(let likes, let edits):
+            "feitas aqui sem conta: \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições"))"
         case .passwordPrompt: "Senha: "
         case .noPasswordOnStdin: "nenhuma senha na entrada padrão"
         case .noPasswordGiven: "nenhuma senha informada"

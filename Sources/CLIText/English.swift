@@ -22,7 +22,7 @@ enum English {
         case .inDuration(let duration): "in \(duration)"
 
         case .daemonHeader(let pid, let uptime): "pid \(pid), up \(uptime)"
-        case .signedOut: "signed out"
+        case .signedOut: "guest (signed out): likes and edits stay on this machine"
         case .signedIn: "signed in"
         case .signedInOffline: "signed in (offline)"
         case .asName(let name): "as \(name)"
@@ -55,7 +55,16 @@ enum English {
         case .usernameAlready(let name): "username is already \(name)"
         case .usernameSetTo(let name): "username set to \(name)"
         case .offlineAsOf(let age): "(offline: as of \(age) ago)"
-        case .accountCount(let n): "\(n) accounts"
+        case .accountCount(let n): plural(n, "account", "accounts")
+        case .keptAsGuest: "kept on this machine without an account (splashctl login brings it in)"
+        case .adoptGuestQuestion(let likes, let edits):
+            "Bring the \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")) made here without an account into this account? [y/N] "
+        case .guestAdopted(let likes, let edits):
+            "brought into the account: \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")), queued for the server"
+        case .guestKept(let likes, let edits):
+            "\(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")) made without an account stay on this machine; splashctl guest adopt brings them in"
+        case .guestCounts(let likes, let edits):
+            "made here without an account: \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits"))"
         case .passwordPrompt: "Password: "
         case .noPasswordOnStdin: "no password on standard input"
         case .noPasswordGiven: "no password given"

@@ -57,6 +57,13 @@ public enum Message: Sendable, Equatable {
     case usernameSetTo(String)
     case offlineAsOf(String)
     case accountCount(Int)
+    /// Asked at a sign-in when the guest (signed out, this machine) has likes or edits.
+    case adoptGuestQuestion(likes: Int, edits: Int)
+    case guestAdopted(likes: Int, edits: Int)
+    case guestKept(likes: Int, edits: Int)
+    case guestCounts(likes: Int, edits: Int)
+    /// A like made signed out.
+    case keptAsGuest
     case passwordPrompt
     case noPasswordOnStdin
     case noPasswordGiven

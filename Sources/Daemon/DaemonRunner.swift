@@ -105,6 +105,9 @@ public enum DaemonRunner {
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
             push: sync.engine, logger: logger)
         let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
+        let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
+        // An adoption of the guest's likes and edits that a crash cut short goes on (in batches).
+        _ = guests.resume(for: state.current.account.userId)
         let sources = SourceCapability.make(config: config, store: store, state: state, images: images, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
@@ -120,7 +123,7 @@ public enum DaemonRunner {
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
-                feeds: sources.feeds, images: images, edits: edits, imports: imports),
+                feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and

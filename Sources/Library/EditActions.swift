@@ -44,15 +44,21 @@ public struct EditActions: Sendable {
             try PhotoFileStore.record(db, PhotoFileStore.File(
                 photoId: photoId, variant: "edit:\(editId)", path: path, inLibrary: true, bytes: bytes, checksum: checksum,
                 createdAt: now, lastAccessAt: now))
-            let payload = Payload(
-                editId: editId, photoId: photoId, pipeline: pipeline, path: path, createdAt: now, deletedAt: nil, wasNew: true,
-                photo: LikeActions.PhotoMetadata(photo))
-            var op = OutboxEntry(
-                accountId: accountId, entity: Self.entity, entityId: editId, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
-            try op.insert(db)
+            // The guest's edits stay on this machine until an account adopts them.
+            if accountId != GuestRows.accountId { try Self.queueUpload(of: edit, photo: photo, db: db, now: now) }
             try place()
             return edit
         }
+    }
+
+    /// Queues the upload of a new edit (its rendering and its row) for its account.
+    static func queueUpload(of edit: EditRecord, photo: PhotoRecord, db: Database, now: Date) throws {
+        let payload = Payload(
+            editId: edit.id, photoId: edit.photoId, pipeline: try decodePipeline(edit.pipeline), path: edit.path, createdAt: edit.createdAt,
+            deletedAt: nil, wasNew: true, photo: LikeActions.PhotoMetadata(photo))
+        var op = OutboxEntry(
+            accountId: edit.accountId, entity: entity, entityId: edit.id, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
+        try op.insert(db)
     }
 
     public enum Removal: Sendable, Equatable {
@@ -84,8 +90,8 @@ public struct EditActions: Sendable {
             try edit.update(db)
             try PhotoFileStore.removeEdit(db, photoId: edit.photoId, editId: editId)
             for op in pending { try op.delete(db) }
-            let neverLeft = inFlight == 0 && !pending.isEmpty && pending.allSatisfy { $0.attempts == 0 }
-                && pendingPayloads.first?.wasNew == true
+            let neverLeft = accountId == GuestRows.accountId
+                || (inFlight == 0 && !pending.isEmpty && pending.allSatisfy { $0.attempts == 0 } && pendingPayloads.first?.wasNew == true)
             if neverLeft {
                 return .removed(queued: false, path: path, uploadInFlight: false)
             }

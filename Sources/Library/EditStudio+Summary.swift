@@ -13,7 +13,8 @@ extension EditStudio {
         let upload = try store.read { db in
             try EditUploadQuery.fetch(db, editId: edit.id, photoId: edit.photoId, entity: EditActions.entity)
         }
-        let state = upload.opStates.contains("rejected") ? "rejected" : (upload.opStates.isEmpty ? "synced" : "pending")
+        let state = edit.accountId == GuestRows.accountId
+            ? "guest" : upload.opStates.contains("rejected") ? "rejected" : (upload.opStates.isEmpty ? "synced" : "pending")
         return EditSummary(
             editId: edit.id, photoId: edit.photoId, filters: (try? EditActions.decodePipeline(edit.pipeline)) ?? [],
             path: edit.path.map { dataDirectory + "/" + $0 }, bytes: upload.bytes, state: state, createdAt: edit.createdAt)

@@ -43,6 +43,8 @@ public struct LikeActions: Sendable {
         case unchanged
     }
 
+    /// `accountId` is the signed-in account's, or `GuestRows.accountId` signed out: the guest's likes
+    /// are kept on this machine and never queued for a server (an adoption queues them later).
     public func like(photoId: String, accountId: String, now: Date = Date()) throws -> Outcome {
         try store.write { db in try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
     }
@@ -51,7 +53,8 @@ public struct LikeActions: Sendable {
         try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) }
     }
 
-    static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, now: Date) throws -> Outcome {
+    /// `likedAt`: when a new like was made, if not `now` (a guest's like brought into an account).
+    static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, now: Date, likedAt: Date? = nil) throws -> Outcome {
         guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
         let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId])
         let isLiked = existing.map { $0.deletedAt == nil } ?? false
@@ -67,15 +70,16 @@ public struct LikeActions: Sendable {
         // with the account's other devices, and it may hold a like this device has not pulled yet (or
         // passed over while its own op waited). The pair collapses into the last intent, which is sent
         // and wins by order (docs/architecture.md, "Coalescing").
-        var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: now, updatedAt: now)
+        var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: likedAt ?? now, updatedAt: now)
         if liked {
-            if existing?.deletedAt != nil { record.likedAt = now }
+            if existing?.deletedAt != nil { record.likedAt = likedAt ?? now }
             record.deletedAt = nil
         } else {
             record.deletedAt = now
         }
         record.updatedAt = now
         try record.save(db)
+        guard accountId != GuestRows.accountId else { return .changed(queued: false) }
 
         // Repeats collapse: only the latest intent per photo waits in the outbox.
         for op in pending { try op.delete(db) }

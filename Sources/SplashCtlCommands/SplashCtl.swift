@@ -16,7 +16,8 @@ public struct SplashCtl: AsyncParsableCommand {
             FollowCommand.self, UnfollowCommand.self, FeedsCommand.self,
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,
             ImportCommand.self, EditCommand.self, FiltersCommand.self, EditsCommand.self, CacheCommand.self,
-            SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, ProfileCommand.self, UsersCommand.self,
+            SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, GuestCommand.self, ProfileCommand.self,
+            UsersCommand.self,
         ])
 
     /// Global options may come before the command (`splashctl --json status`); ArgumentParser reads

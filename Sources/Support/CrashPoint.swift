@@ -22,6 +22,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case downloadRenamed = "download.renamed"
     /// An imported file is copied into the library; its row is not written yet.
     case importCopied = "import.copied"
+    /// A batch of the guest's likes or edits is the account's now, its ops queued; more remain.
+    case guestBatchAdopted = "guest.batch_adopted"
 
     /// The point this process was told to die at, read once.
     public static let armed: CrashPoint? = getenv("SPLASHD_TEST_CRASH_AT").flatMap { CrashPoint(rawValue: String(cString: $0)) }

@@ -62,7 +62,7 @@ import TestSupport
     }
 
     @Test func errorsComeFromTheDomainInTheProtocolsWords() async throws {
-        #expect(try await error(PhotosLikeRequest(id: "unsplash:a")).kind == .notSignedIn)
+        #expect(try await error(SyncNowRequest()).kind == .notSignedIn)
         daemon.signIn()
         let unknown = try await error(PhotosLikeRequest(id: "unsplash:nowhere"))
         #expect(unknown.kind == .notFound && unknown.data?.field == "id")

@@ -41,7 +41,7 @@ import Testing
 @Suite struct StatusLineTests {
     @Test func oneLineSummary() {
         var values = DaemonState.Values()
-        #expect(StatusLine.make(values) == "connectivity unknown · signed out · 0 queued")
+        #expect(StatusLine.make(values) == "connectivity unknown · guest (signed out) · 0 queued")
         values.connectivity = ConnectivityStatus(state: .online, reason: "backend answers")
         values.account = AccountStatus(state: .signedIn, userId: "u", email: "ana@example.com", username: "ana")
         values.outbox = OutboxCounts(pending: 2, inFlight: 1, rejected: 1)

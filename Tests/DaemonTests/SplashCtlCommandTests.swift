@@ -19,11 +19,20 @@ import TestSupport
         daemon = try InProcessDaemon(photos: ["abc"])
     }
 
-    @Test func aLikeWhileSignedOutSaysWhyAndExitsWithItsKindsCode() async throws {
-        let run = try await splashctl("like", "unsplash:abc")
+    @Test func aSyncWhileSignedOutSaysWhyAndExitsWithItsKindsCode() async throws {
+        let run = try await splashctl("sync")
         #expect(run.code == ErrorKind.notSignedIn.exitCode)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr.hasPrefix("splashctl: sign in to like photos"), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("splashctl: sign in to sync"), "\(run.stderr)")
+    }
+
+    /// Signed out, a like is the guest's: made, not queued, and said so.
+    @Test func aLikeWhileSignedOutIsTheGuestsAndSaysSo() async throws {
+        let run = try await splashctl("like", "unsplash:abc")
+        #expect(run.code == 0, "\(run.stderr)")
+        #expect(run.stdout == "unsplash:abc: \(Message.liked.text()) — \(Message.keptAsGuest.text())\n")
+        let guest = try await splashctl("guest")
+        #expect(guest.stdout == Message.guestCounts(likes: 1, edits: 0).text() + "\n")
     }
 
     @Test func likeAndUnlikeSayWhatChangedAndWhatWaitsForTheServer() async throws {

@@ -185,7 +185,8 @@ import TestSupport
             }
             #expect(counts.0 == 0 && counts.1 == 0 && counts.2 == "ok")
 
-            // A preview renders and saves nothing; signed out, saving is refused but previews still work.
+            // A preview renders and saves nothing; signed out, previews work and an edit is the guest's:
+            // kept here, queued for no server.
             let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
             _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id))
             _ = try await daemon.waitForLibrary(files: 1)
@@ -193,7 +194,11 @@ import TestSupport
             #expect(max(preview.width, preview.height) == 64 && preview.jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
             #expect(daemon.libraryFiles().count == 1)
             _ = try await daemon.client.send(LogoutRequest())
-            #expect(await Self.refusal { try await daemon.client.send(EditsCreateRequest(id: photo.id, filters: sepia)) }?.kind == .notSignedIn)
+            let guestEdit = try await daemon.client.send(EditsCreateRequest(id: photo.id, filters: sepia))
+            #expect(guestEdit.state == "guest")
+            #expect(try await daemon.client.send(GuestStatusRequest()) == GuestCounts(likes: 0, edits: 1))
+            let queued = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE account_id = ''") }
+            #expect(queued == 0)
         }
     }
 

@@ -5,18 +5,18 @@ import Shared
 /// The Account capability's methods: auth.*, profile.*, users.*. Without a capability (tests that
 /// build a bare router) every method is still routed and answers that accounts are unavailable.
 enum AccountRoutes {
-    static func register(into router: inout Router, account: AccountCapability?, state: DaemonState) {
+    static func register(into router: inout Router, account: AccountCapability?, state: DaemonState, guests: GuestCapability?) {
         let unavailable = CapabilityMissing("accounts")
 
         router.register(SignupRequest.self) { request, _ in
             guard let account else { throw unavailable }
             try await account.manager.signUp(email: request.email, password: request.password, username: request.username)
-            return await Self.afterSignIn(account)
+            return await Self.afterSignIn(account, guests: guests, adoptGuest: request.adoptGuest == true)
         }
         router.register(LoginRequest.self) { request, _ in
             guard let account else { throw unavailable }
             try await account.manager.signIn(email: request.email, password: request.password)
-            return await Self.afterSignIn(account)
+            return await Self.afterSignIn(account, guests: guests, adoptGuest: request.adoptGuest == true)
         }
         router.register(LogoutRequest.self) { _, _ in
             guard let account else { throw unavailable }
@@ -45,12 +45,18 @@ enum AccountRoutes {
     }
 
     /// Sign-in and sign-up already waited on the network; one more round trip fetches the profile so
-    /// the answer carries the server's username. A failure there is not the sign-in's failure.
-    private static func afterSignIn(_ account: AccountCapability) async -> WhoamiResult {
-        if let user = await account.manager.currentUser {
+    /// the answer carries the server's username. A failure there is not the sign-in's failure. Then
+    /// the guest's likes and edits: adopted when asked (or when an adoption into this account was cut
+    /// short), otherwise counted in the answer, so that the client can offer to adopt them.
+    private static func afterSignIn(_ account: AccountCapability, guests: GuestCapability?, adoptGuest: Bool) async -> WhoamiResult {
+        let user = await account.manager.currentUser
+        if let user {
             try? await account.profiles.pull(userId: user.id)
             await account.profiles.push()
         }
-        return await account.whoami()
+        var result = await account.whoami()
+        guard let guests, let user else { return result }
+        (result.adopted, result.guest) = guests.afterSignIn(accountId: user.id, adopt: adoptGuest)
+        return result
     }
 }

@@ -3,10 +3,8 @@ import Editing
 import Library
 import Shared
 
-/// Filters, previews and edits.
+/// Filters, previews and edits. Signed out, edits are the guest's, kept here until an account adopts them.
 enum EditRoutes {
-    static let signInToEdit = "sign in to save edits (splashctl login); they are kept with your account"
-
     static func register(into router: inout Router, state: DaemonState, edits: EditCapability?) {
         router.register(FiltersListRequest.self) { _, _ in
             FiltersListResult(filters: FilterCatalog.all)
@@ -24,18 +22,18 @@ enum EditRoutes {
         }
 
         router.register(EditsCreateRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToEdit)
+            let account = state.actingAccount
             let steps = try FilterCatalog.resolve(request.filters)
             return try await capability().create(photoId: request.id, steps: steps, accountId: account)
         }
 
         router.register(EditsListRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToEdit)
+            let account = state.actingAccount
             return EditsListResult(edits: try capability().studio.list(accountId: account, photoId: request.id))
         }
 
         router.register(EditsDeleteRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToEdit)
+            let account = state.actingAccount
             return try capability().remove(editId: request.editId, accountId: account)
         }
     }

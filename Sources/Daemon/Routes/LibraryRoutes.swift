@@ -7,7 +7,7 @@ import Sync
 
 /// Likes, dismissals, the queue and `sync.now`.
 enum LibraryRoutes {
-    static let signInToLike = "sign in to like photos (splashctl login); likes are kept with your account"
+    static let signInToSync = "sign in to sync (splashctl login); what you do signed out is kept on this machine"
 
     static func register(into router: inout Router, state: DaemonState, library: PhotoLibrary, counter: LibraryCounter, sync: SyncCapability?, logger: Logger) {
         let likes = sync?.likes ?? LikeActions(store: library.store)
@@ -23,15 +23,18 @@ enum LibraryRoutes {
                 if queued { engine?.ring() }
             }
             let flags = try library.flags(photoId: id, accountId: accountId)
-            return PhotoActionResult(id: id, liked: flags.liked, dismissed: flags.dismissed, changed: outcome != .unchanged, queued: queued)
+            return PhotoActionResult(
+                id: id, liked: flags.liked, dismissed: flags.dismissed, changed: outcome != .unchanged, queued: queued,
+                guest: accountId == GuestRows.accountId && change != .dismissed && change != .restored ? true : nil)
         }
 
+        // Signed out, likes are the guest's: kept here, never pushed unless an account adopts them.
         router.register(PhotosLikeRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToLike)
+            let account = state.actingAccount
             return try answer(request.id, try likes.like(photoId: request.id, accountId: account), .liked, accountId: account)
         }
         router.register(PhotosUnlikeRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToLike)
+            let account = state.actingAccount
             return try answer(request.id, try likes.unlike(photoId: request.id, accountId: account), .unliked, accountId: account)
         }
         router.register(PhotosDismissRequest.self) { request, _ in
@@ -41,7 +44,7 @@ enum LibraryRoutes {
         }
 
         router.register(SyncNowRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToLike)
+            let account = try state.requireAccount(signInToSync)
             guard let service = sync?.service else { throw RPCError(.offline, "no account server is configured; nothing to sync with") }
             guard request.wait == true else {
                 service.start(accountId: account)

@@ -13,11 +13,13 @@ enum Routes {
     static func make(
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
-        images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil
+        images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let counter = LibraryCounter(state: state, library: library, logger: logger)
-        AccountRoutes.register(into: &router, account: account, state: state)
+        let guests = guests ?? GuestCapability(adoption: GuestAdoption(store: library.store), counter: counter, push: sync?.engine, logger: logger)
+        AccountRoutes.register(into: &router, account: account, state: state, guests: guests)
+        GuestRoutes.register(into: &router, state: state, guests: guests)
         LibraryRoutes.register(into: &router, state: state, library: library, counter: counter, sync: sync, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(

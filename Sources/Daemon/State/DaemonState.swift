@@ -87,7 +87,7 @@ public enum StatusLine {
         }
         let name = v.account.username ?? v.account.email ?? "?"
         switch v.account.state {
-        case .signedOut: parts.append("signed out")
+        case .signedOut: parts.append("guest (signed out)")
         case .signedIn: parts.append("signed in as \(name)")
         case .signedInOffline: parts.append("signed in as \(name) (offline)")
         }

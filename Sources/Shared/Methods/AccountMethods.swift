@@ -49,6 +49,7 @@ public struct SignupRequest: RPCRequest {
         ParameterDoc("email", "string", required: true, "The account's e-mail address."),
         ParameterDoc("password", "string", required: true, "6 to 72 characters; never logged or echoed."),
         ParameterDoc("username", "string", required: true, "3 to 32 of a-z, 0-9 and '_'."),
+        ParameterDoc("adopt_guest", "boolean", "Bring the likes and edits made here signed out (the guest's) into the account: they are queued for the server like any other change. Default false: they stay on this machine as the guest's (guest.adopt brings them later)."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .conflict, .rejected, .rateLimited, .offline]
     public static let example = SignupRequest(email: "ana@example.com", password: "correct horse", username: "ana")
@@ -57,11 +58,13 @@ public struct SignupRequest: RPCRequest {
     public var email: String
     public var password: String
     public var username: String
+    public var adoptGuest: Bool?
 
-    public init(email: String, password: String, username: String) {
+    public init(email: String, password: String, username: String, adoptGuest: Bool? = nil) {
         self.email = email
         self.password = password
         self.username = username
+        self.adoptGuest = adoptGuest
     }
 
     public func validate() throws(RPCError) {
@@ -79,6 +82,7 @@ public struct LoginRequest: RPCRequest {
     public static let parameters = [
         ParameterDoc("email", "string", required: true, "The account's e-mail address."),
         ParameterDoc("password", "string", required: true, "Never logged or echoed."),
+        ParameterDoc("adopt_guest", "boolean", "Bring the likes and edits made here signed out (the guest's) into the account: they are queued for the server like any other change. Default false: they stay on this machine as the guest's (guest.adopt brings them later)."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .rejected, .rateLimited, .offline]
     public static let example = LoginRequest(email: "ana@example.com", password: "correct horse")
@@ -86,10 +90,12 @@ public struct LoginRequest: RPCRequest {
 
     public var email: String
     public var password: String
+    public var adoptGuest: Bool?
 
-    public init(email: String, password: String) {
+    public init(email: String, password: String, adoptGuest: Bool? = nil) {
         self.email = email
         self.password = password
+        self.adoptGuest = adoptGuest
     }
 
     public func validate() throws(RPCError) {
@@ -143,12 +149,21 @@ public struct WhoamiResult: Codable, Sendable, Equatable {
     /// Why the last session ended, when it was not `auth.logout` (e.g. "the server revoked the session
     /// (session_not_found)").
     public var signedOutReason: String?
+    /// After a sign-in with `adopt_guest`: the guest's likes and edits the account took in.
+    public var adopted: GuestCounts?
+    /// The guest's likes and edits still on this machine (not adopted), when there are any.
+    public var guest: GuestCounts?
 
-    public init(account: AccountStatus, profile: Profile? = nil, sessionExpiresAt: Date? = nil, signedOutReason: String? = nil) {
+    public init(
+        account: AccountStatus, profile: Profile? = nil, sessionExpiresAt: Date? = nil, signedOutReason: String? = nil,
+        adopted: GuestCounts? = nil, guest: GuestCounts? = nil
+    ) {
         self.account = account
         self.profile = profile
         self.sessionExpiresAt = sessionExpiresAt
         self.signedOutReason = signedOutReason
+        self.adopted = adopted
+        self.guest = guest
     }
 
     public static let example = WhoamiResult(
@@ -335,5 +350,47 @@ public struct UsersRecentResult: Codable, Sendable, Equatable {
         self.fetchedAt = fetchedAt
         self.stale = stale
         self.ageSeconds = ageSeconds
+    }
+}
+
+/// How many likes and edits the guest (signed out, on this machine) has.
+public struct GuestCounts: Codable, Sendable, Equatable {
+    public var likes: Int
+    public var edits: Int
+
+    public init(likes: Int, edits: Int) {
+        self.likes = likes
+        self.edits = edits
+    }
+
+    public var isEmpty: Bool { likes == 0 && edits == 0 }
+}
+
+/// `guest.status`: the likes and edits made here signed out, kept on this machine as the guest's.
+public struct GuestStatusRequest: RPCRequest {
+    public typealias Result = GuestCounts
+    public static let method = "guest.status"
+    public static let summary = "How many likes and edits were made here signed out (the guest's); they are never pushed unless an account adopts them."
+    public static let example = GuestStatusRequest()
+    public static let resultExample = GuestCounts(likes: 12, edits: 2)
+    public init() {}
+}
+
+/// `guest.adopt`: brings the guest's likes and edits into the signed-in account.
+public struct GuestAdoptRequest: RPCRequest {
+    public typealias Result = GuestAdoptResult
+    public static let method = "guest.adopt"
+    public static let summary = "Brings the likes and edits made here signed out into the signed-in account; they are queued for the server. A like the account has already is merged."
+    public static let errors: [ErrorKind] = [.notSignedIn]
+    public static let example = GuestAdoptRequest()
+    public static let resultExample = GuestAdoptResult(adopted: GuestCounts(likes: 12, edits: 2))
+    public init() {}
+}
+
+public struct GuestAdoptResult: Codable, Sendable, Equatable {
+    public var adopted: GuestCounts
+
+    public init(adopted: GuestCounts) {
+        self.adopted = adopted
     }
 }

@@ -158,7 +158,8 @@ public struct EditSummary: Codable, Sendable, Equatable {
     /// still downloading).
     public var path: String?
     public var bytes: Int64?
-    /// pending (waiting for upload), synced, or rejected (the server refused; see splashctl queue).
+    /// pending (waiting for upload), synced, rejected (the server refused; see splashctl queue), or
+    /// guest (made signed out: kept on this machine until an account adopts it).
     public var state: String
     public var createdAt: Date
 

@@ -67,12 +67,15 @@ public struct PhotoActionResult: Codable, Sendable, Equatable {
     public var changed: Bool
     /// An op waits in the outbox for the server.
     public var queued: Bool
+    /// Signed out: the like is the guest's, kept on this machine until an account adopts it.
+    public var guest: Bool?
 
-    public init(id: String, liked: Bool, dismissed: Bool, changed: Bool, queued: Bool) {
+    public init(id: String, liked: Bool, dismissed: Bool, changed: Bool, queued: Bool, guest: Bool? = nil) {
         self.id = id
         self.liked = liked
         self.dismissed = dismissed
         self.changed = changed
         self.queued = queued
+        self.guest = guest
     }
 }

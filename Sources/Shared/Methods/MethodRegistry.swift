@@ -37,6 +37,8 @@ public enum MethodRegistry {
         LoginRequest.self,
         LogoutRequest.self,
         WhoamiRequest.self,
+        GuestStatusRequest.self,
+        GuestAdoptRequest.self,
         ProfileGetRequest.self,
         SetUsernameRequest.self,
         UsersCountRequest.self,

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLIText
 import Foundation
 import Shared
+import SplashClient
 
 // splashctl's account commands: signup, login, logout, whoami, profile, users.
 
@@ -12,15 +13,18 @@ struct SignupCommand: AsyncParsableCommand {
     @Option(help: "E-mail address.") var email: String
     @Option(help: "Username: 3 to 32 of a-z, 0-9 and '_'.") var username: String
     @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+    @Flag(inversion: .prefixedNo, help: "Bring the likes and edits made here without an account into it (asked when not given).")
+    var adoptGuest: Bool?
 
     func run() async throws {
         // Checked before asking for a password, so a typo costs nothing.
         if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
         if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
+        let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: passwordStdin, global: global)
         let password = try PasswordPrompt.read(fromStdin: passwordStdin)
         let wanted = username
-        try await global.run(SignupRequest(email: email, password: password, username: username)) { result, style in
-            var text = WhoamiCommand.render(result, style)
+        try await global.run(SignupRequest(email: email, password: password, username: username, adoptGuest: adopt)) { result, style in
+            var text = WhoamiCommand.render(result, style) + GuestChoice.outcome(result, style)
             // The server makes a taken name unique with a suffix rather than refuse the sign-up.
             if let given = result.account.username, given != wanted {
                 text += "\n" + style.yellow(Message.usernameTaken(wanted: wanted, given: given).text())
@@ -37,11 +41,71 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "E-mail address.") var email: String
     @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+    @Flag(inversion: .prefixedNo, help: "Bring the likes and edits made here without an account into it (asked when not given).")
+    var adoptGuest: Bool?
 
     func run() async throws {
         if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
+        let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: passwordStdin, global: global)
         let password = try PasswordPrompt.read(fromStdin: passwordStdin)
-        try await global.run(LoginRequest(email: email, password: password), render: WhoamiCommand.render)
+        try await global.run(LoginRequest(email: email, password: password, adoptGuest: adopt)) { result, style in
+            WhoamiCommand.render(result, style) + GuestChoice.outcome(result, style)
+        }
+    }
+}
+
+/// Whether a sign-in brings the guest's likes and edits (made here signed out) into the account.
+enum GuestChoice {
+    /// The flag when given; else, when the guest has any and a person is at the terminal, their
+    /// answer; else nil: they stay the guest's, and the answer says how to bring them in later.
+    static func decide(_ flag: Bool?, passwordStdin: Bool, global: GlobalOptions) async throws -> Bool? {
+        if let flag { return flag }
+        guard !passwordStdin, !global.json, isatty(STDIN_FILENO) == 1 else { return nil }
+        var counts = GuestCounts(likes: 0, edits: 0)
+        try await global.withClient { client in counts = try await client.send(GuestStatusRequest()) }
+        guard !counts.isEmpty else { return nil }
+        Output.prompt(Message.adoptGuestQuestion(likes: counts.likes, edits: counts.edits).text())
+        guard let answer = readLine() else { return nil }
+        return ["y", "yes", "s", "sim"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    /// The lines after a sign-in about the guest's likes and edits: brought in, or left on this machine.
+    static func outcome(_ result: WhoamiResult, _ style: TerminalStyle) -> String {
+        var text = ""
+        if let adopted = result.adopted, !adopted.isEmpty {
+            text += "\n" + style.green(Message.guestAdopted(likes: adopted.likes, edits: adopted.edits).text())
+        }
+        if let left = result.guest {
+            text += "\n" + style.yellow(Message.guestKept(likes: left.likes, edits: left.edits).text())
+        }
+        return text
+    }
+}
+
+struct GuestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "guest", abstract: "The likes and edits made here without an account, kept on this machine.",
+        subcommands: [GuestStatusCommand.self, GuestAdoptCommand.self], defaultSubcommand: GuestStatusCommand.self)
+}
+
+struct GuestStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "How many likes and edits the guest has.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(GuestStatusRequest()) { counts, _ in Message.guestCounts(likes: counts.likes, edits: counts.edits).text() }
+    }
+}
+
+struct GuestAdoptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "adopt", abstract: "Bring the guest's likes and edits into the signed-in account (queued for the server).")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run(GuestAdoptRequest()) { result, style in
+            style.green(Message.guestAdopted(likes: result.adopted.likes, edits: result.adopted.edits).text())
+        }
     }
 }
 

@@ -42,7 +42,12 @@ struct EditCommand: AsyncParsableCommand {
                 let filters = edit.filters.map(\.description).joined(separator: " → ")
                 var lines = [Message.savedEdit(edit: style.bold(edit.editId), photo: edit.photoId, filters: filters).text()]
                 if let path = edit.path { lines.append("  " + path) }
-                lines.append("  " + (edit.state == "synced" ? Message.uploaded : .queuedForUpload).text())
+                let state: Message = switch edit.state {
+                case "synced": .uploaded
+                case "guest": .keptAsGuest
+                default: .queuedForUpload
+                }
+                lines.append("  " + state.text())
                 return lines.joined(separator: "\n")
             }
             return

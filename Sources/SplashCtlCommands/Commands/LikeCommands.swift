@@ -44,6 +44,7 @@ enum PhotoActionText {
             + (result.dismissed ? ", " + Message.dismissed.text() : "")
         if !result.changed { text += " " + style.dim(Message.noChange.text()) }
         if result.queued { text += style.dim(" — " + Message.queuedForServer.text()) }
+        if result.guest == true { text += style.dim(" — " + Message.keptAsGuest.text()) }
         return text
     }
 }
