@@ -36,10 +36,11 @@ enum BrazilianPortuguese {
         case .degraded: "instável"
         case .unknown: "desconhecida"
         case .outboxCounts(let pending, let inFlight, let rejected):
-            "\(pending) pendentes · \(inFlight) em envio · \(rejected) recusadas"
+            "\(plural(pending, "pendente", "pendentes")) · \(inFlight) em envio · \(plural(rejected, "recusada", "recusadas"))"
         case .notSinceStart: "nenhuma desde o início"
         case .libraryCounts(let photos, let liked, let edited, let dismissed):
-            "\(plural(photos, "foto", "fotos")) · \(liked) curtidas · \(edited) editadas · \(dismissed) descartadas"
+            "\(plural(photos, "foto", "fotos")) · \(plural(liked, "curtida", "curtidas")) · \(plural(edited, "editada", "editadas")) · "
+                + plural(dismissed, "descartada", "descartadas")
         case .firstTimeSetupHint: "Primeira vez? splashctl setup guia você pelo backend, pelas chaves e pela entrada na conta."
 
         case .usernameTaken(let wanted, let given): "o nome de usuário '\(wanted)' já existia; o servidor escolheu '\(given)'"
@@ -58,6 +59,11 @@ enum BrazilianPortuguese {
         case .usernameSetTo(let name): "nome de usuário alterado para \(name)"
         case .offlineAsOf(let age): "(sem rede: dados de há \(age))"
         case .accountCount(let n): plural(n, "conta", "contas")
+        case .renditions: "versões:"
+        case .usernameUpdated(let name): "nome de usuário atualizado para \(name) no servidor"
+        case .usernameRefused(let name, let reason): "o servidor recusou o nome de usuário \(name): \(reason) (splashctl queue --rejected)"
+        case .usernameStillQueued(let name, let reason):
+            "o nome de usuário \(name) vale aqui e ainda está na fila para o servidor" + (reason.map { ": \($0)" } ?? "")
         case .keptAsGuest: "guardada nesta máquina sem conta (splashctl login a traz para a conta)"
         case .adoptGuestQuestion(let likes, let edits):
             "Trazer \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")) feitas aqui sem conta para esta conta? [s/N] "
@@ -99,7 +105,7 @@ enum BrazilianPortuguese {
         case .location(let location): "local: \(location)"
         case .page(let url): "página: \(url)"
         case .looksLike(let id): "parece com \(id)"
-        case .bitsApart(let n): "(\(n) bits de diferença)"
+        case .bitsApart(let n): "(\(plural(n, "bit", "bits")) de diferença)"
         case .likedWhen(let when): "curtida \(when)"
         case .notLiked: "não curtida"
         case .dismissedWhen(let when): "descartada \(when)"
@@ -111,7 +117,7 @@ enum BrazilianPortuguese {
         case .statsViews: "visualizações"
         case .statsDownloads: "downloads"
         case .peakPerDay(let n): "pico de \(n)/dia"
-        case .changeInDays(let change, let days, let total): "\(change) em \(days) dias · \(total) no total"
+        case .changeInDays(let change, let days, let total): "\(change) em \(plural(days, "dia", "dias")) · \(total) no total"
 
         case .liked: "curtida"
         case .dismissed: "descartada"
@@ -127,7 +133,7 @@ enum BrazilianPortuguese {
         case .sentChanges(let n): n == 1 ? "1 alteração enviada" : "\(n) alterações enviadas"
         case .nothingLeftToSend: "nada mais a enviar"
         case .stillQueued(let n): "\(n) ainda na fila"
-        case .refusedByServer(let n): "\(n) recusadas pelo servidor: splashctl queue --rejected"
+        case .refusedByServer(let n): "\(plural(n, "recusada", "recusadas")) pelo servidor: splashctl queue --rejected"
         case .offlineChangesGoOutLater: "sem rede: as alterações serão enviadas quando a rede voltar"
         case .syncTimedOut(let reason): "a espera acabou no tempo limite; o resto continua em segundo plano: \(reason)"
         case .syncOffline(let reason): "sem rede: o resto será enviado quando o servidor da conta responder (\(reason))"
@@ -137,13 +143,13 @@ enum BrazilianPortuguese {
         case .dropNeedsConfirmation(let op): "não vou descartar \(op) sem confirmação; use --yes"
         case .dropConfirm(let op): "Descartar \(op)? O servidor nunca receberá esta alteração. [s/N] "
         case .kept: "mantida"
-        case .prefixMatchesOps(let prefix, let count): "'\(prefix)' corresponde a \(count) operações; informe mais do id"
+        case .prefixMatchesOps(let prefix, let count): "'\(prefix)' corresponde a \(plural(count, "operação", "operações")); informe mais do id"
 
         case .importedPhotos(let n): n == 1 ? "1 foto importada" : "\(n) fotos importadas"
         case .alreadyInLibrary(let n): "\(n) já na biblioteca"
         case .otherFilesIgnored(let n): n == 1 ? "1 outro arquivo ignorado" : "\(n) outros arquivos ignorados"
         case .duplicate: "duplicada"
-        case .duplicateSkipped(let path, let of, let distance): "\(path) parece com \(of) (\(distance) bits de diferença); ignorada"
+        case .duplicateSkipped(let path, let of, let distance): "\(path) parece com \(of) (\(plural(distance, "bit", "bits")) de diferença); ignorada"
         case .failed: "falhou"
 
         case .needAFilter: "informe ao menos um --filter (splashctl filters lista todos)"
@@ -163,7 +169,7 @@ enum BrazilianPortuguese {
         case .editRemovedServerHearsLater(let id): "edição \(id) removida; o servidor fica sabendo na próxima sincronização"
         case .editRemovedNeverLeft(let id): "edição \(id) removida (ela nunca saiu desta máquina)"
         case .noEditStartsWith(let text): "nenhuma edição começa com '\(text)'"
-        case .prefixMatchesEdits(let prefix, let count): "'\(prefix)' corresponde a \(count) edições; informe mais do id"
+        case .prefixMatchesEdits(let prefix, let count): "'\(prefix)' corresponde a \(plural(count, "edição", "edições")); informe mais do id"
 
         case .sizeInFiles(let size, let files): "\(size) em \(plural(files, "arquivo", "arquivos"))"
         case .ofAtMost(let size): "de no máximo \(size)"
@@ -176,13 +182,13 @@ enum BrazilianPortuguese {
 
         case .watchingFrom(let seq): "acompanhando a partir do evento \(seq); Ctrl-C para parar"
         case .libraryCountsShort(let photos, let liked, let edited):
-            "\(plural(photos, "foto", "fotos")), \(liked) curtidas, \(edited) editadas"
+            "\(plural(photos, "foto", "fotos")), \(plural(liked, "curtida", "curtidas")), \(plural(edited, "editada", "editadas"))"
         case .imageQueueCounts(let downloading, let waiting): "(\(downloading) baixando, \(waiting) aguardando)"
         case .importDone: "concluído"
-        case .importCounts(let imported, let duplicates, let failed): "\(imported) importadas, \(duplicates) duplicadas, \(failed) com falha"
+        case .importCounts(let imported, let duplicates, let failed): "\(plural(imported, "importada", "importadas")), \(plural(duplicates, "duplicada", "duplicadas")), \(failed) com falha"
         case .configurationReloaded: "configuração recarregada"
         case .daemonStopping: "o daemon está parando"
-        case .eventsMissed(let n): "\(n) eventos perdidos (leitura lenta demais)"
+        case .eventsMissed(let n): "\(plural(n, "evento perdido", "eventos perdidos")) (leitura lenta demais)"
 
         case .promptBackendURL: "URL do backend (seu projeto Supabase, ex.: https://abcd.supabase.co): "
         case .notAnHTTPURL(let url): "'\(url)' não é uma URL http(s)"

@@ -56,6 +56,11 @@ enum English {
         case .usernameSetTo(let name): "username set to \(name)"
         case .offlineAsOf(let age): "(offline: as of \(age) ago)"
         case .accountCount(let n): plural(n, "account", "accounts")
+        case .renditions: "renditions:"
+        case .usernameUpdated(let name): "username updated to \(name) on the server"
+        case .usernameRefused(let name, let reason): "the server refused the username \(name): \(reason) (splashctl queue --rejected)"
+        case .usernameStillQueued(let name, let reason):
+            "username \(name) is set here and still queued for the server" + (reason.map { ": \($0)" } ?? "")
         case .keptAsGuest: "kept on this machine without an account (splashctl login brings it in)"
         case .adoptGuestQuestion(let likes, let edits):
             "Bring the \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")) made here without an account into this account? [y/N] "
@@ -96,7 +101,7 @@ enum English {
         case .location(let location): "location: \(location)"
         case .page(let url): "page: \(url)"
         case .looksLike(let id): "looks like \(id)"
-        case .bitsApart(let n): "(\(n) bits apart)"
+        case .bitsApart(let n): "(\(plural(n, "bit", "bits")) apart)"
         case .likedWhen(let when): "liked \(when)"
         case .notLiked: "not liked"
         case .dismissedWhen(let when): "dismissed \(when)"
@@ -108,7 +113,7 @@ enum English {
         case .statsViews: "views"
         case .statsDownloads: "downloads"
         case .peakPerDay(let n): "peak \(n)/day"
-        case .changeInDays(let change, let days, let total): "\(change) in \(days) days · \(total) in all"
+        case .changeInDays(let change, let days, let total): "\(change) in \(plural(days, "day", "days")) · \(total) in all"
 
         case .liked: "liked"
         case .dismissed: "dismissed"
@@ -134,13 +139,13 @@ enum English {
         case .dropNeedsConfirmation(let op): "refusing to drop \(op) without confirmation; pass --yes"
         case .dropConfirm(let op): "Drop \(op)? The server will never get this change. [y/N] "
         case .kept: "kept"
-        case .prefixMatchesOps(let prefix, let count): "'\(prefix)' matches \(count) ops; give more of the id"
+        case .prefixMatchesOps(let prefix, let count): "'\(prefix)' matches \(plural(count, "op", "ops")); give more of the id"
 
         case .importedPhotos(let n): "imported \(plural(n, "photo", "photos"))"
         case .alreadyInLibrary(let n): "\(n) already in the library"
         case .otherFilesIgnored(let n): n == 1 ? "1 other file ignored" : "\(n) other files ignored"
         case .duplicate: "duplicate"
-        case .duplicateSkipped(let path, let of, let distance): "\(path) looks like \(of) (\(distance) bits apart); skipped"
+        case .duplicateSkipped(let path, let of, let distance): "\(path) looks like \(of) (\(plural(distance, "bit", "bits")) apart); skipped"
         case .failed: "failed"
 
         case .needAFilter: "give at least one --filter (splashctl filters lists them)"
@@ -160,7 +165,7 @@ enum English {
         case .editRemovedServerHearsLater(let id): "removed edit \(id); the server hears of it at the next sync"
         case .editRemovedNeverLeft(let id): "removed edit \(id) (it had never left this machine)"
         case .noEditStartsWith(let text): "no edit starts with '\(text)'"
-        case .prefixMatchesEdits(let prefix, let count): "'\(prefix)' matches \(count) edits; give more of the id"
+        case .prefixMatchesEdits(let prefix, let count): "'\(prefix)' matches \(plural(count, "edit", "edits")); give more of the id"
 
         case .sizeInFiles(let size, let files): "\(size) in \(plural(files, "file", "files"))"
         case .ofAtMost(let size): "of at most \(size)"
@@ -173,10 +178,10 @@ enum English {
         case .libraryCountsShort(let photos, let liked, let edited): "\(plural(photos, "photo", "photos")), \(liked) liked, \(edited) edited"
         case .imageQueueCounts(let downloading, let waiting): "(\(downloading) downloading, \(waiting) waiting)"
         case .importDone: "done"
-        case .importCounts(let imported, let duplicates, let failed): "\(imported) imported, \(duplicates) duplicates, \(failed) failed"
+        case .importCounts(let imported, let duplicates, let failed): "\(imported) imported, \(plural(duplicates, "duplicate", "duplicates")), \(failed) failed"
         case .configurationReloaded: "configuration reloaded"
         case .daemonStopping: "the daemon is stopping"
-        case .eventsMissed(let n): "\(n) events missed (reading too slowly)"
+        case .eventsMissed(let n): "\(plural(n, "event", "events")) missed (reading too slowly)"
 
         case .promptBackendURL: "Backend URL (your Supabase project, e.g. https://abcd.supabase.co): "
         case .notAnHTTPURL(let url): "'\(url)' is not an http(s) URL"

@@ -50,6 +50,10 @@ extension Message {
         .guestKept(likes: 3, edits: 0),
         .guestCounts(likes: 5, edits: 7),
         .keptAsGuest,
+        .renditions,
+        .usernameUpdated("ana_lima"),
+        .usernameRefused(name: "ana_lima", reason: "the username is taken"),
+        .usernameStillQueued(name: "ana_lima", reason: "cannot reach the server"),
         .passwordPrompt,
         .noPasswordOnStdin,
         .noPasswordGiven,
@@ -173,5 +177,42 @@ extension Message {
         .giveFlagOrRunOnTerminal(flag: "--backend-url"),
         .cannotRead(path: "/home/ana/anon.key"),
         .keyOnOneLine(path: "/home/ana/anon.key"),
+    ]
+
+    /// Every message that counts something, with each count 1: the singular must read right in every
+    /// language ("1 photo", "1 curtida"), not "1 photos". Add one here for each new counting case.
+    /// (Counts that are not quantities of a noun — a pid, a year, a page number — are 1 too.)
+    public static let singularExamples: [Message] = [
+        .minutesAgo(1), .hoursAgo(1), .daysAgo(1),
+        .daemonHeader(pid: 1, uptime: "1 s"),
+        .outboxCounts(pending: 1, inFlight: 1, rejected: 1),
+        .libraryCounts(photos: 1, liked: 1, edited: 1, dismissed: 1),
+        .queuedChangesKept(1),
+        .accountCount(1),
+        .adoptGuestQuestion(likes: 1, edits: 1), .guestAdopted(likes: 1, edits: 1), .guestKept(likes: 1, edits: 1),
+        .guestCounts(likes: 1, edits: 1),
+        .noPhotosOnPage(total: 1),
+        .rangeOfTotal(from: 1, to: 1, total: 1),
+        .noSearchNumber(1),
+        .searchPage(page: 1, pages: 1, total: 1, source: "nasa"),
+        .fromYear(1), .toYear(1),
+        .bitsApart(1),
+        .downloadFailed(attempts: 1, error: "e", nextTry: nil),
+        .peakPerDay(1),
+        .changeInDays(change: 1, days: 1, total: 1),
+        .sentChanges(1), .stillQueued(1), .refusedByServer(1),
+        .prefixMatchesOps(prefix: "ab", count: 1),
+        .importedPhotos(1), .alreadyInLibrary(1), .otherFilesIgnored(1),
+        .duplicateSkipped(path: "a.jpg", of: "b", distance: 1),
+        .previewWritten(width: 1, height: 1, path: "p.jpg"),
+        .prefixMatchesEdits(prefix: "ab", count: 1),
+        .sizeInFiles(size: "1 MB", files: 1),
+        .downloadingFiles(1), .filesWaitingToRetry(1),
+        .pruned(files: 1, bytes: "1 MB", cacheBytes: "1 MB"),
+        .watchingFrom(seq: 1),
+        .libraryCountsShort(photos: 1, liked: 1, edited: 1),
+        .imageQueueCounts(downloading: 1, waiting: 1),
+        .importCounts(imported: 1, duplicates: 1, failed: 1),
+        .eventsMissed(1),
     ]
 }

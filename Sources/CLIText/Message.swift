@@ -64,6 +64,12 @@ public enum Message: Sendable, Equatable {
     case guestCounts(likes: Int, edits: Int)
     /// A like made signed out.
     case keptAsGuest
+    /// Above the list of a photo's renditions in `photos show`.
+    case renditions
+    /// `profile set-username --wait`: the server's verdict.
+    case usernameUpdated(String)
+    case usernameRefused(name: String, reason: String)
+    case usernameStillQueued(name: String, reason: String?)
     case passwordPrompt
     case noPasswordOnStdin
     case noPasswordGiven

@@ -17,6 +17,7 @@ extension SearchService {
             for photo in photos { try Self.upsert(photo, db: db) }
             return try PhotoQuery.summaries(db, ids: photos.map(\.id), accountId: accountId)
         }) ?? []
+        wantThumbnails(of: summaries)
         return PhotosRandomResult(photos: summaries)
     }
 
@@ -68,6 +69,7 @@ extension SearchService {
                 try SearchPages.remember(db, source: .unsplash, query: asSearch.query, key: key, page: page, total: total, ids: photos.map(\.id), now: now)
                 return try PhotoQuery.summaries(db, ids: photos.map(\.id), accountId: accountId)
             }) ?? []
+            wantThumbnails(of: summaries)
             return PhotosSearchResult(
                 source: .unsplash, query: request.slug, page: page, perPage: perPage, total: total,
                 totalPages: max(1, (total + perPage - 1) / perPage), photos: summaries, stale: false, fetchedAt: now)

@@ -45,6 +45,7 @@ extension SearchService {
             updated.urls = (try? encoder.encode(urls)).map { String(decoding: $0, as: UTF8.self) }
             var metadata = PhotoMetadata.decode(photo.metadata) ?? PhotoMetadata()
             metadata.details = true
+            metadata.renditionBytes = await renditionBytes(asset.renditions.filter { $0.key != "metadata" })
             updated.metadata = metadata.json
         default:
             return false
@@ -65,6 +66,17 @@ extension SearchService {
             return false
         }
         return true
+    }
+
+    /// Each rendition's size, asked of its host with HEAD, all at once (NASA lists five).
+    func renditionBytes(_ urls: [String: String]) async -> [String: Int64]? {
+        let sizes = await withTaskGroup(of: (String, Int64?).self) { group in
+            for (variant, url) in urls { group.addTask { (variant, await self.sourceHTTP.contentLength(url)) } }
+            var sizes: [String: Int64] = [:]
+            for await (variant, bytes) in group { if let bytes { sizes[variant] = bytes } }
+            return sizes
+        }
+        return sizes.isEmpty ? nil : sizes
     }
 
     static func hasDetails(_ photo: PhotoRecord) -> Bool {

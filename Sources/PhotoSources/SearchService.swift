@@ -28,12 +28,28 @@ public final class SearchService: Sendable {
     let logger: Logger
     /// The searches the store answered, to run again in the background (`SearchRefresher`).
     let refreshes = SearchRefreshQueue()
+    /// Told the photos of every page answered, so their thumbnails are fetched into the cache in the
+    /// background and what was seen online is seen offline (the image queue's lowest priority; CDN
+    /// files, which Unsplash's hourly budget does not count).
+    let thumbnailsWanted: @Sendable ([String]) -> Void
+    /// At most this many thumbnails wished for per answer (a page holds at most 30 for Unsplash).
+    static let thumbnailsPerAnswer = 30
 
-    public init(store: Store, http: HTTPClient, configuration: Configuration, logger: Logger) {
+    public init(
+        store: Store, http: HTTPClient, configuration: Configuration, logger: Logger,
+        thumbnailsWanted: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) {
         self.store = store
         self.sourceHTTP = SourceHTTP(http: http)
         self.configuration = configuration
         self.logger = logger
+        self.thumbnailsWanted = thumbnailsWanted
+    }
+
+    /// Wishes for the thumbnails of an answer's photos (not the dismissed ones).
+    func wantThumbnails(of photos: [PhotoSummary]) {
+        let ids = photos.filter { $0.dismissedAt == nil }.prefix(Self.thumbnailsPerAnswer).map(\.id)
+        if !ids.isEmpty { thumbnailsWanted(Array(ids)) }
     }
 
     /// Unsplash's remaining hourly budget, from `X-Ratelimit-Remaining` (nil: not seen yet).
@@ -60,6 +76,7 @@ public final class SearchService: Sendable {
             if !overBudget, Date().timeIntervalSince(kept.fetchedAt) >= Double(configuration.freshFor.components.seconds) {
                 kept.refreshing = refreshes.enqueue(request, accountId: accountId)
             }
+            wantThumbnails(of: kept.photos)
             return kept
         }
         let fetched = try await fetch(request, source: source, page: page, perPage: perPage)
@@ -70,6 +87,7 @@ public final class SearchService: Sendable {
             return fetched.photos.map(\.id)
         }
         let photos = (try? store.read { db in try PhotoQuery.summaries(db, ids: ids ?? [], accountId: accountId) }) ?? []
+        wantThumbnails(of: photos)
         return PhotosSearchResult(
             source: source, query: request.query, page: page, perPage: perPage, total: fetched.total,
             totalPages: fetched.totalPages, photos: photos, stale: false, fetchedAt: now)

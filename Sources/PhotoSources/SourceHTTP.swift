@@ -54,6 +54,14 @@ final class SourceHTTP: Sendable {
         }
     }
 
+    /// A file's size as its host answers a HEAD request; nil when it does not say or cannot be asked (a
+    /// CDN's silence is not the service failing).
+    func contentLength(_ url: String) async -> Int64? {
+        guard let response = try? await http.send(HTTPRequest(method: "HEAD", url: url, timeout: .seconds(5))),
+              (200..<300).contains(response.status) else { return nil }
+        return response.headers["Content-Length"].flatMap { Int64($0) }
+    }
+
     /// Remembers the failure as the service's, unless it is about the thing asked for (a 404: that
     /// photo or topic does not exist) rather than the service.
     private func failed(_ error: SourceError, service: String) -> SourceError {

@@ -70,6 +70,25 @@ import TestSupport
         }
     }
 
+    /// Every message that counts, with its counts at 1, reads in the singular in both languages: no
+    /// "1 photos", "1 curtidas". Every counting case has such an example.
+    @Test func everyCountReadsInTheSingularAtOne() throws {
+        let counting = Set(Message.examples.filter { message in
+            Mirror(reflecting: message).children.contains { child in
+                child.value is Int || Mirror(reflecting: child.value).children.contains { $0.value is Int }
+            }
+        }.map(Self.caseName))
+        let covered = Set(Message.singularExamples.map(Self.caseName))
+        #expect(counting.subtracting(covered).isEmpty, "no singular example: \(counting.subtracting(covered).sorted())")
+        let plural = try Regex(#"(^|[^0-9.,])1 [a-zà-ú]+s\b"#)
+        for message in Message.singularExamples {
+            for language in Language.allCases {
+                let text = message.text(language)
+                #expect(text.firstMatch(of: plural) == nil, "\(Self.caseName(message)) in \(language): \(text)")
+            }
+        }
+    }
+
     @Test func singularAndPluralBothRead() {
         #expect(Message.importedPhotos(1).text(.english) == "imported 1 photo")
         #expect(Message.importedPhotos(3).text(.english) == "imported 3 photos")

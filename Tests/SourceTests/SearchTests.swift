@@ -155,6 +155,33 @@ import TestSupport
         }
     }
 
+    /// A search's photos get their thumbnails in the background, into the cache: with the network cut,
+    /// the same search answers from the store and every photo's thumbnail is on this machine.
+    @Test func aSearchSeenOnlineIsBrowsableWithItsThumbnailsOffline() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let client = daemon.client
+            let live = try await client.send(PhotosSearchRequest(query: "sunset", perPage: 6))
+            let ids = live.photos.map(\.id)
+            #expect(ids.count == 6)
+            func thumbnails() async throws -> Int {
+                var present = 0
+                for id in ids {
+                    let files = try await client.send(PhotosShowRequest(id: id)).files
+                    if files.contains(where: { $0.variant == "thumb" && $0.present && $0.location == .cache }) { present += 1 }
+                }
+                return present
+            }
+            try await daemon.wait(for: "the page's thumbnails in the cache") { try await thumbnails() == ids.count }
+            try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}, {"path": "/cdn/*", "action": "reset"}]"#)
+            fixture.onCleanup { try? await devstack.clearFaults() }
+            let offline = try await client.send(PhotosSearchRequest(query: "sunset", perPage: 6))
+            #expect(offline.stale && offline.photos.map(\.id) == ids)
+            #expect(try await thumbnails() == ids.count)
+        }
+    }
+
     @Test func aDismissedPhotoNeverShowsInSearches() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.init(sources: true))
@@ -191,6 +218,21 @@ import TestSupport
             let result = try await client.send(PhotosSearchRequest(query: "mars", source: .nasa, media: "image", yearFrom: 1990, yearTo: 2030, perPage: 20))
             #expect(!result.photos.isEmpty)
             #expect(result.photos.allSatisfy { $0.id.hasPrefix("nasa:") && $0.source == .nasa })
+        }
+    }
+
+    /// `photos show` of a NASA photo lists every rendition NASA offers, largest first, each with its
+    /// size as the image host answered a HEAD request; splashctl prints them.
+    @Test func aNASAPhotoShowsEveryRenditionWithItsSize() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true))
+            let found = try await daemon.client.send(PhotosSearchRequest(query: "mars", source: .nasa, perPage: 1))
+            let id = try #require(found.photos.first?.id)
+            let renditions = try #require(try await daemon.client.send(PhotosShowRequest(id: id)).renditions)
+            #expect(renditions.map(\.variant) == ["orig", "large", "medium", "small", "thumb"])
+            #expect(renditions.allSatisfy { ($0.bytes ?? 0) > 0 && $0.url.hasSuffix("~\($0.variant).jpg") }, "\(renditions)")
+            let shown = try await daemon.ctl(["photos", "show", id])
+            #expect(shown.status == 0 && renditions.allSatisfy { shown.stdout.contains($0.url) }, "\(shown.stdout)")
         }
     }
 

@@ -21,7 +21,7 @@ struct SourceCapability: Sendable {
             configuration: .init(
                 unsplashAPIURL: config.unsplashAPIURL, unsplashAccessKey: config.unsplashAccessKey, nasaAPIURL: config.nasaAPIURL,
                 freshFor: .seconds(config.searchFreshSeconds)),
-            logger: logger)
+            logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
         let feeds = FeedService(search: search, logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
         let refresher = SearchRefresher(search: search, logger: logger) { state.bus.publish(.searchRefreshed($0)) }
         return SourceCapability(search: search, refresher: refresher, feeds: feeds)

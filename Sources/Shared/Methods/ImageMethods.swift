@@ -95,6 +95,8 @@ public struct PhotoDetail: Codable, Sendable, Equatable {
     public var attribution: String?
     /// Library photos that look the same (perceptual hash within import.duplicate_threshold bits).
     public var duplicates: [NearDuplicate]?
+    /// Every rendition the source offers, largest first, with its size where known.
+    public var renditions: [PhotoRendition]?
 
     public init(
         id: String, source: PhotoSource, title: String? = nil, description: String? = nil, author: String? = nil,
@@ -260,5 +262,25 @@ public struct CachePruneResult: Codable, Sendable, Equatable {
         self.removedFiles = removedFiles
         self.removedBytes = removedBytes
         self.cacheBytes = cacheBytes
+    }
+}
+
+/// One rendition of a photo at its source: NASA's orig/large/medium/small/thumb, Unsplash's
+/// raw/full/regular/small/thumb.
+public struct PhotoRendition: Codable, Sendable, Equatable {
+    public var variant: String
+    public var url: String
+    /// Bytes, as the host answered (NASA's, fetched with the photo's details).
+    public var bytes: Int64?
+    /// Pixels, where the URL says (Unsplash's `w=`) and the photo's shape gives the height.
+    public var width: Int?
+    public var height: Int?
+
+    public init(variant: String, url: String, bytes: Int64? = nil, width: Int? = nil, height: Int? = nil) {
+        self.variant = variant
+        self.url = url
+        self.bytes = bytes
+        self.width = width
+        self.height = height
     }
 }

@@ -194,12 +194,55 @@ struct SetUsername: AsyncParsableCommand {
         commandName: "set-username", abstract: "Change your username (applied here at once, sent when online).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "3 to 32 of a-z, 0-9 and '_'.") var username: String
+    @Flag(help: "Wait (up to 30 s) for the server's verdict: updated, or why it refused the name.") var wait = false
+
+    /// What the server made of the change, with `--wait`.
+    struct Verdict: Codable {
+        enum State: String, Codable { case updated, unchanged, rejected, queued }
+        var username: String
+        var state: State
+        var reason: String?
+    }
 
     func run() async throws {
         if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
-        try await global.run(SetUsernameRequest(username: username)) { result, style in
-            guard result.opId != nil else { return Message.usernameAlready(style.bold(username)).text() }
-            return Message.usernameSetTo(style.bold(username)).text() + " — " + ProfileCommand.syncText(result.profile, style)
+        guard wait else {
+            try await global.run(SetUsernameRequest(username: username)) { result, style in
+                guard result.opId != nil else { return Message.usernameAlready(style.bold(username)).text() }
+                return Message.usernameSetTo(style.bold(username)).text() + " — " + ProfileCommand.syncText(result.profile, style)
+            }
+            return
+        }
+        var verdict = Verdict(username: username, state: .unchanged)
+        try await global.withClient { client in
+            guard let opId = try await client.send(SetUsernameRequest(username: username)).opId else { return }
+            _ = try await client.send(SyncNowRequest(wait: true, timeoutSeconds: 30))
+            let op = try await client.send(QueueListRequest()).ops.first { $0.opId == opId }
+            verdict.state = switch op?.state {
+            case nil: .updated
+            case "rejected": .rejected
+            default: .queued
+            }
+            verdict.reason = op?.lastError
+        }
+        try Self.report(verdict, json: global.json, style: global.style)
+    }
+
+    /// Prints the verdict; a refused name or one still queued exits with its kind's code.
+    static func report(_ verdict: Verdict, json: Bool, style: TerminalStyle) throws {
+        if json { Output.json(verdict) }
+        let name = style.bold(verdict.username)
+        switch verdict.state {
+        case .updated:
+            if !json { Output.line(style.green(Message.usernameUpdated(name).text())) }
+        case .unchanged:
+            if !json { Output.line(Message.usernameAlready(name).text()) }
+        case .rejected:
+            if !json { Output.error(Message.usernameRefused(name: name, reason: verdict.reason ?? "?").text()) }
+            throw ExitCode(ErrorKind.rejected.exitCode)
+        case .queued:
+            if !json { Output.error(Message.usernameStillQueued(name: name, reason: verdict.reason).text()) }
+            throw ExitCode(ErrorKind.offline.exitCode)
         }
     }
 }

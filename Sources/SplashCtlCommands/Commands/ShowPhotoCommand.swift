@@ -36,6 +36,16 @@ struct ShowPhoto: AsyncParsableCommand {
         for duplicate in photo.duplicates ?? [] {
             lines.append(style.yellow(Message.looksLike(id: duplicate.id).text()) + " " + Message.bitsApart(duplicate.distance).text())
         }
+        if let renditions = photo.renditions {
+            lines.append(Message.renditions.text())
+            let width = renditions.map(\.variant.count).max() ?? 0
+            for rendition in renditions {
+                let pixels = rendition.width.map { w in rendition.height.map { "\(w)×\($0)" } ?? "\(w) px" }
+                let size = [pixels, rendition.bytes.map { Formatting.bytes($0) }].compactMap { $0 }.joined(separator: "  ")
+                let name = rendition.variant.padding(toLength: width, withPad: " ", startingAt: 0)
+                lines.append("  \(name)  " + (size.isEmpty ? "" : size + "  ") + style.dim(rendition.url))
+            }
+        }
         lines.append((photo.likedAt.map { Message.likedWhen(Formatting.relative($0)) } ?? .notLiked).text())
         if let dismissed = photo.dismissedAt { lines.append(Message.dismissedWhen(Formatting.relative(dismissed)).text()) }
         if photo.files.isEmpty {

@@ -14,9 +14,11 @@ public struct PhotoMetadata: Codable, Sendable, Equatable {
     public var mediaType: String?
     public var path: String?
     public var format: String?
+    /// Each rendition's size in bytes, as its host answered a HEAD request (NASA's, at the details call).
+    public var renditionBytes: [String: Int64]?
 
     enum CodingKeys: String, CodingKey {
-        case links, exif, location, details, center, mediaType = "media_type", path, format
+        case links, exif, location, details, center, mediaType = "media_type", path, format, renditionBytes = "rendition_bytes"
     }
 
     public init(

@@ -299,6 +299,25 @@ struct AccountDaemonTests {
         }
     }
 
+    /// `profile set-username NAME --wait` waits for the server: "updated", or the server's refusal
+    /// with the rejected kind's exit code (UserBoard showed either).
+    @Test func setUsernameWaitSaysUpdatedOrTheServersRefusal() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
+            let taken = uniqueUsername("taken")
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("first"), password: "secret12", username: taken))
+            _ = try await daemon.send(SignupRequest(email: uniqueEmail("second"), password: "secret12", username: uniqueUsername("mine")))
+            let refused = try await daemon.ctl(["profile", "set-username", taken, "--wait"])
+            #expect(refused.status == ErrorKind.rejected.exitCode, "\(refused)")
+            #expect(refused.stderr.contains("refused the username \(taken)") && refused.stderr.contains("already taken"), "\(refused.stderr)")
+            let fresh = uniqueUsername("fresh")
+            let updated = try await daemon.ctl(["profile", "set-username", fresh, "--wait"])
+            #expect(updated.status == 0 && updated.stdout == "username updated to \(fresh) on the server\n", "\(updated)")
+            let json = try await daemon.ctl(["--json", "profile", "set-username", fresh, "--wait"])
+            #expect(json.status == 0 && json.stdout.contains(#""state":"unchanged""#), "\(json)")
+        }
+    }
+
     /// Connections reset under the username's push and the pull that follows while the health probe
     /// still answers (dropped connections, not a lost network): the change must not stay parked behind
     /// an account that says "offline" beside an online monitor, and `sync.now` sends profile changes as
