@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Editing",
+                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Editing", "Connectivity",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "PhotoSources",
             dependencies: [
-                "Shared", "Store", "HTTP",
+                "Shared", "Store", "HTTP", "Connectivity",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -60,6 +60,10 @@ enum BrazilianPortuguese {
         case .offlineAsOf(let age): "(sem rede: dados de há \(age))"
         case .accountCount(let n): plural(n, "conta", "contas")
         case .renditions: "versões:"
+        case .servicesHeading: "serviços:"
+        case .serviceUp: "responde"
+        case .serviceDown: "não responde"
+        case .triedAgain(let when): "nova tentativa \(when)"
         case .usernameUpdated(let name): "nome de usuário atualizado para \(name) no servidor"
         case .usernameRefused(let name, let reason): "o servidor recusou o nome de usuário \(name): \(reason) (splashctl queue --rejected)"
         case .usernameStillQueued(let name, let reason):

@@ -57,6 +57,10 @@ enum English {
         case .offlineAsOf(let age): "(offline: as of \(age) ago)"
         case .accountCount(let n): plural(n, "account", "accounts")
         case .renditions: "renditions:"
+        case .servicesHeading: "services:"
+        case .serviceUp: "answers"
+        case .serviceDown: "does not answer"
+        case .triedAgain(let when): "tried again \(when)"
         case .usernameUpdated(let name): "username updated to \(name) on the server"
         case .usernameRefused(let name, let reason): "the server refused the username \(name): \(reason) (splashctl queue --rejected)"
         case .usernameStillQueued(let name, let reason):

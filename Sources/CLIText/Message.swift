@@ -66,6 +66,11 @@ public enum Message: Sendable, Equatable {
     case keptAsGuest
     /// Above the list of a photo's renditions in `photos show`.
     case renditions
+    /// `status`: each photo service and image host, on its own.
+    case servicesHeading
+    case serviceUp
+    case serviceDown
+    case triedAgain(String)
     /// `profile set-username --wait`: the server's verdict.
     case usernameUpdated(String)
     case usernameRefused(name: String, reason: String)

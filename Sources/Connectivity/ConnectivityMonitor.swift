@@ -60,17 +60,20 @@ public final class ConnectivityMonitor: Service, Sendable {
     private let http: HTTPClient
     private let logger: Logger
     private let onChange: @Sendable (ConnectivityStatus) -> Void
+    /// Told of every network change (netlink, a resume): other services known down are worth a try.
+    private let networkChanged: @Sendable () -> Void
     private let state: Mutex<State>
     private let triggers: AsyncStream<Trigger>
     private let trigger: AsyncStream<Trigger>.Continuation
 
     public init(
-        configuration: Configuration, http: HTTPClient, logger: Logger,
+        configuration: Configuration, http: HTTPClient, logger: Logger, networkChanged: @escaping @Sendable () -> Void = {},
         onChange: @escaping @Sendable (ConnectivityStatus) -> Void
     ) {
         self.configuration = configuration
         self.http = http
         self.logger = logger
+        self.networkChanged = networkChanged
         self.onChange = onChange
         let initial =
             configuration.healthURL == nil
@@ -185,11 +188,13 @@ public final class ConnectivityMonitor: Service, Sendable {
                 if let slept = suspend.check() {
                     logger.info("connectivity: resumed after \(slept) asleep; re-probing")
                     schedule.networkChanged(at: now)
+                    networkChanged()
                 }
                 switch event {
                 case .network(let types):
                     logger.debug("connectivity: netlink \(types.joined(separator: ","))")
                     schedule.networkChanged(at: now)
+                    networkChanged()
                 case .clockChanged:
                     logger.info("connectivity: wall clock changed (set, or resumed from suspend); re-probing")
                     schedule.networkChanged(at: now)

@@ -100,7 +100,8 @@ public enum DaemonRunner {
             config: config, store: store, state: state, counter: counter, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(
-            config: config, store: store, state: state, counter: counter, directories: directories, network: network.gate, logger: logger)
+            config: config, store: store, state: state, counter: counter, directories: directories, network: network.gate,
+            health: network.health, logger: logger)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
             push: sync.engine, logger: logger)
@@ -108,7 +109,7 @@ public enum DaemonRunner {
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
         // An adoption of the guest's likes and edits that a crash cut short goes on (in batches).
         _ = guests.resume(for: state.current.account.userId)
-        let sources = SourceCapability.make(config: config, store: store, state: state, images: images, logger: logger)
+        let sources = SourceCapability.make(config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)

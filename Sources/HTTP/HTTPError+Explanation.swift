@@ -28,6 +28,14 @@ extension HTTPError: CustomStringConvertible {
     /// Whether waiting and trying again can mend it: the network, a timeout, a busy server, a body cut
     /// short, a full disk. The rest (an untrusted certificate, an answer too large, a redirect loop, a
     /// refused URL) will fail the same way until someone changes something.
+    /// The host could not be reached at all: its name did not resolve, or nothing accepted the
+    /// connection (libcurl's CURLE_COULDNT_RESOLVE_PROXY, _HOST, CURLE_COULDNT_CONNECT). A reset, a
+    /// body cut short or any HTTP status is an answer from a host that is there.
+    public var isUnreachable: Bool {
+        if case .network(let code, _) = self { return [5, 6, 7].contains(code) }
+        return false
+    }
+
     public var isTransient: Bool {
         switch self {
         case .network, .timeout, .sizeMismatch, .checksumMismatch, .file, .cancelled, .shutdown: true

@@ -26,6 +26,7 @@ extension SearchService {
             return false
         }
         guard let photo, !Self.hasDetails(photo) else { return false }
+        guard sourceHTTP.usable(photo.source == PhotoSource.nasa.rawValue ? SourceHTTP.nasa : SourceHTTP.unsplash) else { return false }
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-_")
         let escaped = photo.remoteId.addingPercentEncoding(withAllowedCharacters: allowed) ?? photo.remoteId

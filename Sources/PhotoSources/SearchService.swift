@@ -1,3 +1,4 @@
+import Connectivity
 import Foundation
 import GRDB
 import HTTP
@@ -36,11 +37,11 @@ public final class SearchService: Sendable {
     static let thumbnailsPerAnswer = 30
 
     public init(
-        store: Store, http: HTTPClient, configuration: Configuration, logger: Logger,
+        store: Store, http: HTTPClient, configuration: Configuration, logger: Logger, health: ServiceHealth? = nil,
         thumbnailsWanted: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         self.store = store
-        self.sourceHTTP = SourceHTTP(http: http)
+        self.sourceHTTP = SourceHTTP(http: http, health: health)
         self.configuration = configuration
         self.logger = logger
         self.thumbnailsWanted = thumbnailsWanted

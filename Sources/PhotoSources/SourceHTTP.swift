@@ -1,3 +1,4 @@
+import Connectivity
 import Foundation
 import HTTP
 import Synchronization
@@ -15,8 +16,17 @@ final class SourceHTTP: Sendable {
     /// Each service's failure, from its last request that failed, until one succeeds.
     private let failures = Mutex<[String: SourceError]>([:])
 
-    init(http: HTTPClient) {
+    /// Told of each service's answers and failures, for `status` and for whoever waits on a service.
+    let health: ServiceHealth?
+
+    init(http: HTTPClient, health: ServiceHealth? = nil) {
         self.http = http
+        self.health = health
+    }
+
+    /// Whether the service is worth a request now (not known down, or due to be tried again).
+    func usable(_ service: String) -> Bool {
+        health?.usable(service) ?? true
     }
 
     var unsplashRemaining: Int? { remaining.withLock { $0 } }
@@ -65,8 +75,12 @@ final class SourceHTTP: Sendable {
     /// Remembers the failure as the service's, unless it is about the thing asked for (a 404: that
     /// photo or topic does not exist) rather than the service.
     private func failed(_ error: SourceError, service: String) -> SourceError {
-        if case .refused(404, _) = error { return error }
+        if case .refused(404, _) = error {
+            health?.succeeded(service)
+            return error
+        }
         failures.withLock { $0[service] = error }
+        health?.failed(service, reason: error.description)
         return error
     }
 
@@ -78,6 +92,7 @@ final class SourceHTTP: Sendable {
         switch response.status {
         case 200..<300:
             _ = failures.withLock { $0.removeValue(forKey: service) }
+            health?.succeeded(service)
             return response
         case 429, 403 where text.contains("Rate Limit Exceeded"):
             let resetsBy = hourlyBudget ? budgetWindow.withLock { $0.freesARequestBy(now: Date()) } : nil

@@ -92,4 +92,57 @@ import TestSupport
             #expect(try store.integrityCheck() == ["ok"])
         }
     }
+
+    /// With no backend configured at all, splashd is a whole photo browser and editor: a search, a like
+    /// whose file downloads, a preview and an edit of it, all as the guest; status lists each service it
+    /// heard from as answering, and the backend as not configured (issue 20, items 1, 2 and 9).
+    @Test func withNoBackendSplashdDownloadsPreviewsAndEdits() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(backend: false, sources: true))
+            let found = try await daemon.send(PhotosSearchRequest(query: "lake", perPage: 3))
+            let photo = try #require(found.photos.first)
+            #expect(try await daemon.send(PhotosLikeRequest(id: photo.id)).guest == true)
+            _ = try await daemon.waitForLibrary(files: 1)
+            let preview = try await daemon.send(EditsPreviewRequest(id: photo.id, filters: [FilterStep(filter: "sepia")], size: 64))
+            #expect(preview.jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
+            let edit = try await daemon.send(EditsCreateRequest(id: photo.id, filters: [FilterStep(filter: "sepia")]))
+            #expect(edit.state == "guest" && edit.path != nil)
+            let status = try await daemon.send(StatusRequest())
+            #expect(status.connectivity.reason == "no backend configured")
+            let services = status.services ?? []
+            #expect(services.contains { $0.service == "Unsplash" && $0.state == .up }, "\(services)")
+            #expect(services.contains { $0.service.hasPrefix("127.0.0.1:") && $0.state == .up }, "the image host: \(services)")
+        }
+    }
+
+    /// An image host that does not answer (nothing listens on its port) is listed down with the reason,
+    /// and an edit waiting for an original from it says so at once, while the CDN that answers goes on
+    /// downloading and the backend, up all along, is not the one blamed.
+    @Test func anImageHostThatDoesNotAnswerIsDownOnItsOwn() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let photos = try await daemon.seedCatalogue(count: 1)
+            let nowhere = PhotoRecord(
+                source: "nasa", remoteId: "nowhere1", title: "Nowhere", urls: #"{"regular":"http://127.0.0.1:9/nowhere.jpg"}"#, fetchedAt: Date())
+            try Store(path: daemon.databasePath).write { db in try nowhere.insert(db) }
+            _ = try await daemon.send(PhotosLikeRequest(id: nowhere.id))
+            _ = try await daemon.send(PhotosLikeRequest(id: photos[0].id))
+            try await daemon.wait(for: "the silent host to be known down") {
+                try await daemon.send(StatusRequest()).services?.contains { $0.service == "127.0.0.1:9" && $0.state == .down } == true
+            }
+            _ = try await daemon.waitForLibrary(files: 1)
+            let status = try await daemon.send(StatusRequest())
+            let silent = try #require(status.services?.first { $0.service == "127.0.0.1:9" })
+            #expect(silent.reason?.contains("curl 7") == true && silent.retryAt != nil, "\(silent)")
+            let cdn = try #require(URL(string: photos[0].url)).port.map { "127.0.0.1:\($0)" }
+            #expect(status.services?.contains { $0.service == cdn && $0.state == .up } == true, "\(String(describing: status.services))")
+            #expect(status.connectivity.state != .offline, "the backend answers: \(status.connectivity)")
+            let other = PhotoRecord(source: "nasa", remoteId: "nowhere2", urls: #"{"regular":"http://127.0.0.1:9/other.jpg"}"#, fetchedAt: Date())
+            try Store(path: daemon.databasePath).write { db in try other.insert(db) }
+            let refused = await daemon.error(EditsPreviewRequest(id: other.id, filters: [FilterStep(filter: "sepia")], size: 64))
+            #expect(refused?.kind == .offline && refused?.message.contains("127.0.0.1:9 does not answer") == true, "\(String(describing: refused))")
+            let shown = try await daemon.ctl(["status"])
+            #expect(shown.stdout.contains("127.0.0.1:9") && shown.stdout.contains("does not answer"), "\(shown.stdout)")
+        }
+    }
 }

@@ -52,9 +52,7 @@ struct EditCapability: Sendable {
             store: store, editor: editor, dataDirectory: directories.data, cacheDirectory: directories.cache,
             fetchOriginal: { photoId in
                 guard let images else { throw RPCError(.offline, "the original of \(photoId) is not on this machine and downloads are unavailable") }
-                guard network.isOnline() else {
-                    throw RPCError(.offline, "the original of \(photoId) is not on this machine yet and splashd is offline; like it to have it downloaded when the network is back")
-                }
+                // Its image host is asked, whatever the backend's state (a host known down says so at once).
                 do throws(ImageFailure) {
                     try await images.queue.fetchNow(photoId: photoId)
                 } catch {

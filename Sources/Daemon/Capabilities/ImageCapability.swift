@@ -1,3 +1,4 @@
+import Connectivity
 import Editing
 import Foundation
 import HTTP
@@ -24,7 +25,7 @@ struct ImageCapability: Sendable {
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
         config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, directories: DaemonDirectories,
-        network: NetworkGate, logger: Logger
+        network: NetworkGate, health: ServiceHealth, logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
         http.maxConnectionsPerHost = config.imagesConcurrency
@@ -57,11 +58,9 @@ struct ImageCapability: Sendable {
         }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
-            accountId: {
-                let account = state.current.account
-                return account.state == .signedOut ? nil : account.userId
-            },
-            network: network, logger: logger,
+            // Signed out, the guest's liked and edited photos are downloaded too.
+            accountId: { state.actingAccount },
+            network: network, health: health, logger: logger,
             changed: { progress in
                 state.bus.publish(.imagesChanged(progress))
                 // A file arrived: the library's file and byte counts in status and library.changed move too.

@@ -21,7 +21,8 @@ struct PhotoViewer: Sendable {
     /// The first show of a remote photo completes its metadata (exif, location, NASA's renditions)
     /// when online, within a few seconds; otherwise it answers from the store.
     func show(id: String) async throws -> PhotoDetail {
-        if let search, network.isOnline() { await search.completeDetails(photoId: id, within: .seconds(5)) }
+        // Its source is asked, whatever the backend's state (a source known down is not waited for).
+        if let search { await search.completeDetails(photoId: id, within: .seconds(5)) }
         guard var detail = try library.detail(
             id: id, accountId: state.current.account.userId ?? "", duplicateThreshold: duplicateThreshold,
             dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)

@@ -1,3 +1,4 @@
+import Connectivity
 import HTTP
 import Logging
 import PhotoSources
@@ -12,7 +13,9 @@ struct SourceCapability: Sendable {
     let refresher: SearchRefresher?
     let feeds: FeedService?
 
-    static func make(config: DaemonConfig, store: Store, state: DaemonState, images: ImageCapability?, logger: Logger) -> SourceCapability {
+    static func make(
+        config: DaemonConfig, store: Store, state: DaemonState, images: ImageCapability?, health: ServiceHealth? = nil, logger: Logger
+    ) -> SourceCapability {
         guard let http = try? HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.sources")) else {
             return SourceCapability(search: nil, refresher: nil, feeds: nil)
         }
@@ -21,7 +24,7 @@ struct SourceCapability: Sendable {
             configuration: .init(
                 unsplashAPIURL: config.unsplashAPIURL, unsplashAccessKey: config.unsplashAccessKey, nasaAPIURL: config.nasaAPIURL,
                 freshFor: .seconds(config.searchFreshSeconds)),
-            logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
+            logger: logger, health: health, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
         let feeds = FeedService(search: search, logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
         let refresher = SearchRefresher(search: search, logger: logger) { state.bus.publish(.searchRefreshed($0)) }
         return SourceCapability(search: search, refresher: refresher, feeds: feeds)

@@ -13,6 +13,7 @@ public final class DaemonState: Sendable {
         public var library = LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)
         public var lastSync: Date?
         public var live = LiveChannelStatus(state: .off)
+        public var services: [ServiceReachability] = []
     }
 
     public let bus: EventBus
@@ -33,6 +34,8 @@ public final class DaemonState: Sendable {
     public func setOutbox(_ counts: OutboxCounts) { change(\.outbox, to: counts, event: Event.outboxChanged) }
     public func setAccount(_ status: AccountStatus) { change(\.account, to: status, event: Event.accountChanged) }
     public func setLive(_ status: LiveChannelStatus) { change(\.live, to: status, event: Event.liveChanged) }
+    /// The photo services' and image hosts' reachability (status lists it; no event of its own).
+    public func setServices(_ services: [ServiceReachability]) { values.withLock { $0.services = services } }
 
     /// The server and this machine agreed at `date` (a pull finished); shown as "synced HH:MM".
     public func markSynced(_ date: Date = Date()) {
@@ -67,7 +70,7 @@ public final class DaemonState: Sendable {
             version: SplashVersion.current, pid: getpid(), startedAt: startedAt,
             uptimeSeconds: uptime.timeInterval,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
-            lastSyncAt: v.lastSync, live: v.live)
+            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.

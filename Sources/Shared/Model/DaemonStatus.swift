@@ -15,11 +15,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var lastSyncAt: Date?
     /// The live channel that brings the server's changes as they happen.
     public var live: LiveChannelStatus
+    /// The photo services and image hosts splashd has talked to since it started, each on its own.
+    public var services: [ServiceReachability]?
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
         account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
-        lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off)
+        lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off), services: [ServiceReachability]? = nil
     ) {
         self.version = version
         self.pid = pid
@@ -32,6 +34,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.library = library
         self.lastSyncAt = lastSyncAt
         self.live = live
+        self.services = services
     }
 
     public static let example = DaemonStatus(

@@ -56,6 +56,21 @@ struct StatusCommand: AsyncParsableCommand {
         ]
         let header = style.bold("splashd \(status.version)") + " — "
             + Message.daemonHeader(pid: Int(status.pid), uptime: Formatting.duration(status.uptimeSeconds)).text()
-        return ([header] + Label.aligned(rows)).joined(separator: "\n")
+        return ([header] + Label.aligned(rows) + Self.services(status.services ?? [], style)).joined(separator: "\n")
+    }
+
+    /// Each photo service and image host heard from, on its own line (the reason is the daemon's words).
+    static func services(_ services: [ServiceReachability], _ style: TerminalStyle) -> [String] {
+        guard !services.isEmpty else { return [] }
+        let width = services.map(\.service.count).max() ?? 0
+        return [Message.servicesHeading.text()] + services.map { service in
+            let name = "  " + service.service.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+            switch service.state {
+            case .up: return name + style.green(Message.serviceUp.text())
+            case .down:
+                return name + style.red(Message.serviceDown.text()) + (service.reason.map { " — \($0)" } ?? "")
+                    + (service.retryAt.map { " · " + Message.triedAgain(Formatting.relativeFuture($0)).text() } ?? "")
+            }
+        }
     }
 }

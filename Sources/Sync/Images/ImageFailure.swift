@@ -14,6 +14,8 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public var transient: Bool
     /// Seconds the server asked us to wait (Retry-After).
     public var retryAfter: Double?
+    /// The host could not be reached at all (`HTTPError.isUnreachable`): the host is down, not the file.
+    public var hostUnreachable = false
 
     public var description: String { message }
 
@@ -43,6 +45,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
             self.init(message: "the photo's URL is not a valid http(s) URL", transient: false)
         default:
             self.init(message: error.description, transient: error.isTransient)
+            hostUnreachable = error.isUnreachable
         }
     }
 }

@@ -1,3 +1,4 @@
+import Connectivity
 import Logging
 import Shared
 import Store
@@ -40,6 +41,7 @@ extension ImageQueue {
                     if job == nil { state.thumbnails.remove(id) }
                     continue
                 }
+                if let host = host(of: job, variant: "thumb"), !health.usable(host) { continue }
                 let key = "thumb:" + id
                 guard state.active[key] == nil else { continue }
                 state.active[key] = (0, nil)
@@ -52,10 +54,13 @@ extension ImageQueue {
 
     func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
         defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
+        let host = host(of: job, variant: "thumb")
         do throws(ImageFailure) {
             _ = try await download(job, variant: "thumb", inLibrary: false)
+            if let host { report(.success(()), host: host) }
             cache.evict(maxBytes: configuration.cacheMaxBytes)
         } catch {
+            if let host { report(.failure(error), host: host) }
             logger.debug("thumbnail not fetched: \(error.message)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
         }
     }

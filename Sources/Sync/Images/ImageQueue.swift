@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Connectivity
 import Glibc
 #endif
 import Foundation
@@ -95,6 +96,8 @@ public final class ImageQueue: Service, Sendable {
     private let sweep: StaleFileSweep
     private let accountId: @Sendable () async -> String?
     private let network: NetworkGate
+    /// Each image host on its own: a host that does not answer waits; the others go on.
+    let health: ServiceHealth
     let logger: Logger
     private let changed: @Sendable (ImagesProgress) -> Void
     let wakeup = Wakeup()
@@ -102,13 +105,15 @@ public final class ImageQueue: Service, Sendable {
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
-        network: NetworkGate = .alwaysOnline, logger: Logger, changed: @escaping @Sendable (ImagesProgress) -> Void = { _ in }
+        network: NetworkGate = .alwaysOnline, health: ServiceHealth = ServiceHealth(), logger: Logger,
+        changed: @escaping @Sendable (ImagesProgress) -> Void = { _ in }
     ) {
         self.store = store
         self.http = http
         self.configuration = configuration
         self.accountId = accountId
         self.network = network
+        self.health = health
         self.logger = logger
         self.changed = changed
         downloader = ImageDownloader(
@@ -187,7 +192,9 @@ public final class ImageQueue: Service, Sendable {
                         if moved.unpinned + moved.repinned > 0 { ring() }
                     }
                 }
-                if network.isOnline() {
+                // No gate on the backend: each image host is asked on its own (`health`), so a CDN
+                // that answers keeps downloading while the backend is down or absent.
+                do {
                     if let account = await accountId(), let listed = listMissing(accountId: account) {
                         await configuration.listedMissing?(listed.missing.map(\.photoId))
                         for job in startable(listed) {
@@ -258,6 +265,7 @@ public final class ImageQueue: Service, Sendable {
             var chosen: [PhotoFileStore.Missing] = []
             for job in missing where state.active.count < limit && state.active[job.photoId] == nil {
                 if let retry = state.retries[job.photoId], retry.due > now { continue }
+                if let host = host(of: job, variant: configuration.variant), !health.usable(host) { continue }
                 state.active[job.photoId] = (0, nil)
                 chosen.append(job)
             }
@@ -276,6 +284,11 @@ public final class ImageQueue: Service, Sendable {
             throw ImageFailure(message: "cannot read the library: \(error)", transient: true)
         }
         guard let job else { throw ImageFailure(message: "no photo \(photoId) in the store", transient: false) }
+        if let host = host(of: job, variant: configuration.variant), let down = health.downReason(host) {
+            throw ImageFailure(
+                message: "\(host) does not answer (\(down.reason ?? "unreachable")); it is tried again \(down.retryAt.map(Self.relative) ?? "soon")",
+                transient: true)
+        }
         while state.withLock({ $0.active[photoId] != nil }) {
             do {
                 try await Task.sleep(for: .milliseconds(50))
@@ -313,6 +326,7 @@ public final class ImageQueue: Service, Sendable {
             state.withLock { _ = $0.active.removeValue(forKey: job.photoId) }
             return
         }
+        if let outcome, let host = host(of: job, variant: configuration.variant) { report(outcome.map { _ in () }, host: host) }
         switch outcome {
         case .success(let file)?:
             state.withLock { state in
@@ -370,6 +384,29 @@ public final class ImageQueue: Service, Sendable {
         let key = inLibrary ? job.photoId : "thumb:" + job.photoId
         return try await downloader.download(job, variant: variant ?? configuration.variant, inLibrary: inLibrary) { bytes, total in
             self.state.withLock { $0.active[key] = (bytes, total) }
+        }
+    }
+
+    /// The host a job's file comes from, with its port when the URL names one (two services on one
+    /// machine are two hosts).
+    func host(of job: PhotoFileStore.Missing, variant: String) -> String? {
+        guard let url = configuration.renditionURL(job.urls, variant).flatMap(URL.init(string:)), let host = url.host else { return nil }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// What a transfer says about its host: not reached at all is the host down; any answer, even a
+    /// reset, a body cut short or an HTTP error, is a host that is there (the file's own retries deal
+    /// with those); a failure here (a full disk) says nothing about it.
+    func report(_ outcome: Result<Void, ImageFailure>, host: String) {
+        switch outcome {
+        case .success:
+            health.succeeded(host)
+        case .failure(let failure):
+            if failure.hostUnreachable {
+                health.failed(host, reason: failure.message)
+            } else if failure.status != nil || failure.message.hasPrefix("network") {
+                health.succeeded(host)
+            }
         }
     }
 
