@@ -60,6 +60,13 @@ enum BrazilianPortuguese {
         case .offlineAsOf(let age): "(sem rede: dados de há \(age))"
         case .accountCount(let n): plural(n, "conta", "contas")
         case .renditions: "versões:"
+        case .watchingAlone: "--watching lista as pastas observadas; use-o sozinho"
+        case .importWhat: "informe uma pasta (ou um arquivo) para importar, ou --watching"
+        case .watchOrUnwatch: "--watch ou --unwatch, não os dois"
+        case .nowWatching(let path): "observando \(path): fotos novas são importadas assim que aparecem"
+        case .noFoldersWatched: "Nenhuma pasta observada (splashctl import PASTA --watch)."
+        case .withSubfolders: "(com subpastas)"
+        case .watchedSince(let when): "observada desde \(when)"
         case .servicesHeading: "serviços:"
         case .serviceUp: "responde"
         case .serviceDown: "não responde"

@@ -57,6 +57,13 @@ enum English {
         case .offlineAsOf(let age): "(offline: as of \(age) ago)"
         case .accountCount(let n): plural(n, "account", "accounts")
         case .renditions: "renditions:"
+        case .watchingAlone: "--watching lists the watched folders; give it alone"
+        case .importWhat: "give a folder (or a file) to import, or --watching"
+        case .watchOrUnwatch: "--watch or --unwatch, not both"
+        case .nowWatching(let path): "watching \(path): new photos are imported as they appear"
+        case .noFoldersWatched: "No folder is watched (splashctl import DIR --watch)."
+        case .withSubfolders: "(with subfolders)"
+        case .watchedSince(let when): "watched since \(when)"
         case .servicesHeading: "services:"
         case .serviceUp: "answers"
         case .serviceDown: "does not answer"

@@ -66,6 +66,14 @@ public enum Message: Sendable, Equatable {
     case keptAsGuest
     /// Above the list of a photo's renditions in `photos show`.
     case renditions
+    /// `import --watch`, `--watching`, `--unwatch`.
+    case watchingAlone
+    case importWhat
+    case watchOrUnwatch
+    case nowWatching(String)
+    case noFoldersWatched
+    case withSubfolders
+    case watchedSince(String)
     /// `status`: each photo service and image host, on its own.
     case servicesHeading
     case serviceUp

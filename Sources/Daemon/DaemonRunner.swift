@@ -168,6 +168,7 @@ public enum DaemonRunner {
         }
         if let feeds = sources.feeds { services.append(.init(service: feeds)) }
         if let refresher = sources.refresher { services.append(.init(service: refresher)) }
+        services.append(.init(service: imports.watcher))
         if let images {
             // The scanner stops after the queue (reverse order): no arrival is left unscanned by a stop
             // before the transfers' end.

@@ -25,10 +25,12 @@ public struct PhotoImporter: Sendable {
         self.duplicateThreshold = duplicateThreshold
     }
 
+    /// `changedSince`: only the files modified after it (a watched folder's catch-up after a restart).
     public func importPath(
-        _ root: String, recursive: Bool, accountId: String, progress: @Sendable (ImportProgress) -> Void
+        _ root: String, recursive: Bool, accountId: String, changedSince: Date? = nil, progress: @Sendable (ImportProgress) -> Void
     ) async throws -> ImportResult {
-        let listing = DirectoryWalker.list(root, recursive: recursive)
+        var listing = DirectoryWalker.list(root, recursive: recursive)
+        if let changedSince { listing.images = listing.images.filter { Self.modified($0).map { $0 > changedSince } ?? true } }
         if listing.images.isEmpty, let problem = listing.problems.first, problem.path == root {
             throw LibraryError.unreadable(root, problem.error)
         }
@@ -59,6 +61,13 @@ public struct PhotoImporter: Sendable {
             root: root, total: listing.images.count, done: listing.images.count, imported: result.imported.count,
             duplicates: result.duplicates.count, failed: result.failed.count, current: nil))
         return result
+    }
+
+    /// A file's modification time (nil when it cannot be read: then it is looked at).
+    static func modified(_ path: String) -> Date? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     enum Outcome {

@@ -142,4 +142,56 @@ import TestSupport
             #expect(nasaShown.attribution?.hasPrefix("Image courtesy of") == true)
         }
     }
+
+    /// `import DIR --watch`: photos copied in afterwards are imported as they appear (a new subfolder
+    /// too), with the same checks (the same bytes again are not imported twice, a note is ignored);
+    /// across a restart, what arrived while splashd was stopped is imported at its start; `--watching`
+    /// lists the folder and `--unwatch` stops it (issue 20, item 7).
+    @Test func aWatchedFolderImportsPhotosAsTheyAppearAcrossRestarts() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            var daemon = try await fixture.splashd(.init(sources: true))
+            let directory = daemon.directory
+            let folder = directory + "/Camera"
+            let stash = directory + "/stash"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: stash, withIntermediateDirectories: true)
+            let photos = try await Self.catalogueFiles(devstack, into: stash)
+            try FileManager.default.copyItem(atPath: photos[0].path, toPath: folder + "/a.jpg")
+            let first = try await daemon.client.send(LibraryImportRequest(path: folder, recursive: true, watch: true))
+            #expect(first.imported.count == 1)
+            func local() async throws -> Set<String> {
+                Set(try await daemon.client.send(PhotosListRequest(source: .local, limit: 100)).photos.map(\.id))
+            }
+            #expect(try await local().count == 1)
+
+            // Written in place (closed after writing), moved in, in a new subfolder; a copy of bytes
+            // already imported and a note change nothing.
+            try FileManager.default.copyItem(atPath: photos[1].path, toPath: folder + "/b.jpg")
+            try FileManager.default.createDirectory(atPath: folder + "/trip", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: photos[2].path, toPath: stash + "/c.jpg")
+            try FileManager.default.moveItem(atPath: stash + "/c.jpg", toPath: folder + "/trip/c.jpg")
+            try FileManager.default.copyItem(atPath: photos[0].path, toPath: folder + "/a-again.jpg")
+            try "notes".write(toFile: folder + "/notes.txt", atomically: true, encoding: .utf8)
+            try await daemon.wait(for: "the new photos to be imported") { try await local().count == 3 }
+            let watching = try await daemon.ctl(["import", "--watching"])
+            #expect(watching.status == 0 && watching.stdout.contains(folder), "\(watching)")
+
+            // Stopped: a photo arrives meanwhile (a negative: not a near-duplicate of its original);
+            // started again, it is imported.
+            await daemon.stop()
+            let edited = try await ImageEditor().render(source: URL(fileURLWithPath: photos[1].path), steps: [FilterStep(filter: "invert", params: [])])
+            try edited.jpeg.write(to: URL(fileURLWithPath: folder + "/while-stopped.jpg"))
+            daemon = try await fixture.splashd(.init(directory: directory, sources: true))
+            try await daemon.wait(for: "the photo that came while splashd was stopped") { try await local().count == 4 }
+
+            let unwatched = try await daemon.ctl(["import", "--unwatch", folder])
+            #expect(unwatched.status == 0 && unwatched.stdout.contains("No folder is watched"), "\(unwatched)")
+            let later = try await ImageEditor().render(source: URL(fileURLWithPath: photos[2].path), steps: [FilterStep(filter: "invert", params: [])])
+            try later.jpeg.write(to: URL(fileURLWithPath: folder + "/after-unwatch.jpg"))
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await local().count == 4, "a folder no longer watched imports nothing")
+            #expect(await daemon.error(LibraryUnwatchRequest(path: folder))?.kind == .notFound)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Editing
+import Foundation
 import Library
 import Logging
 import Shared
@@ -6,58 +7,88 @@ import Store
 import Support
 import Synchronization
 
-/// `library.import`: folders of local photos into the library with perceptual hashes, near-duplicates
-/// skipped, one import at a time.
+/// `library.import` and watched folders: folders of local photos into the library with perceptual
+/// hashes, near-duplicates skipped, one import at a time (a person's import is refused while another
+/// runs; a watched folder's waits its turn).
 final class ImportCapability: Sendable {
     let importer: PhotoImporter
-    private let state: DaemonState
-    private let counter: LibraryCounter
-    private let logger: Logger
-    /// The folder being imported, if any.
-    let running = Mutex<String?>(nil)
+    let watcher: FolderWatcher
+    private let runs: Runs
 
-    init(importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, logger: Logger) {
-        self.importer = importer
-        self.state = state
-        self.counter = counter
-        self.logger = logger
+    /// The one import under way.
+    final class Runs: Sendable {
+        private let running = Mutex<String?>(nil)
+
+        /// Runs `body` as the one import under way; another asked for meanwhile is refused as busy.
+        func alone<T>(importing path: String, _ body: () async throws -> T) async throws -> T {
+            let busyWith = running.withLock { running -> String? in
+                if let running { return running }
+                running = path
+                return nil
+            }
+            if let busyWith { throw RPCError(.busy, "an import of \(busyWith) is running; wait for it to finish", retryAfter: 5) }
+            defer { running.withLock { $0 = nil } }
+            return try await body()
+        }
+
+        /// Runs `body` once no import is under way (a watched folder's arrivals wait for a person's import).
+        func whenFree<T>(importing path: String, _ body: () async throws -> T) async throws -> T {
+            while true {
+                do {
+                    return try await alone(importing: path, body)
+                } catch let error as RPCError where error.kind == .busy {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+        }
     }
 
-    /// Imports a folder as the one import under way, its progress on the bus; then each new photo
-    /// on the bus, the library's counts refreshed, and one log line with what came of it.
-    func importFolder(_ request: LibraryImportRequest) async throws -> ImportResult {
-        let started = ContinuousClock.now
-        let result = try await alone(importing: request.path) {
-            try await importer.importPath(
-                request.path, recursive: request.recursive == true, accountId: state.current.account.userId ?? ""
-            ) { progress in self.state.bus.publish(.importProgress(progress)) }
+    init(importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, store: Store, logger: Logger) {
+        self.importer = importer
+        let runs = Runs()
+        self.runs = runs
+        let perform = Self.performer(importer: importer, state: state, counter: counter, logger: logger)
+        watcher = FolderWatcher(store: store, logger: logger) { path, recursive, since in
+            _ = try? await runs.whenFree(importing: path) { try await perform(path, recursive, since) }
         }
-        for photo in result.imported { state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added))) }
-        counter.refresh()
-        logger.info("imported \(result.imported.count) photos from \(request.path)", metadata: [
-            "splashd_op": "import", "splashd_count": "\(result.imported.count)",
-            "splashd_duplicates": "\(result.duplicates.count)", "splashd_failed": "\(result.failed.count)",
-            "splashd_duration_ms": "\(started.millisecondsElapsed)",
-        ])
+        self.perform = perform
+    }
+
+    private let perform: @Sendable (_ path: String, _ recursive: Bool, _ since: Date?) async throws -> ImportResult
+
+    /// Imports a folder as the one import under way, its progress on the bus; then keeps watching it
+    /// when asked.
+    func importFolder(_ request: LibraryImportRequest) async throws -> ImportResult {
+        let result = try await runs.alone(importing: request.path) { try await perform(request.path, request.recursive == true, nil) }
+        if request.watch == true { try watcher.watch(request.path, recursive: request.recursive == true) }
         return result
     }
 
-    /// Runs `body` as the one import under way; another import asked for meanwhile is refused as busy.
-    func alone<T>(importing path: String, _ body: () async throws -> T) async throws -> T {
-        let busyWith = running.withLock { running -> String? in
-            if let running { return running }
-            running = path
-            return nil
+    /// An import of `path` with its progress on the bus; then each new photo on the bus, the library's
+    /// counts refreshed, and one log line with what came of it.
+    private static func performer(
+        importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, logger: Logger
+    ) -> @Sendable (String, Bool, Date?) async throws -> ImportResult {
+        { path, recursive, since in
+            let started = ContinuousClock.now
+            let result = try await importer.importPath(path, recursive: recursive, accountId: state.actingAccount, changedSince: since) { progress in
+                state.bus.publish(.importProgress(progress))
+            }
+            for photo in result.imported { state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added))) }
+            counter.refresh()
+            logger.info("imported \(result.imported.count) photos from \(path)", metadata: [
+                "splashd_op": "import", "splashd_count": "\(result.imported.count)",
+                "splashd_duplicates": "\(result.duplicates.count)", "splashd_failed": "\(result.failed.count)",
+                "splashd_duration_ms": "\(started.millisecondsElapsed)",
+            ])
+            return result
         }
-        if let busyWith { throw RPCError(.busy, "an import of \(busyWith) is running; wait for it to finish", retryAfter: 5) }
-        defer { running.withLock { $0 = nil } }
-        return try await body()
     }
 
     static func make(config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, logger: Logger) -> ImportCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         return ImportCapability(
             importer: PhotoImporter(store: store, editor: editor, duplicateThreshold: config.duplicateThreshold), state: state, counter: counter,
-            logger: logger)
+            store: store, logger: logger)
     }
 }

@@ -9,6 +9,7 @@ public struct LibraryImportRequest: RPCRequest {
     public static let parameters = [
         ParameterDoc("path", "string", required: true, "An absolute path to a folder (or one file)."),
         ParameterDoc("recursive", "boolean", "Into subfolders too (symbolic links followed, loops reported)."),
+        ParameterDoc("watch", "boolean", "Then keep watching the folder (inotify, across restarts): new or changed photos are imported as they appear, with the same checks; library.watching lists the folders, library.unwatch stops one."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .notFound, .busy]
     public static let example = LibraryImportRequest(path: "/home/ana/Pictures/Lisbon", recursive: true)
@@ -20,10 +21,12 @@ public struct LibraryImportRequest: RPCRequest {
 
     public var path: String
     public var recursive: Bool?
+    public var watch: Bool?
 
-    public init(path: String, recursive: Bool? = nil) {
+    public init(path: String, recursive: Bool? = nil, watch: Bool? = nil) {
         self.path = path
         self.recursive = recursive
+        self.watch = watch
     }
 
     public func validate() throws(RPCError) {
@@ -106,5 +109,65 @@ public struct ImportProgress: Codable, Sendable, Equatable {
         self.duplicates = duplicates
         self.failed = failed
         self.current = current
+    }
+}
+
+/// A folder splashd watches for new photos.
+public struct WatchedFolder: Codable, Sendable, Equatable {
+    public var path: String
+    public var recursive: Bool
+    public var since: Date
+    /// Every file changed before this has been looked at (changes while splashd was stopped are
+    /// imported at its next start).
+    public var scannedAt: Date
+
+    public init(path: String, recursive: Bool, since: Date, scannedAt: Date) {
+        self.path = path
+        self.recursive = recursive
+        self.since = since
+        self.scannedAt = scannedAt
+    }
+}
+
+public struct WatchedFoldersResult: Codable, Sendable, Equatable {
+    public var folders: [WatchedFolder]
+
+    public init(folders: [WatchedFolder]) {
+        self.folders = folders
+    }
+
+    public static let example = WatchedFoldersResult(folders: [WatchedFolder(
+        path: "/home/ana/Pictures/Camera", recursive: true, since: Date(timeIntervalSince1970: 1_795_000_000),
+        scannedAt: Date(timeIntervalSince1970: 1_795_000_600))])
+}
+
+/// `library.watching`: the folders watched for new photos.
+public struct LibraryWatchingRequest: RPCRequest {
+    public typealias Result = WatchedFoldersResult
+    public static let method = "library.watching"
+    public static let summary = "The folders watched for new photos (library.import with watch)."
+    public static let example = LibraryWatchingRequest()
+    public static let resultExample = WatchedFoldersResult.example
+    public init() {}
+}
+
+/// `library.unwatch`: stops watching a folder (its photos stay in the library).
+public struct LibraryUnwatchRequest: RPCRequest {
+    public typealias Result = WatchedFoldersResult
+    public static let method = "library.unwatch"
+    public static let summary = "Stops watching a folder; the photos imported from it stay. Answers the folders still watched."
+    public static let parameters = [ParameterDoc("path", "string", required: true, "The watched folder's absolute path.")]
+    public static let errors: [ErrorKind] = [.invalidInput, .notFound]
+    public static let example = LibraryUnwatchRequest(path: "/home/ana/Pictures/Camera")
+    public static let resultExample = WatchedFoldersResult(folders: [])
+
+    public var path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func validate() throws(RPCError) {
+        guard path.hasPrefix("/"), !path.contains("\0") else { throw .invalidInput("path must be an absolute path", field: "path") }
     }
 }

@@ -22,6 +22,8 @@ public enum MethodRegistry {
         FeedsUnfollowRequest.self,
         FeedsListRequest.self,
         LibraryImportRequest.self,
+        LibraryWatchingRequest.self,
+        LibraryUnwatchRequest.self,
         FiltersListRequest.self,
         EditsPreviewRequest.self,
         EditsCreateRequest.self,

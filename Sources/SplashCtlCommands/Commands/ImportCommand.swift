@@ -17,12 +17,31 @@ struct ImportCommand: AsyncParsableCommand {
             (import.duplicate_threshold). A file that cannot be read is reported and the rest go on.
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "A folder (or one file).") var path: String
+    @Argument(help: "A folder (or one file).") var path: String?
     @Flag(name: .shortAndLong, help: "Into subfolders too.") var recursive = false
+    @Flag(help: "Then keep watching the folder: new or changed photos are imported as they appear, across restarts.") var watch = false
+    @Flag(help: "List the folders being watched.") var watching = false
+    @Flag(help: "Stop watching the folder (its photos stay in the library).") var unwatch = false
+
+    static func absolute(_ path: String) -> String {
+        ((path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path) as NSString).standardizingPath
+    }
+
+    func validate() throws {
+        if watching, path != nil || watch || unwatch { throw ValidationError(Message.watchingAlone.text()) }
+        if !watching, path == nil { throw ValidationError(Message.importWhat.text()) }
+        if unwatch, watch { throw ValidationError(Message.watchOrUnwatch.text()) }
+    }
 
     func run() async throws {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let request = LibraryImportRequest(path: (absolute as NSString).standardizingPath, recursive: recursive ? true : nil)
+        if watching {
+            return try await global.run(LibraryWatchingRequest(), render: Self.renderFolders)
+        }
+        let absolute = Self.absolute(path ?? "")
+        if unwatch {
+            return try await global.run(LibraryUnwatchRequest(path: absolute), render: Self.renderFolders)
+        }
+        let request = LibraryImportRequest(path: absolute, recursive: recursive ? true : nil, watch: watch ? true : nil)
         let showProgress = !global.json && Output.isTerminal(.error)
         try await global.run(request, whileWaiting: showProgress ? Self.showProgress : nil) { result, style in
             var lines: [String] = []
@@ -41,8 +60,17 @@ struct ImportCommand: AsyncParsableCommand {
             for failure in result.failed {
                 lines.append(style.red(failed) + pad(failed) + "\(failure.path): \(failure.error)")
             }
+            if watch { lines.append(style.green(Message.nowWatching(absolute).text())) }
             return lines.joined(separator: "\n")
         }
+    }
+
+    static func renderFolders(_ result: WatchedFoldersResult, _ style: TerminalStyle) -> String {
+        guard !result.folders.isEmpty else { return Message.noFoldersWatched.text() }
+        return result.folders.map { folder in
+            folder.path + (folder.recursive ? " " + style.dim(Message.withSubfolders.text()) : "")
+                + "  " + style.dim(Message.watchedSince(Formatting.relative(folder.since)).text())
+        }.joined(separator: "\n")
     }
 
     /// A progress bar on stderr fed by `import.progress` events on a second connection.

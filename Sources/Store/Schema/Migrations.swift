@@ -8,7 +8,7 @@ enum Migrations {
         migrator.registerMigration("v2 pull rereads", migrate: SchemaV2.migrate)
         migrator.registerMigration("v3 counters", migrate: SchemaV3.migrate)
         migrator.registerMigration("v4 list indexes", migrate: SchemaV4.migrate)
-        migrator.registerMigration("v5 searches asked, guest adoptions", migrate: SchemaV5.migrate)
+        migrator.registerMigration("v5 searches asked, guest adoptions, watched folders", migrate: SchemaV5.migrate)
         return migrator
     }
 

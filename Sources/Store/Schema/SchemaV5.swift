@@ -6,7 +6,8 @@ import GRDB
 /// says how old it is by the fetching (`last_run_at`).
 ///
 /// And the account that the guest's likes and edits are being brought into (item 1), so that an
-/// adoption cut short by a crash goes on at the next start (`GuestRows`).
+/// adoption cut short by a crash goes on at the next start (`GuestRows`); and the folders watched for
+/// new photos (item 7, `WatchedFolderRows`).
 enum SchemaV5 {
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -18,6 +19,13 @@ enum SchemaV5 {
             CREATE TABLE guest_adoptions (
                 account_id TEXT PRIMARY KEY NOT NULL,
                 started_at DATETIME NOT NULL
+            );
+
+            CREATE TABLE watched_folders (
+                path TEXT PRIMARY KEY NOT NULL,
+                recursive INTEGER NOT NULL,
+                added_at DATETIME NOT NULL,
+                scanned_at DATETIME NOT NULL            -- files changed after it are imported at the next start
             );
             """)
     }
