@@ -59,6 +59,7 @@ public struct EditActions: Sendable {
         var op = OutboxEntry(
             accountId: edit.accountId, entity: entity, entityId: edit.id, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
+        try OriginalUploads.queueIfLocal(photo, accountId: edit.accountId, db: db, now: now)
     }
 
     public enum Removal: Sendable, Equatable {

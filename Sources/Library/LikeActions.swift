@@ -91,6 +91,8 @@ public struct LikeActions: Sendable {
             accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
             payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
+        // A local photo's file goes with its like, for the account's other devices.
+        if liked { try OriginalUploads.queueIfLocal(photo, accountId: accountId, db: db, now: now) }
         return .changed(queued: true)
     }
 

@@ -25,7 +25,7 @@ struct SyncCapability: Sendable {
         let pushEngine = account.backend.map { backend in
             PushEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
-                gate: gate, logger: logger, alsoPush: { await account.profiles.push() },
+                configuration: pushConfiguration(config), gate: gate, logger: logger, alsoPush: { await account.profiles.push() },
                 outboxChanged: { counter.refresh() })
         }
         let pullEngine = account.backend.map { backend in
@@ -62,5 +62,13 @@ struct SyncCapability: Sendable {
         return SyncCapability(
             likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network,
             service: pushEngine.map { SyncService(store: store, push: $0, pull: pullEngine, network: network) })
+    }
+}
+
+extension SyncCapability {
+    static func pushConfiguration(_ config: DaemonConfig) -> PushEngine.Configuration {
+        var configuration = PushEngine.Configuration()
+        configuration.originalMaximumBytes = Int64(config.originalsMaxMiB) << 20
+        return configuration
     }
 }

@@ -51,6 +51,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// A kept search page younger than this answers from the store without asking the source again;
     /// an older one answers from the store and is refreshed in the background.
     public var searchFreshSeconds = 60
+    /// The original of a liked or edited local photo above this many MiB stays on this machine (its
+    /// upload is rejected, with the reason).
+    public var originalsMaxMiB = 100
 
     public init() {}
 
@@ -119,6 +122,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "images.max_file_mb": { config, value, path throws(ConfigError) in
             config.imagesMaxFileMiB = try value.integer("images.max_file_mb", in: 1...4096, path)
+        },
+        "originals.max_mib": { config, value, path throws(ConfigError) in
+            config.originalsMaxMiB = try value.integer("originals.max_mib", in: 1...200, path)
         },
         "search.fresh_seconds": { config, value, path throws(ConfigError) in
             config.searchFreshSeconds = try value.integer("search.fresh_seconds", in: 0...86_400, path)

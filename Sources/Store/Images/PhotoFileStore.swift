@@ -123,6 +123,18 @@ public enum PhotoFileStore {
         Set(try String.fetchAll(db, sql: "SELECT path FROM photo_files WHERE in_library = 1"))
     }
 
+    /// Local photos in `accountId`'s library (liked, or with a live edit) with no file on this machine:
+    /// imported on another device, their originals are in the account's Storage.
+    public static func localWithoutFile(_ db: Database, accountId: String, limit: Int) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            SELECT p.id FROM photos p
+            WHERE p.source = 'local' AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = p.id)
+              AND (EXISTS (SELECT 1 FROM likes l WHERE l.account_id = ? AND l.photo_id = p.id AND l.deleted_at IS NULL)
+                   OR EXISTS (SELECT 1 FROM edits e WHERE e.account_id = ? AND e.photo_id = p.id AND e.deleted_at IS NULL))
+            LIMIT ?
+            """, arguments: [accountId, accountId, limit])
+    }
+
     public static func files(_ db: Database, photoId: String) throws -> [File] {
         try Row.fetchAll(db, sql: "SELECT * FROM photo_files WHERE photo_id = ? ORDER BY in_library DESC, variant", arguments: [photoId])
             .map(File.init(row:))

@@ -15,6 +15,7 @@ public final class PullEngine: Service, Sendable {
     private let session: SessionManager
     private let puller: LikesPuller
     private let editsPuller: EditsPuller
+    private let originals: OriginalsDownloader
     private let network: NetworkGate
     /// The time between timed pulls, asked anew after each pull (longer while the live channel brings
     /// changes as they happen: the timed pull is then only a safety net).
@@ -52,6 +53,7 @@ public final class PullEngine: Service, Sendable {
         self.session = session
         self.puller = LikesPuller(backend: backend, store: store)
         self.editsPuller = EditsPuller(backend: backend, store: store, dataDirectory: dataDirectory)
+        self.originals = OriginalsDownloader(backend: backend, store: store, dataDirectory: dataDirectory)
         self.network = network
         self.interval = interval
         self.logger = logger
@@ -114,6 +116,8 @@ public final class PullEngine: Service, Sendable {
                 let edits = try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
                 applied.changes += edits.changes
                 applied.rows += edits.rows
+                // Local photos imported on another device: their originals, from the account's Storage.
+                applied.changes += try await self.originals.downloadMissing(accountId: accountId, token: token)
                 return applied
             }
             if !applied.changes.isEmpty { changed(applied.changes) }

@@ -22,6 +22,8 @@ public final class PushEngine: Service, Sendable {
         /// Likes per request. A like row is ~100 bytes: 2,000 make a 200 KB body, and 10,000 queued
         /// likes drain in five round trips.
         public var batchSize = 2000
+        /// Originals of local photos above this are not sent (originals.max_mib).
+        public var originalMaximumBytes: Int64 = 100 << 20
         /// 1 s doubling to 5 min, with jitter (each delay between half and all of it).
         public var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0.5)
         public init() {}
@@ -68,6 +70,7 @@ public final class PushEngine: Service, Sendable {
             [
                 LikesPusher(backend: backend, batchSize: configuration.batchSize),
                 EditsPusher(backend: backend, store: store, dataDirectory: dataDirectory),
+                OriginalsPusher(backend: backend, dataDirectory: dataDirectory, maximumBytes: configuration.originalMaximumBytes),
             ]
         } ?? []
         self.network = network
