@@ -115,43 +115,22 @@ import TestSupport
             let kept = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
             #expect(kept.stale && kept.refreshing == true && kept.staleReason == nil)
             #expect(kept.photos.map(\.id) == live.photos.map(\.id) && kept.fetchedAt == live.fetchedAt)
-            let refreshed = try #require(try await Self.nextRefresh(on: watcher))
+            let refreshed = try #require(try await watcher.firstEvent { if case .searchRefreshed(let refreshed) = $0 { refreshed } else { nil } })
             #expect(refreshed.request.query == "glacier" && refreshed.error == nil)
             let fresh = try #require(refreshed.result)
             // (The wire's times are whole seconds: the fresh page's is not earlier.)
             #expect(!fresh.stale && fresh.fetchedAt >= live.fetchedAt && fresh.photos.map(\.id) == live.photos.map(\.id))
             let after = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
             #expect(after.fetchedAt == fresh.fetchedAt && after.refreshing == true, "the store keeps the fresh page")
-            #expect(try #require(try await Self.nextRefresh(on: watcher)).result != nil)
+            #expect(try #require(try await watcher.firstEvent { if case .searchRefreshed(let refreshed) = $0 { refreshed } else { nil } }).result != nil)
 
             try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}]"#)
             fixture.onCleanup { try? await devstack.clearFaults() }
             #expect(try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5)).refreshing == true)
-            let failed = try #require(try await Self.nextRefresh(on: watcher))
+            let failed = try #require(try await watcher.firstEvent { if case .searchRefreshed(let refreshed) = $0 { refreshed } else { nil } })
             #expect(failed.result == nil && failed.error?.contains("cannot reach Unsplash") == true, "\(failed)")
             let offline = try await client.send(PhotosSearchRequest(query: "glacier", perPage: 5))
             #expect(offline.stale && offline.staleReason?.contains("cannot reach Unsplash") == true)
-        }
-    }
-
-    /// The next `search.refreshed` event, or nil if none came within ten seconds.
-    static func nextRefresh(on watcher: SplashClient) async throws -> SearchRefreshed? {
-        try await withThrowingTaskGroup(of: SearchRefreshed?.self) { group in
-            group.addTask {
-                while let event = try? await watcher.nextEvent() {
-                    if case .searchRefreshed(let refreshed) = event.event { return refreshed }
-                }
-                return nil
-            }
-            group.addTask {
-                // A read does not see cancellation: on a timeout, closing the watcher ends it.
-                guard (try? await Task.sleep(for: .seconds(10))) != nil else { return nil }
-                await watcher.close()
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
     }
 

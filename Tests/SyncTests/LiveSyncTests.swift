@@ -100,24 +100,12 @@ extension LiveSyncTests {
 
     /// The first `users.changed` that lists `username`, or nil if none came within `seconds`.
     func firstUsersChange(on watcher: SplashClient, listing username: String, within seconds: Int = 10) async throws -> UsersChange? {
-        try await withThrowingTaskGroup(of: UsersChange?.self) { group in
-            group.addTask {
-                while let event = try? await watcher.nextEvent() {
-                    if case .usersChanged(let users) = event.event, users.recent.contains(where: { $0.username == username }) { return users }
-                }
-                return nil
-            }
-            group.addTask {
-                // Closing the watcher ends its read if the newcomer never came (a read does not see cancellation).
-                try? await Task.sleep(for: .seconds(seconds))
-                await watcher.close()
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            await watcher.close()
-            return first
+        let users = try await watcher.firstEvent(within: seconds) { event -> UsersChange? in
+            guard case .usersChanged(let users) = event, users.recent.contains(where: { $0.username == username }) else { return nil }
+            return users
         }
+        await watcher.close()
+        return users
     }
 
     /// A sign-up anywhere reaches a live daemon at once: `users.changed` with the newcomer among the
