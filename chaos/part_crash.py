@@ -688,7 +688,8 @@ def aimed_kills(devstack, base, figures, a, email, pool, urls, cdn, per_point, r
             moved = in_library == 1 - want and not os.path.exists(old) and os.path.exists(new)
             return None if moved else f"row in_library={in_library} {path}, old place {os.path.exists(old)}, new place {os.path.exists(new)}"
         if point == "download.renamed":
-            rows = a.sql("SELECT count(*) FROM photo_files WHERE photo_id = ?", (pid,))[0][0]
+            # The library file's row (its thumbnail may be in the cache: searches fetch them in the background).
+            rows = a.sql("SELECT count(*) FROM photo_files WHERE photo_id = ? AND variant = 'regular'", (pid,))[0][0]
             final = os.path.join(a.library, "unsplash", pid.split(":", 1)[1] + ".regular.jpg")
             return None if not rows and os.path.exists(final) else f"{rows} file rows, final file there: {os.path.exists(final)}"
         if point == "import.copied":

@@ -18,7 +18,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case editRemovedInFlight = "edit.removed_in_flight"
     /// A photo's file moved between the library and the cache; its row still says the old place.
     case imageMoved = "image.moved"
-    /// A download took its final name; its row is not written yet.
+    /// A library download (a liked photo's file) took its final name; its row is not written yet.
     case downloadRenamed = "download.renamed"
     /// An imported file is copied into the library; its row is not written yet.
     case importCopied = "import.copied"

@@ -61,7 +61,9 @@ struct ImageDownloader: Sendable {
             }
             // The rename into the library must survive a power cut before the row that points at it does.
             DurableFile.syncDirectory(of: final)
-            CrashPoint.downloadRenamed.reach()
+            // Aimed at the library's downloads: thumbnails of what searches showed arrive in the
+            // background too, and a kill meant for a liked photo's file must not land on one of them.
+            if inLibrary { CrashPoint.downloadRenamed.reach() }
         } else {
             // Placed by a run that died before recording it; keep it only if it is what we would have kept.
             do throws(ImageFailure) {
