@@ -1,4 +1,5 @@
 import Foundation
+import Editing
 import GRDB
 import Shared
 import Store
@@ -45,8 +46,26 @@ public struct LikeActions: Sendable {
 
     /// `accountId` is the signed-in account's, or `GuestRows.accountId` signed out: the guest's likes
     /// are kept on this machine and never queued for a server (an adoption queues them later).
-    public func like(photoId: String, accountId: String, now: Date = Date()) throws -> Outcome {
-        try store.write { db in try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
+    /// `refuseDuplicatesWithin`: refuse (`LibraryError.duplicate`) a photo whose perceptual hash is known
+    /// and within that many bits of a photo already in the account's library; nil: no check.
+    public func like(photoId: String, accountId: String, refuseDuplicatesWithin threshold: Int? = nil, now: Date = Date()) throws -> Outcome {
+        try store.write { db in
+            if let threshold, let twin = try Self.twin(of: photoId, accountId: accountId, within: threshold, db: db) {
+                throw LibraryError.duplicate(photoId, of: twin.id, distance: twin.distance)
+            }
+            return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now)
+        }
+    }
+
+    /// The nearest photo of the account's library that `photoId` looks like, if its hash is known and
+    /// one is within `threshold` bits (itself aside; an already-liked photo has no twin to refuse for).
+    static func twin(of photoId: String, accountId: String, within threshold: Int, db: Database) throws -> (id: String, distance: Int)? {
+        guard let value = try PerceptualHashQuery.hash(db, photoId: photoId) else { return nil }
+        if let like = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId]), like.deletedAt == nil { return nil }
+        let known = try DuplicateFinder.libraryHashes(db, accountId: accountId)
+        guard let nearest = DuplicateFinder.nearest(to: PerceptualHash(value: value), in: known, excluding: photoId),
+              nearest.distance <= threshold else { return nil }
+        return nearest
     }
 
     public func unlike(photoId: String, accountId: String, now: Date = Date()) throws -> Outcome {

@@ -61,6 +61,37 @@ import TestSupport
         #expect(try await error(QueueDropRequest(opId: op)).kind == .notFound)
     }
 
+    /// A like of a photo that looks like one already in the library (perceptual hashes a bit apart,
+    /// as a thumbnail's hash makes known before any download) is refused as `duplicate`, naming the
+    /// twin, and done when asked with allow_duplicate; a photo unlike all of them is liked as ever.
+    @Test func aNearDuplicateLikeIsRefusedUnlessAllowed() async throws {
+        let twins = try InProcessDaemon(photos: ["a", "b", "c"])
+        twins.signIn()
+        try twins.store.write { db in
+            try PerceptualHashQuery.set(db, hash: 0x0F0F_0F0F_0F0F_0F0F, photoId: "unsplash:a")
+            try PerceptualHashQuery.set(db, hash: 0x0F0F_0F0F_0F0F_0F0E, photoId: "unsplash:b")  // 1 bit from a
+            try PerceptualHashQuery.set(db, hash: 0xF0F0_F0F0_F0F0_F0F0, photoId: "unsplash:c")  // 64 bits from a
+        }
+        let refusal: RPCError? = try await twins.client { client async throws -> RPCError? in
+            #expect(try await client.send(PhotosLikeRequest(id: "unsplash:a")).liked)
+            do {
+                _ = try await client.send(PhotosLikeRequest(id: "unsplash:b"))
+                return nil
+            } catch let error as RPCError {
+                return error
+            }
+        }
+        #expect(refusal?.kind == .duplicate && refusal?.data?.field == "id")
+        #expect(refusal?.message == "unsplash:b looks like unsplash:a, already in your library (1 of 64 bits apart); like it anyway with --allow-duplicate")
+        try await twins.client { client async throws -> Void in
+            #expect(try await client.send(QueueListRequest()).ops.map(\.entityId) == ["unsplash:a"], "nothing queued for the refused like")
+            #expect(try await client.send(PhotosLikeRequest(id: "unsplash:b", allowDuplicate: true)).liked)
+            #expect(try await client.send(PhotosLikeRequest(id: "unsplash:c")).liked)
+            #expect(try await client.send(PhotosLikeRequest(id: "unsplash:b")).changed == false, "liked already: no twin to refuse for")
+        }
+        #expect(ErrorKind.duplicate.exitCode == 65 && ErrorKind.duplicate.code == -32011)
+    }
+
     @Test func errorsComeFromTheDomainInTheProtocolsWords() async throws {
         #expect(try await error(SyncNowRequest()).kind == .notSignedIn)
         daemon.signIn()

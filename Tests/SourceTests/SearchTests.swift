@@ -1,5 +1,6 @@
 import Foundation
 import Shared
+import Store
 import SplashClient
 import Testing
 import TestSupport
@@ -153,6 +154,12 @@ import TestSupport
                 return present
             }
             try await daemon.wait(for: "the page's thumbnails in the cache") { try await thumbnails() == ids.count }
+            // Each thumbnail's perceptual hash is the photo's, known before any download (a like of a
+            // near-duplicate can be refused).
+            let store = try Store(path: daemon.databasePath)
+            try await daemon.wait(for: "the thumbnails' perceptual hashes") {
+                try store.read { db in try ids.allSatisfy { try PerceptualHashQuery.hash(db, photoId: $0) != nil } }
+            }
             try await devstack.faults(#"[{"path": "/unsplash/*", "action": "reset"}, {"path": "/cdn/*", "action": "reset"}]"#)
             fixture.onCleanup { try? await devstack.clearFaults() }
             let offline = try await client.send(PhotosSearchRequest(query: "sunset", perPage: 6))

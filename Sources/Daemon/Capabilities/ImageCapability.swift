@@ -56,6 +56,10 @@ struct ImageCapability: Sendable {
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)
         }
+        // A thumbnail's hash is the photo's (a perceptual hash is taken from a 32×32 reduction): known
+        // before any download, it lets a like of a near-duplicate be refused. Not reported: a search
+        // result that looks like a library photo is no news until it is liked.
+        configuration.thumbnailArrived = { photoId, path in scanner.arrived(photoId: photoId, path: path, report: false) }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
             // Signed out, the guest's liked and edited photos are downloaded too.

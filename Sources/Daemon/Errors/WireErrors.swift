@@ -25,6 +25,7 @@ enum WireErrors {
         case .unreadable: RPCError(.notFound, error.description, field: "path")
         case .unknownOp: RPCError(.notFound, error.description, field: "op_id")
         case .opInFlight: RPCError(.conflict, error.description, field: "op_id")
+        case .duplicate: RPCError(.duplicate, error.description, field: "id")
         }
     }
 

@@ -9,7 +9,10 @@ import Sync
 enum LibraryRoutes {
     static let signInToSync = "sign in to sync (splashctl login); what you do signed out is kept on this machine"
 
-    static func register(into router: inout Router, state: DaemonState, library: PhotoLibrary, counter: LibraryCounter, sync: SyncCapability?, logger: Logger) {
+    static func register(
+        into router: inout Router, state: DaemonState, library: PhotoLibrary, counter: LibraryCounter, sync: SyncCapability?,
+        duplicateThreshold: Int, logger: Logger
+    ) {
         let likes = sync?.likes ?? LikeActions(store: library.store)
         let queue = OutboxQueue(store: library.store)
         let engine = sync?.engine
@@ -31,7 +34,8 @@ enum LibraryRoutes {
         // Signed out, likes are the guest's: kept here, never pushed unless an account adopts them.
         router.register(PhotosLikeRequest.self) { request, _ in
             let account = state.actingAccount
-            return try answer(request.id, try likes.like(photoId: request.id, accountId: account), .liked, accountId: account)
+            let threshold = request.allowDuplicate == true ? nil : duplicateThreshold
+            return try answer(request.id, try likes.like(photoId: request.id, accountId: account, refuseDuplicatesWithin: threshold), .liked, accountId: account)
         }
         router.register(PhotosUnlikeRequest.self) { request, _ in
             let account = state.actingAccount

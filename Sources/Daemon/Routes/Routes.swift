@@ -20,7 +20,9 @@ enum Routes {
         let guests = guests ?? GuestCapability(adoption: GuestAdoption(store: library.store), counter: counter, push: sync?.engine, logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state, guests: guests)
         GuestRoutes.register(into: &router, state: state, guests: guests)
-        LibraryRoutes.register(into: &router, state: state, library: library, counter: counter, sync: sync, logger: logger)
+        LibraryRoutes.register(
+            into: &router, state: state, library: library, counter: counter, sync: sync,
+            duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(
             into: &router, state: state, library: library, images: images, search: search, network: sync?.network ?? .alwaysOnline,

@@ -19,6 +19,9 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
     case busy
     /// The disk or quota is full; the same request succeeds once there is room.
     case noSpace = "no_space"
+    /// The photo looks like one already in the library (its twin named); asked again with
+    /// `allow_duplicate`, it is done.
+    case duplicate
 
     public var code: Int {
         switch self {
@@ -37,13 +40,14 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
         case .tooLarge: -32008
         case .busy: -32009
         case .noSpace: -32010
+        case .duplicate: -32011
         }
     }
 
     /// splashctl's exit status for this kind (sysexits.h names in comments).
     public var exitCode: Int32 {
         switch self {
-        case .invalidInput, .conflict, .rejected, .tooLarge: 65  // EX_DATAERR
+        case .invalidInput, .conflict, .rejected, .tooLarge, .duplicate: 65  // EX_DATAERR
         case .notFound: 66  // EX_NOINPUT
         case .internalError: 70  // EX_SOFTWARE
         case .offline, .rateLimited, .busy: 75  // EX_TEMPFAIL

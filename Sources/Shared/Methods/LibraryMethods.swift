@@ -14,13 +14,20 @@ public enum PhotoID {
 public struct PhotosLikeRequest: RPCRequest {
     public typealias Result = PhotoActionResult
     public static let method = "photos.like"
-    public static let summary = "Likes a photo: applied to the library at once and queued for the server (works offline)."
-    public static let parameters = [ParameterDoc("id", "string", required: true, "The photo id, e.g. unsplash:Dwu85P9SOIk.")]
-    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .notSignedIn]
+    public static let summary = "Likes a photo: applied to the library at once and queued for the server (works offline). A photo that looks like one already in the library is refused (duplicate, naming it) unless allow_duplicate."
+    public static let parameters = [
+        ParameterDoc("id", "string", required: true, "The photo id, e.g. unsplash:Dwu85P9SOIk."),
+        ParameterDoc("allow_duplicate", "boolean", "Like it even if it looks like a photo already in the library (perceptual hash within import.duplicate_threshold bits; known once any of its files, a thumbnail included, was seen)."),
+    ]
+    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .duplicate]
     public static let example = PhotosLikeRequest(id: "unsplash:Dwu85P9SOIk")
     public static let resultExample = PhotoActionResult(id: "unsplash:Dwu85P9SOIk", liked: true, dismissed: false, changed: true, queued: true)
     public var id: String
-    public init(id: String) { self.id = id }
+    public var allowDuplicate: Bool?
+    public init(id: String, allowDuplicate: Bool? = nil) {
+        self.id = id
+        self.allowDuplicate = allowDuplicate
+    }
     public func validate() throws(RPCError) { try PhotoID.validate(id) }
 }
 

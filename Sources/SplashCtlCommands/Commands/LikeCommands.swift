@@ -10,9 +10,10 @@ struct LikeCommand: AsyncParsableCommand {
         commandName: "like", abstract: "Add a photo to My Collection (works offline; sent when online).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The photo id, e.g. unsplash:Dwu85P9SOIk.") var id: String
+    @Flag(help: "Like it even if it looks like a photo already in the library.") var allowDuplicate = false
 
     func run() async throws {
-        try await global.run(PhotosLikeRequest(id: id), render: PhotoActionText.render)
+        try await global.run(PhotosLikeRequest(id: id, allowDuplicate: allowDuplicate ? true : nil), render: PhotoActionText.render)
     }
 }
 

@@ -29,7 +29,7 @@ public final class DuplicateScanner: Service, Sendable {
     /// How long after the start it looks for files left unhashed: its query reads the library's files,
     /// and the start (to READY) should not share the store and the cores with it.
     private let settleFor: Duration
-    private let waiting = Mutex<[(photoId: String, path: String)]>([])
+    private let waiting = Mutex<[(photoId: String, path: String, report: Bool)]>([])
     private let wakeup = Wakeup()
 
     /// `hash` takes a file's perceptual hash (nil: not an image it can read). `transfersActive` says
@@ -52,8 +52,10 @@ public final class DuplicateScanner: Service, Sendable {
     }
 
     /// A library file was recorded at `path` (absolute).
-    public func arrived(photoId: String, path: String) {
-        waiting.withLock { $0.append((photoId, path)) }
+    /// A file of the photo arrived; `report`: log it when it looks like a library photo (a library
+    /// file), or only record its hash (a search result's thumbnail).
+    public func arrived(photoId: String, path: String, report: Bool = true) {
+        waiting.withLock { $0.append((photoId, path, report)) }
         wakeup.ring()
     }
 
@@ -111,7 +113,7 @@ public final class DuplicateScanner: Service, Sendable {
             let files = try store.read { db in try PhotoFileStore.unhashed(db) }
             guard !files.isEmpty else { return }
             waiting.withLock { waiting in
-                for file in files { waiting.append((file.photoId, dataDirectory + "/" + file.path)) }
+                for file in files { waiting.append((file.photoId, dataDirectory + "/" + file.path, true)) }
             }
             wakeup.ring()
         } catch {
@@ -131,12 +133,16 @@ public final class DuplicateScanner: Service, Sendable {
             }
             if batch.isEmpty { break }
             var hashes: [(photoId: String, hash: PerceptualHash)] = []
+            var reported: Set<String> = []
             var unhashed = batch[...]
             while let arrival = unhashed.first, holdOffUntil() == nil {
                 unhashed = unhashed.dropFirst()
-                if let hash = await hash(arrival.path) { hashes.append((arrival.photoId, hash)) }
+                if let hash = await hash(arrival.path) {
+                    hashes.append((arrival.photoId, hash))
+                    if arrival.report { reported.insert(arrival.photoId) }
+                }
             }
-            report(hashes)
+            report(hashes, logging: reported)
             total += hashes.count
             if !unhashed.isEmpty {
                 // Downloads began: the rest waits for them, first in line.
@@ -148,10 +154,10 @@ public final class DuplicateScanner: Service, Sendable {
         return total
     }
 
-    private func report(_ hashes: [(photoId: String, hash: PerceptualHash)]) {
+    private func report(_ hashes: [(photoId: String, hash: PerceptualHash)], logging reported: Set<String>) {
         do {
             let near = try DuplicateFinder.record(hashes, accountId: accountId(), threshold: threshold, store: store)
-            for (photoId, photos) in near.sorted(by: { $0.key < $1.key }) {
+            for (photoId, photos) in near.sorted(by: { $0.key < $1.key }) where reported.contains(photoId) {
                 guard let nearest = photos.first else { continue }
                 logger.notice("\(photoId) looks like \(nearest.id), already in the library (\(nearest.distance) bits apart)", metadata: [
                     "splashd_op": "images", "splashd_photo": "\(photoId)", "splashd_duplicate_of": "\(nearest.id)",

@@ -56,8 +56,9 @@ extension ImageQueue {
         defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
         let host = host(of: job, variant: "thumb")
         do throws(ImageFailure) {
-            _ = try await download(job, variant: "thumb", inLibrary: false)
+            let file = try await download(job, variant: "thumb", inLibrary: false)
             if let host { report(.success(()), host: host) }
+            configuration.thumbnailArrived?(job.photoId, configuration.cacheDirectory + "/" + file.path)
             cache.evict(maxBytes: configuration.cacheMaxBytes)
         } catch {
             if let host { report(.failure(error), host: host) }

@@ -45,6 +45,9 @@ public final class ImageQueue: Service, Sendable {
         /// daemon counts an Unsplash download there, as Unsplash's terms ask, and takes the perceptual
         /// hash to report near-duplicates).
         public var fileArrived: (@Sendable (String, String) async -> Void)?
+        /// Called with the photo id and the absolute path of a thumbnail put in the cache (the daemon
+        /// takes its perceptual hash, so a like of a near-duplicate can be refused before any download).
+        public var thumbnailArrived: (@Sendable (String, String) -> Void)?
         /// A test's seam: called with the photos one look found missing, before it picks which to start
         /// (a test holds it there while a transfer ends).
         public var listedMissing: (@Sendable ([String]) async -> Void)?
