@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "PhotoSources",
             dependencies: [
-                "Shared", "Store", "HTTP", "Connectivity",
+                "Shared", "Support", "Store", "HTTP", "Connectivity",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -5,6 +5,7 @@ import HTTP
 import Logging
 import Shared
 import Store
+import Support
 
 /// Live searches of Unsplash and NASA, kept in the store with their rank so that the same search
 /// answers offline (marked stale), and remembered as history.
@@ -68,13 +69,11 @@ public final class SearchService: Sendable {
         if request.refresh != true,
            var kept = cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId, reason: nil, retryAt: nil) {
             _ = try? store.write { db in try SearchPages.markAsked(db, source: source, key: key, now: Date()) }
-            let service = source == .nasa ? SourceHTTP.nasa : SourceHTTP.unsplash
-            // A budget that has room again since is no reason any more.
-            let failure = sourceHTTP.lastFailure(of: service).flatMap { failure in failure.retryAt.map { $0 > Date() } == false ? nil : failure }
+            let failure = sourceHTTP.lastFailure(of: source == .nasa ? SourceHTTP.nasa : SourceHTTP.unsplash)
             kept.staleReason = failure?.description
             kept.retryAt = failure?.retryAt
-            let overBudget = sourceHTTP.overBudget(service) != nil
-            if !overBudget, Date().timeIntervalSince(kept.fetchedAt) >= Double(configuration.freshFor.components.seconds) {
+            // Over the budget (a failure with a retry time) nothing is asked of the source until it has room.
+            if kept.retryAt == nil, Date().timeIntervalSince(kept.fetchedAt) >= configuration.freshFor.timeInterval {
                 kept.refreshing = refreshes.enqueue(request, accountId: accountId)
             }
             wantThumbnails(of: kept.photos)

@@ -31,14 +31,12 @@ final class SourceHTTP: Sendable {
 
     var unsplashRemaining: Int? { remaining.withLock { $0 } }
 
-    /// Why the service's last request failed; nil once one succeeded (or none was made).
-    func lastFailure(of service: String) -> SourceError? {
-        failures.withLock { $0[service] }
-    }
-
-    /// The service's hourly budget is used up, by its last answer, and has no room yet.
-    func overBudget(_ service: String, now: Date = Date()) -> SourceError? {
-        guard let failure = lastFailure(of: service), let retryAt = failure.retryAt, retryAt > now else { return nil }
+    /// Why the service's last request failed; nil once one succeeded (or none was made), and nil once
+    /// an hourly budget it was over has room again (no reason any more). A failure with a `retryAt` is
+    /// the budget still used up.
+    func lastFailure(of service: String, now: Date = Date()) -> SourceError? {
+        guard let failure = failures.withLock({ $0[service] }) else { return nil }
+        if let retryAt = failure.retryAt, retryAt <= now { return nil }
         return failure
     }
 

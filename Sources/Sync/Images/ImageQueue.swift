@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Connectivity
 import Glibc
 #endif
+import Connectivity
 import Foundation
 import HTTP
 import Logging
@@ -197,25 +197,23 @@ public final class ImageQueue: Service, Sendable {
                 }
                 // No gate on the backend: each image host is asked on its own (`health`), so a CDN
                 // that answers keeps downloading while the backend is down or absent.
-                do {
-                    if let account = await accountId(), let listed = listMissing(accountId: account) {
-                        await configuration.listedMissing?(listed.missing.map(\.photoId))
-                        for job in startable(listed) {
-                            group.addTask { await self.fetch(job) }
-                        }
+                if let account = await accountId(), let listed = listMissing(accountId: account) {
+                    await configuration.listedMissing?(listed.missing.map(\.photoId))
+                    for job in startable(listed) {
+                        group.addTask { await self.fetch(job) }
                     }
-                    // Feeds need no account: their thumbnails come whoever is signed in.
-                    for job in startableThumbnails() {
-                        group.addTask {
-                            await self.fetchThumbnail(job)
-                            self.wakeup.ring()
-                        }
-                    }
-                    // Only future retries set a timer: one already due but not started waits for a free slot,
-                    // and a finished transfer rings (a past deadline here would spin).
-                    let now = ContinuousClock.now
-                    deadline = state.withLock { $0.retries.values.map(\.due).filter { $0 > now }.min() }
                 }
+                // Thumbnails (followed feeds', what searches showed) need no account: whoever is signed in.
+                for job in startableThumbnails() {
+                    group.addTask {
+                        await self.fetchThumbnail(job)
+                        self.wakeup.ring()
+                    }
+                }
+                // Only future retries set a timer: one already due but not started waits for a free slot,
+                // and a finished transfer rings (a past deadline here would spin).
+                let now = ContinuousClock.now
+                deadline = state.withLock { $0.retries.values.map(\.due).filter { $0 > now }.min() }
                 await wakeup.wait(until: deadline)
             }
         }
