@@ -47,8 +47,10 @@ public struct GuestAdoption: Sendable {
             if moved < batchSize { break }
         }
         while true {
-            let moved = try store.write { db -> Int in
+            // Every edit of a batch stops being the guest's: a live one is re-keyed, a removed one deleted.
+            let (read, moved) = try store.write { db -> (Int, Int) in
                 let edits = try GuestRows.edits(db, limit: batchSize)
+                var moved = 0
                 for var edit in edits {
                     guard edit.deletedAt == nil, let photo = try PhotoRecord.fetchOne(db, key: edit.photoId) else {
                         try edit.delete(db)
@@ -57,12 +59,13 @@ public struct GuestAdoption: Sendable {
                     edit.accountId = accountId
                     try edit.update(db)
                     try EditActions.queueUpload(of: edit, photo: photo, db: db, now: now)
+                    moved += 1
                 }
-                return edits.filter { $0.deletedAt == nil }.count
+                return (edits.count, moved)
             }
             adopted.edits += moved
-            if moved > 0 { try afterBatch() }
-            if try store.read({ db in try GuestRows.edits(db, limit: 1) }).isEmpty { break }
+            if read > 0 { try afterBatch() }
+            if read < batchSize { break }
         }
         try store.write { db in try GuestRows.finishAdoption(db, into: accountId) }
         return adopted

@@ -70,7 +70,7 @@ final class FolderWatcher: Service, Sendable {
         guard inotify != nil else { throw RPCError(.internalError, "folders cannot be watched here (inotify is unavailable); see the daemon's log") }
         try store.write { db in try WatchedFolderRows.watch(db, path: path, recursive: recursive, now: Date()) }
         unwatchDirectories(of: path)
-        try addWatches(folder: path, recursive: recursive)
+        try addWatches(folder: path, under: path, recursive: recursive)
         logger.info("watching \(path) for new photos", metadata: ["splashd_op": "import"])
     }
 
@@ -94,7 +94,7 @@ final class FolderWatcher: Service, Sendable {
         let folders = (try? self.folders()) ?? []
         for folder in folders {
             do {
-                try addWatches(folder: folder.path, recursive: folder.recursive)
+                try addWatches(folder: folder.path, under: folder.path, recursive: folder.recursive)
             } catch {
                 logger.warning("cannot watch \(folder.path): \(error)", metadata: ["splashd_op": "import"])
             }
@@ -158,11 +158,8 @@ final class FolderWatcher: Service, Sendable {
         }
     }
 
-    /// Watches `folder`, and every directory under it when recursive.
-    private func addWatches(folder: String, recursive: Bool) throws {
-        try addWatches(folder: folder, under: folder, recursive: recursive)
-    }
-
+    /// Watches `path` (the folder itself, or a directory under it), and every directory under it when
+    /// recursive.
     private func addWatches(folder: String, under path: String, recursive: Bool = true) throws {
         guard let inotify else { return }
         let watch = try inotify.add(path)

@@ -13,7 +13,7 @@ enum JPEGCheck {
         var prefix = [UInt8](repeating: 0, count: 16)
         let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
         let head = Array(prefix.prefix(max(0, n)))
-        guard head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF else { throw .notAnImage(head) }
+        guard ImageFormat.fileExtension(of: head) == "jpg" else { throw .notAnImage(head) }
         let size = lseek(fd, 0, SEEK_END)
         let tailLength = Int(min(size, 64 << 10))
         var tail = [UInt8](repeating: 0, count: tailLength)

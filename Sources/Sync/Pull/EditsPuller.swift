@@ -121,7 +121,7 @@ struct EditsPuller: TablePuller {
             let response = try await backend.send(
                 "GET", "/storage/v1/object/authenticated/\(EditsPusher.bucket)/\(name)", bearer: token, timeout: .seconds(120))
             let body = response.body
-            guard body.count >= 3, body[0] == 0xFF, body[1] == 0xD8, body[2] == 0xFF else {
+            guard ImageFormat.fileExtension(of: body) == "jpg" else {
                 throw .malformed(status: response.status, detail: "Storage sent something that is not a JPEG for edit \(edit.id)")
             }
             let relative = ImagePaths.edit(source: photo.source, remoteId: photo.remoteId, editId: edit.id)

@@ -37,7 +37,7 @@ struct OriginalsDownloader: Sendable {
                 if let status = error.serverError?.status, status == 404 || status == 400 { continue }
                 throw error
             }
-            let hash = String(photoId.split(separator: ":").last ?? "")
+            let hash = OriginalsPusher.contentHash(of: photoId)
             guard let ext = ImageFormat.fileExtension(of: body) else {
                 throw .malformed(status: 200, detail: "Storage sent something that is not an image for the original of \(photoId)")
             }

@@ -23,7 +23,12 @@ struct OriginalsPusher: OutboxPusher {
 
     /// `<user id>/<hash>`, inside the bucket.
     static func objectName(accountId: String, photoId: String) -> String {
-        "\(accountId)/\(photoId.split(separator: ":").last.map(String.init) ?? photoId)"
+        "\(accountId)/\(contentHash(of: photoId))"
+    }
+
+    /// The hash a local photo's id names (`local:<the first 16 hex digits of its SHA-256>`).
+    static func contentHash(of photoId: String) -> String {
+        photoId.split(separator: ":").last.map(String.init) ?? photoId
     }
 
     func file(_ payload: OriginalUploads.Payload) -> String {
@@ -63,24 +68,6 @@ struct OriginalsPusher: OutboxPusher {
                 "POST", "/storage/v1/object/\(Self.bucket)/\(Self.objectName(accountId: accountId, photoId: payload.photoId))",
                 body: bytes, bearer: token, headers: [("Content-Type", ImageFormat.mimeType(of: bytes)), ("x-upsert", "true")],
                 timeout: .seconds(300))
-        }
-    }
-}
-
-/// An image's format from its first bytes (JPEG, PNG, WebP: what the library imports).
-enum ImageFormat {
-    static func fileExtension(of bytes: [UInt8]) -> String? {
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpg" }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) { return "webp" }
-        return nil
-    }
-
-    static func mimeType(of bytes: [UInt8]) -> String {
-        switch fileExtension(of: bytes) {
-        case "png": "image/png"
-        case "webp": "image/webp"
-        default: "image/jpeg"
         }
     }
 }
