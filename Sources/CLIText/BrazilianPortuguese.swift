@@ -161,6 +161,9 @@ enum BrazilianPortuguese {
         case .otherFilesIgnored(let n): n == 1 ? "1 outro arquivo ignorado" : "\(n) outros arquivos ignorados"
         case .duplicate: "duplicada"
         case .duplicateSkipped(let path, let of, let distance): "\(path) parece com \(of) (\(plural(distance, "bit", "bits")) de diferença); ignorada"
+        case .heldAsDuplicate(let of, let distance, let opId, let photo):
+            "parece com \(of) (\(plural(distance, "bit", "bits")) de diferença): splashctl queue retry \(opId) a mantém, splashctl unlike \(photo) a desfaz"
+        case .duplicatesWaiting(let n): "\(plural(n, "curtida quase duplicada espera", "curtidas quase duplicadas esperam")) por você (splashctl queue)"
         case .failed: "falhou"
 
         case .needAFilter: "informe ao menos um --filter (splashctl filters lista todos)"

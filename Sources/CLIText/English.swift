@@ -157,6 +157,9 @@ enum English {
         case .otherFilesIgnored(let n): n == 1 ? "1 other file ignored" : "\(n) other files ignored"
         case .duplicate: "duplicate"
         case .duplicateSkipped(let path, let of, let distance): "\(path) looks like \(of) (\(plural(distance, "bit", "bits")) apart); skipped"
+        case .heldAsDuplicate(let of, let distance, let opId, let photo):
+            "looks like \(of) (\(plural(distance, "bit", "bits")) apart): splashctl queue retry \(opId) keeps it, splashctl unlike \(photo) undoes it"
+        case .duplicatesWaiting(let n): "\(plural(n, "like waits", "likes wait")) for you as near-duplicates (splashctl queue)"
         case .failed: "failed"
 
         case .needAFilter: "give at least one --filter (splashctl filters lists them)"

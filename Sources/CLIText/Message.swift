@@ -168,6 +168,10 @@ public enum Message: Sendable, Equatable {
     case otherFilesIgnored(Int)
     case duplicate
     case duplicateSkipped(path: String, of: String, distance: Int)
+    /// `queue`: a like held because its photo looks like one in the library, and how to decide.
+    case heldAsDuplicate(of: String, distance: Int, opId: String, photo: String)
+    /// `status`: likes held as near-duplicates.
+    case duplicatesWaiting(Int)
     case failed
 
     // Editing

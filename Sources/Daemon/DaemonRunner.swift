@@ -101,7 +101,7 @@ public enum DaemonRunner {
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(
             config: config, store: store, state: state, counter: counter, directories: directories, network: network.gate,
-            health: network.health, logger: logger)
+            health: network.health, push: sync.engine, logger: logger)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
             push: sync.engine, logger: logger)

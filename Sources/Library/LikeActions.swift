@@ -37,6 +37,19 @@ public struct LikeActions: Sendable {
         public var urls: String?
     }
 
+    /// How a like of a photo not yet compared with the library waits for its file (issue 20, item 6).
+    public struct ArrivalCheck: Sendable {
+        /// The longest the like waits before it is sent anyway.
+        public var seconds: TimeInterval
+        /// Whether a file can come for a photo with these URLs (`photos.urls`): one that cannot is not waited for.
+        public var canArrive: @Sendable (_ urls: String?) -> Bool
+
+        public init(seconds: TimeInterval, canArrive: @escaping @Sendable (_ urls: String?) -> Bool) {
+            self.seconds = seconds
+            self.canArrive = canArrive
+        }
+    }
+
     public enum Outcome: Sendable, Equatable {
         /// The state changed and an op is queued (or two cancelled each other).
         case changed(queued: Bool)
@@ -48,12 +61,27 @@ public struct LikeActions: Sendable {
     /// are kept on this machine and never queued for a server (an adoption queues them later).
     /// `refuseDuplicatesWithin`: refuse (`LibraryError.duplicate`) a photo whose perceptual hash is known
     /// and within that many bits of a photo already in the account's library; nil: no check.
-    public func like(photoId: String, accountId: String, refuseDuplicatesWithin threshold: Int? = nil, now: Date = Date()) throws -> Outcome {
+    /// `checkArrival`: when the hash is not known yet and the photo's file is on its way, the like is
+    /// sent only after the file has been compared (`LikeCheckRows`; `DuplicateScanner` settles it), or
+    /// at the check's deadline whatever happens; nil or no threshold: sent at once.
+    public func like(
+        photoId: String, accountId: String, refuseDuplicatesWithin threshold: Int? = nil, checkArrival check: ArrivalCheck? = nil,
+        now: Date = Date()
+    ) throws -> Outcome {
         try store.write { db in
             if let threshold, let twin = try Self.twin(of: photoId, accountId: accountId, within: threshold, db: db) {
                 throw LibraryError.duplicate(photoId, of: twin.id, distance: twin.distance)
             }
-            return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now)
+            let outcome = try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now)
+            if threshold != nil, let check, outcome == .changed(queued: true),
+               try PerceptualHashQuery.hash(db, photoId: photoId) == nil,
+               let photo = try PhotoRecord.fetchOne(db, key: photoId), photo.source != "local", check.canArrive(photo.urls),
+               var op = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: photoId).last {
+                op.nextAttemptAt = now.addingTimeInterval(check.seconds)
+                try op.update(db)
+                try LikeCheckRows.start(db, opId: op.opId, photoId: photoId)
+            }
+            return outcome
         }
     }
 

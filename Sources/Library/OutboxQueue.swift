@@ -10,11 +10,27 @@ public struct OutboxQueue: Sendable {
         self.store = store
     }
 
+    /// A like held as a near-duplicate shows as `duplicate`, naming its twin; one whose photo's file is
+    /// still to be compared says so while it waits.
     public func list(rejectedOnly: Bool) throws -> [QueuedOp] {
-        try store.read { db in try OutboxStore.list(db, rejectedOnly: rejectedOnly) }.map {
-            QueuedOp(
-                opId: $0.opId, entity: $0.entity, entityId: $0.entityId, op: $0.op, state: $0.state.rawValue,
-                attempts: $0.attempts, nextAttemptAt: $0.nextAttemptAt, lastError: $0.lastError, createdAt: $0.createdAt)
+        let (ops, holds, checking) = try store.read { db in
+            (try OutboxStore.list(db, rejectedOnly: rejectedOnly), try LikeCheckRows.holds(db), try LikeCheckRows.waitingOps(db))
+        }
+        return ops.map { op in
+            var queued = QueuedOp(
+                opId: op.opId, entity: op.entity, entityId: op.entityId, op: op.op, state: op.state.rawValue,
+                attempts: op.attempts, nextAttemptAt: op.nextAttemptAt, lastError: op.lastError, createdAt: op.createdAt)
+            if op.state == .pending, let hold = holds[op.opId] {
+                queued.state = "duplicate"
+                queued.nextAttemptAt = nil
+                queued.duplicateOf = hold.twinId
+                queued.distance = hold.distance
+                queued.lastError = "looks like \(hold.twinId), already in the library (\(hold.distance) bits apart): "
+                    + "queue.retry keeps the like, photos.unlike undoes it"
+            } else if op.state == .pending, op.attempts == 0, checking.contains(op.opId) {
+                queued.lastError = "waiting for its photo's file, to compare it with the library's photos before it is sent"
+            }
+            return queued
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Library
 import Logging
+import Shared
 import Store
 @testable import Sync
 import Synchronization
@@ -32,7 +33,34 @@ import TestSupport
     }
 
     /// c is a's near twin (one bit apart), d is like nothing, e's file cannot be read.
-    static let hashes: [String: UInt64] = ["c": 0b1111_0001, "d": 0x00FF_00FF_00FF_0000]
+    static let hashes: [String: UInt64] = [
+        "c": 0b1111_0001, "d": 0x00FF_00FF_00FF_0000,
+        // f: a's near twin (two bits apart), g: like nothing in the library; liked by "v" below.
+        "f": 0b1111_0011, "g": 0x0F0F_0F0F_0F0F_0F0F,
+    ]
+
+    /// f, g and h liked by "v" (whose library is a's and b's twins' owner too: a and b are liked by
+    /// "v" as well), through LikeActions with a check: each like waits for its photo's file.
+    func likeWithChecks(_ ids: [String], seconds: TimeInterval = 600, now: Date = Date()) throws -> [String: OutboxEntry] {
+        try store.write { db in
+            for id in ["a", "b"] { try LikeRecord(accountId: "v", photoId: "unsplash:" + id, likedAt: Date(), updatedAt: Date()).insert(db) }
+            for id in ids {
+                try PhotoRecord(source: "unsplash", remoteId: id, urls: #"{"regular":"https://cdn.example/\#(id).jpg"}"#, fetchedAt: Date()).insert(db)
+            }
+        }
+        let likes = LikeActions(store: store)
+        let check = LikeActions.ArrivalCheck(seconds: seconds) { urls in urls != nil }
+        var ops: [String: OutboxEntry] = [:]
+        for id in ids {
+            #expect(try likes.like(photoId: "unsplash:" + id, accountId: "v", refuseDuplicatesWithin: 4, checkArrival: check, now: now) == .changed(queued: true))
+            ops[id] = try store.read { db in try OutboxStore.pending(db, accountId: "v", entity: "like", entityId: "unsplash:" + id).first }
+        }
+        return ops
+    }
+
+    func due(at now: Date) throws -> [String] {
+        try store.read { db in try OutboxStore.due(db, accountId: "v", entity: "like", now: now, limit: 100) }.map(\.entityId).sorted()
+    }
 
     /// The files the scanner asked to hash, in order.
     final class Asked: Sendable {
@@ -46,7 +74,7 @@ import TestSupport
         var isOn: Bool { value.withLock { $0 } }
     }
 
-    func scanner(hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30)) -> DuplicateScanner {
+    func scanner(hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30), released: Counter = Counter()) -> DuplicateScanner {
         DuplicateScanner(
             store: store, dataDirectory: dir.path, threshold: 4,
             hash: { path in
@@ -54,7 +82,14 @@ import TestSupport
                 hashed.ids.withLock { $0.append(id) }
                 return Self.hashes[id].map(PerceptualHash.init(value:))
             },
-            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, settleFor: .zero, logger: Logger(label: "test"))
+            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, settleFor: .zero,
+            likesReleased: { released.add() }, logger: Logger(label: "test"))
+    }
+
+    final class Counter: Sendable {
+        let value = Mutex(0)
+        func add() { value.withLock { $0 += 1 } }
+        var count: Int { value.withLock { $0 } }
     }
 
     func storedHashes() throws -> [String: UInt64] {
@@ -114,5 +149,67 @@ import TestSupport
         let later = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
         #expect(later.count == 4, "hashed beside a transfer that never ends, after the patience")
         #expect(ContinuousClock.now - clock >= .seconds(1))
+    }
+
+    /// Issue 20, item 6: a like of a photo whose file has not been compared with the library waits for
+    /// it; a near-duplicate is then held in the `duplicate` state (not sent, counted apart, listed with
+    /// its twin) until the person keeps it (`queue retry`) or undoes it (`unlike`); any other photo is
+    /// released at once, and a file that cannot be hashed or downloaded holds nothing.
+    @Test func aLikeWaitsForItsFileAndANearDuplicateIsHeldUntilThePersonDecides() async throws {
+        let now = Date()
+        let ops = try likeWithChecks(["f", "g", "h", "i"], now: now)
+        #expect(try due(at: now).isEmpty, "every like waits for its file")
+        try store.write { db in _ = try OutboxStore.clearBackoff(db, accountId: "v") }
+        #expect(try due(at: now).isEmpty, "sync.now and the backend's return clear backoffs, not these waits")
+        #expect(try due(at: now.addingTimeInterval(601)) == ["unsplash:f", "unsplash:g", "unsplash:h", "unsplash:i"], "at most the check's time")
+
+        let hashed = Asked(), released = Counter()
+        let scanner = scanner(hashed: hashed, released: released)
+        for id in ["f", "g", "h"] { scanner.arrived(photoId: "unsplash:" + id, path: dir.path + "/library/unsplash/\(id).regular.jpg") }
+        _ = await scanner.scanWaiting()
+        scanner.cannotCompare(photoId: "unsplash:i")
+        #expect(released.count == 2, "g and h released once each batch: \(released.count)")
+        // g is like nothing and h could not be hashed: both go now; f looks like a and is held.
+        #expect(try due(at: now) == ["unsplash:g", "unsplash:h", "unsplash:i"])
+        #expect(try due(at: now.addingTimeInterval(3600)) == ["unsplash:g", "unsplash:h", "unsplash:i"], "held is held for good")
+
+        let queue = OutboxQueue(store: store)
+        let listed = try #require(try queue.list(rejectedOnly: false).first { $0.entityId == "unsplash:f" })
+        #expect(listed.state == "duplicate" && listed.duplicateOf == "unsplash:a" && listed.distance == 2, "\(listed)")
+        let left = try store.read { db in try OutboxStore.left(db, accountId: "v") }
+        #expect(left.held == 1 && left.pending == 3, "\(left)")
+        #expect(try store.read { db in try CountsQuery.outbox(db, accountId: "v") }.duplicates == 1)
+
+        // Kept: it goes now. Undone instead (a fresh like of another twin): the unlike replaces it.
+        try queue.retry(opId: try #require(ops["f"]).opId)
+        #expect(try due(at: now).contains("unsplash:f"))
+        #expect(try store.read { db in try LikeCheckRows.holds(db) }.isEmpty)
+    }
+
+    @Test func anUnlikeOfAHeldLikeReplacesItAndEndsTheHold() async throws {
+        let now = Date()
+        _ = try likeWithChecks(["f"], now: now)
+        let scanner = scanner(hashed: Asked())
+        scanner.arrived(photoId: "unsplash:f", path: dir.path + "/library/unsplash/f.regular.jpg")
+        _ = await scanner.scanWaiting()
+        #expect(try store.read { db in try LikeCheckRows.holds(db) }.count == 1)
+        _ = try LikeActions(store: store).unlike(photoId: "unsplash:f", accountId: "v", now: now)
+        #expect(try store.read { db in try LikeCheckRows.holds(db) }.isEmpty, "the hold went with its op")
+        let op = try #require(try store.read { db in try OutboxStore.due(db, accountId: "v", entity: "like", now: now, limit: 10) }.first)
+        #expect(op.op == "unlike")
+    }
+
+    /// A like waiting on a file is hashed at once, though downloads run (hashing otherwise waits for them).
+    @Test func aFileALikeWaitsOnIsHashedBesideDownloads() async throws {
+        _ = try likeWithChecks(["g"])
+        let hashed = Asked(), downloading = Flag(), released = Counter()
+        downloading.set(true)
+        let scanner = scanner(hashed: hashed, downloading: downloading, patience: .seconds(3600), released: released)
+        let running = Task { try await scanner.run() }
+        defer { running.cancel() }
+        scanner.arrived(photoId: "unsplash:d", path: dir.path + "/library/unsplash/d.regular.jpg")
+        scanner.arrived(photoId: "unsplash:g", path: dir.path + "/library/unsplash/g.regular.jpg")
+        _ = try await eventually(tries: 500, every: .milliseconds(20)) { released.count } until: { $0 == 1 }
+        #expect(hashed.all.contains("g") && !hashed.all.contains("d"), "only the file a like waits on: \(hashed.all)")
     }
 }

@@ -20,12 +20,14 @@ struct ImageCapability: Sendable {
     let maxBytes: Int64
     let dataDirectory: String
     let cacheDirectory: String
+    /// How a like of a photo not yet compared with the library waits for its file (nil: it does not).
+    let likeCheck: LikeActions.ArrivalCheck?
 
     /// The queue gets an HTTP client of its own: its transfers are long and many, and must neither wait
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
         config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, directories: DaemonDirectories,
-        network: NetworkGate, health: ServiceHealth, logger: Logger
+        network: NetworkGate, health: ServiceHealth, push: PushEngine?, logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
         http.maxConnectionsPerHost = config.imagesConcurrency
@@ -51,7 +53,8 @@ struct ImageCapability: Sendable {
             store: store, dataDirectory: directories.data, threshold: config.duplicateThreshold,
             hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
             accountId: { state.current.account.userId ?? "" },
-            transfersActive: { (transfers.queue.withLock { $0 }?.progress.active ?? 0) > 0 }, logger: logger)
+            transfersActive: { (transfers.queue.withLock { $0 }?.progress.active ?? 0) > 0 },
+            likesReleased: { push?.ring() }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)
@@ -60,6 +63,8 @@ struct ImageCapability: Sendable {
         // before any download, it lets a like of a near-duplicate be refused. Not reported: a search
         // result that looks like a library photo is no news until it is liked.
         configuration.thumbnailArrived = { photoId, path in scanner.arrived(photoId: photoId, path: path, report: false) }
+        // A like waiting for a file that could not be had is not held back by it.
+        configuration.fileFailed = { photoId in scanner.cannotCompare(photoId: photoId) }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
             // Signed out, the guest's liked and edited photos are downloaded too.
@@ -75,7 +80,10 @@ struct ImageCapability: Sendable {
         _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in queue.ring() }
         return ImageCapability(
             queue: queue, scanner: scanner, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
-            maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache)
+            maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache,
+            likeCheck: config.duplicateCheckSeconds <= 0 ? nil : LikeActions.ArrivalCheck(
+                seconds: TimeInterval(config.duplicateCheckSeconds),
+                canArrive: { [variant = config.imagesVariant] urls in Renditions.url(urls, variant: variant) != nil }))
     }
 }
 

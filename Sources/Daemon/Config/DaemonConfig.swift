@@ -48,6 +48,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var editsJPEGQuality = 90
     /// Perceptual hashes at most this many bits apart (of 64) are near-duplicates.
     public var duplicateThreshold = 8
+    /// A like of a photo whose file has not been compared with the library yet waits at most this long
+    /// for the comparison before it is sent anyway (0: likes never wait; issue 20, item 6).
+    public var duplicateCheckSeconds = 15
     /// A kept search page younger than this answers from the store without asking the source again;
     /// an older one answers from the store and is refreshed in the background.
     public var searchFreshSeconds = 60
@@ -131,6 +134,9 @@ public struct DaemonConfig: Sendable, Equatable {
         },
         "import.duplicate_threshold": { config, value, path throws(ConfigError) in
             config.duplicateThreshold = try value.integer("import.duplicate_threshold", in: 0...32, path)
+        },
+        "import.duplicate_check_seconds": { config, value, path throws(ConfigError) in
+            config.duplicateCheckSeconds = try value.integer("import.duplicate_check_seconds", in: 0...3600, path)
         },
         "edits.jpeg_quality": { config, value, path throws(ConfigError) in
             config.editsJPEGQuality = try value.integer("edits.jpeg_quality", in: 1...100, path)

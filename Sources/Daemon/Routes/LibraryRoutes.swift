@@ -11,7 +11,7 @@ enum LibraryRoutes {
 
     static func register(
         into router: inout Router, state: DaemonState, library: PhotoLibrary, counter: LibraryCounter, sync: SyncCapability?,
-        duplicateThreshold: Int, logger: Logger
+        duplicateThreshold: Int, likeCheck: LikeActions.ArrivalCheck?, logger: Logger
     ) {
         let likes = sync?.likes ?? LikeActions(store: library.store)
         let queue = OutboxQueue(store: library.store)
@@ -35,7 +35,9 @@ enum LibraryRoutes {
         router.register(PhotosLikeRequest.self) { request, _ in
             let account = state.actingAccount
             let threshold = request.allowDuplicate == true ? nil : duplicateThreshold
-            return try answer(request.id, try likes.like(photoId: request.id, accountId: account, refuseDuplicatesWithin: threshold), .liked, accountId: account)
+            // A photo not yet compared with the library is liked at once and sent once its file has been.
+            let outcome = try likes.like(photoId: request.id, accountId: account, refuseDuplicatesWithin: threshold, checkArrival: likeCheck)
+            return try answer(request.id, outcome, .liked, accountId: account)
         }
         router.register(PhotosUnlikeRequest.self) { request, _ in
             let account = state.actingAccount

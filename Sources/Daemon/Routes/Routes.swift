@@ -22,7 +22,7 @@ enum Routes {
         GuestRoutes.register(into: &router, state: state, guests: guests)
         LibraryRoutes.register(
             into: &router, state: state, library: library, counter: counter, sync: sync,
-            duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, logger: logger)
+            duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, likeCheck: images?.likeCheck, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(
             into: &router, state: state, library: library, images: images, search: search, network: sync?.network ?? .alwaysOnline,

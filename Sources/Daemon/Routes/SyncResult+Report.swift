@@ -8,7 +8,7 @@ extension SyncResult {
         let outbox = values.outbox
         self.init(
             pushed: 0, rejected: outbox.rejected, pending: outbox.pending, inFlight: outbox.inFlight,
-            online: values.connectivity.state != .offline, drained: outbox.pending + outbox.inFlight == 0)
+            duplicates: outbox.duplicates, online: values.connectivity.state != .offline, drained: outbox.pending + outbox.inFlight == 0)
     }
 
     /// `sync.now --wait`: how the wait ended and what is left.
@@ -21,6 +21,6 @@ extension SyncResult {
         }
         self.init(
             pushed: report.pushed, rejected: report.left.rejected, pending: report.left.pending, inFlight: report.left.inFlight,
-            online: online, drained: report.left.toSend == 0, outcome: outcome, reason: reason)
+            duplicates: report.left.held > 0 ? report.left.held : nil, online: online, drained: report.left.toSend == 0, outcome: outcome, reason: reason)
     }
 }

@@ -49,6 +49,8 @@ public struct SyncResult: Codable, Sendable, Equatable {
     public var rejected: Int
     public var pending: Int
     public var inFlight: Int
+    /// Likes held as near-duplicates, waiting for the person (`queue.list`); absent when none.
+    public var duplicates: Int?
     public var online: Bool
     /// Nothing is left to send (rejected ops aside).
     public var drained: Bool
@@ -56,13 +58,14 @@ public struct SyncResult: Codable, Sendable, Equatable {
     /// Why changes are still left (the last failure), when they are.
     public var reason: String?
     public init(
-        pushed: Int, rejected: Int, pending: Int, inFlight: Int, online: Bool, drained: Bool, outcome: Outcome = .started,
-        reason: String? = nil
+        pushed: Int, rejected: Int, pending: Int, inFlight: Int, duplicates: Int? = nil, online: Bool, drained: Bool,
+        outcome: Outcome = .started, reason: String? = nil
     ) {
         self.pushed = pushed
         self.rejected = rejected
         self.pending = pending
         self.inFlight = inFlight
+        self.duplicates = duplicates
         self.online = online
         self.drained = drained
         self.outcome = outcome
@@ -74,7 +77,10 @@ public struct SyncResult: Codable, Sendable, Equatable {
 public struct QueueListRequest: RPCRequest {
     public typealias Result = QueueListResult
     public static let method = "queue.list"
-    public static let summary = "Lists queued changes (pending, in flight, rejected with the server's reason)."
+    public static let summary = """
+        Lists queued changes (pending, in flight, rejected with the server's reason, duplicate: a like held because its \
+        photo looks like one already in the library, until queue.retry keeps it or photos.unlike undoes it).
+        """
     public static let parameters = [ParameterDoc("rejected", "boolean", "Only the rejected ones.")]
     public static let example = QueueListRequest(rejected: true)
     public static let resultExample = QueueListResult(ops: [QueuedOp(
@@ -100,10 +106,15 @@ public struct QueuedOp: Codable, Sendable, Equatable {
     public var nextAttemptAt: Date?
     public var lastError: String?
     public var createdAt: Date
+    /// State `duplicate`: the library photo this like's photo looks like, and how many bits apart.
+    public var duplicateOf: String?
+    public var distance: Int?
     public init(
         opId: String, entity: String, entityId: String, op: String, state: String, attempts: Int, nextAttemptAt: Date?,
-        lastError: String?, createdAt: Date
+        lastError: String?, createdAt: Date, duplicateOf: String? = nil, distance: Int? = nil
     ) {
+        self.duplicateOf = duplicateOf
+        self.distance = distance
         self.opId = opId
         self.entity = entity
         self.entityId = entityId
@@ -120,7 +131,7 @@ public struct QueuedOp: Codable, Sendable, Equatable {
 public struct QueueRetryRequest: RPCRequest {
     public typealias Result = QueueChangeResult
     public static let method = "queue.retry"
-    public static let summary = "Makes a rejected or backed-off op pending and due now."
+    public static let summary = "Makes a rejected, backed-off or duplicate-held op pending and due now (a held like is kept)."
     public static let parameters = [ParameterDoc("op_id", "string", required: true, "The op's id, from queue.list.")]
     public static let errors: [ErrorKind] = [.notFound]
     public static let example = QueueRetryRequest(opId: "3f0b8c1e-7c55-4a8e-9d61-0b8e2f4a1c9d")

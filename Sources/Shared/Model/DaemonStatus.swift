@@ -106,11 +106,15 @@ public struct OutboxCounts: Codable, Sendable, Equatable {
     public var pending: Int
     public var inFlight: Int
     public var rejected: Int
+    /// Likes held as near-duplicates of library photos until the person keeps (`queue.retry`) or
+    /// undoes them; absent when none. Not counted in `pending`.
+    public var duplicates: Int?
 
-    public init(pending: Int, inFlight: Int, rejected: Int) {
+    public init(pending: Int, inFlight: Int, rejected: Int, duplicates: Int? = nil) {
         self.pending = pending
         self.inFlight = inFlight
         self.rejected = rejected
+        self.duplicates = duplicates
     }
 }
 

@@ -44,7 +44,8 @@ struct StatusCommand: AsyncParsableCommand {
             (.account, account),
             (.connectivity, connectivity),
             (.liveChanges, live),
-            (.outbox, Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()),
+            (.outbox, Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()
+                + (outbox.duplicates.map { " · " + Message.duplicatesWaiting($0).text() } ?? "")),
             (.synced, status.lastSyncAt.map { Formatting.relative($0) } ?? Message.notSinceStart.text()),
             (.library, Message.libraryCounts(
                 photos: library.photos, liked: library.liked, edited: library.edited, dismissed: library.dismissed).text()),

@@ -79,8 +79,13 @@ struct QueueList: AsyncParsableCommand {
             if result.ops.isEmpty { return (rejected ? Message.noRefusedChanges : .nothingQueued).text() }
             var table = Table([.op, .what, .photo, .state, .tries, .note], style)
             for op in result.ops {
-                let note = op.state == "rejected" ? (op.lastError ?? "")
-                    : op.nextAttemptAt.map { Message.nextTry(Formatting.relativeFuture($0)).text() } ?? (op.lastError ?? "")
+                let note = if let twin = op.duplicateOf {
+                    Message.heldAsDuplicate(of: twin, distance: op.distance ?? 0, opId: String(op.opId.prefix(8)), photo: op.entityId).text()
+                } else if op.state == "rejected" {
+                    op.lastError ?? ""
+                } else {
+                    op.nextAttemptAt.map { Message.nextTry(Formatting.relativeFuture($0)).text() } ?? (op.lastError ?? "")
+                }
                 table.rows.append([String(op.opId.prefix(8)), op.op, op.entityId, op.state, "\(op.attempts)", note])
             }
             return table.render()

@@ -19,6 +19,7 @@ public enum OutboxStore {
             SELECT o.* FROM outbox o
             WHERE o.account_id = ? AND o.entity = ? AND o.state = 'pending'
               AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+              AND \(notHeld)
               AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.account_id = o.account_id AND e.entity = o.entity
                               AND e.entity_id = o.entity_id AND e.seq < o.seq AND e.state IN ('pending', 'in_flight'))
             ORDER BY o.seq LIMIT ?
@@ -31,11 +32,11 @@ public enum OutboxStore {
         case at(Date)
     }
 
-    /// When the earliest pending op of this account and entity becomes due.
+    /// When the earliest pending op of this account and entity becomes due (held ones never do).
     public static func nextDue(_ db: Database, accountId: String, entity: String, now: Date) throws -> NextDue {
         let row = try Row.fetchOne(db, sql: """
-            SELECT count(*) AS n, min(next_attempt_at) AS due, sum(next_attempt_at IS NULL) AS undated FROM outbox
-            WHERE account_id = ? AND entity = ? AND state = 'pending'
+            SELECT count(*) AS n, min(next_attempt_at) AS due, sum(next_attempt_at IS NULL) AS undated FROM outbox o
+            WHERE account_id = ? AND entity = ? AND state = 'pending' AND \(notHeld)
             """, arguments: [accountId, entity])
         guard let row, (row["n"] as Int) > 0 else { return .nothing }
         if (row["undated"] as Int? ?? 0) > 0 { return .now }
@@ -66,11 +67,15 @@ public enum OutboxStore {
     }
 
     /// A person asked to sync, or the backend answers again: every pending op is due now, whatever
-    /// its backoff said.
+    /// its backoff said — except a like waiting for its photo's file to be compared with the library
+    /// (`LikeCheckRows`): the backend's return is when that file comes too, and its wait is bounded.
     @discardableResult
     public static func clearBackoff(_ db: Database, accountId: String) throws -> Int {
         try db.execute(
-            sql: "UPDATE outbox SET next_attempt_at = NULL WHERE account_id = ? AND state = 'pending' AND next_attempt_at IS NOT NULL",
+            sql: """
+                UPDATE outbox SET next_attempt_at = NULL WHERE account_id = ? AND state = 'pending' AND next_attempt_at IS NOT NULL
+                  AND NOT EXISTS (SELECT 1 FROM like_checks c WHERE c.op_id = outbox.op_id)
+                """,
             arguments: [accountId])
         return db.changesCount
     }
@@ -80,6 +85,8 @@ public enum OutboxStore {
         public var pending = 0
         public var inFlight = 0
         public var rejected = 0
+        /// Pending likes held as near-duplicates until the person decides (not counted in `pending`).
+        public var held = 0
         public var lastError: String?
         public var toSend: Int { pending + inFlight }
         public init() {}
@@ -96,11 +103,19 @@ public enum OutboxStore {
             default: break
             }
         }
+        left.held = try Int.fetchOne(db, sql: """
+            SELECT count(*) FROM like_checks c JOIN outbox o ON o.op_id = c.op_id
+            WHERE o.account_id = ? AND o.state = 'pending' AND c.twin_id IS NOT NULL
+            """, arguments: [accountId]) ?? 0
+        left.pending -= left.held
         left.lastError = try String.fetchOne(db, sql: """
             SELECT last_error FROM outbox WHERE account_id = ? AND state = 'pending' AND last_error IS NOT NULL ORDER BY updated_at DESC LIMIT 1
             """, arguments: [accountId])
         return left
     }
+
+    /// A pending op not held by a near-duplicate check (`LikeCheckRows`); the outbox is `o`.
+    static let notHeld = "NOT EXISTS (SELECT 1 FROM like_checks c WHERE c.op_id = o.op_id AND c.twin_id IS NOT NULL)"
 
     public static func markInFlight(_ db: Database, _ seqs: [Int64], now: Date) throws {
         try db.execute(
@@ -147,6 +162,8 @@ public enum OutboxStore {
     public static func retryNow(_ db: Database, opId: String, now: Date) throws -> OutboxEntry.State? {
         guard var op = try find(db, opId: opId) else { return nil }
         guard op.state != .inFlight else { return .inFlight }
+        // A like held as a near-duplicate is kept by the person: its check ends.
+        try db.execute(sql: "DELETE FROM like_checks WHERE op_id = ?", arguments: [opId])
         op.state = .pending
         op.nextAttemptAt = nil
         op.updatedAt = now

@@ -9,6 +9,7 @@ enum Migrations {
         migrator.registerMigration("v3 counters", migrate: SchemaV3.migrate)
         migrator.registerMigration("v4 list indexes", migrate: SchemaV4.migrate)
         migrator.registerMigration("v5 searches asked, guest adoptions, watched folders", migrate: SchemaV5.migrate)
+        migrator.registerMigration("v6 like checks for near-duplicates", migrate: SchemaV6.migrate)
         return migrator
     }
 

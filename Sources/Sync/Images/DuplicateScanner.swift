@@ -1,3 +1,4 @@
+import Foundation
 import Editing
 import Library
 import Logging
@@ -7,7 +8,10 @@ import Store
 import Synchronization
 
 /// Takes the perceptual hash of each file that arrives in the library and reports the library photos
-/// it looks like (NicePhotoApp refused such photos; here the like stands, and the person is told).
+/// it looks like. A like made before its photo's hash was known waits for this comparison before it
+/// is sent (`LikeCheckRows`): a near-duplicate holds it in the `duplicate` state for the person to
+/// decide (NicePhotoApp refused such photos), anything else releases it. Those arrivals are hashed at
+/// once, downloads or not: a like waits on them.
 ///
 /// Off the downloads' path, in batches: arrivals wait in a list while the scanner works, and each batch
 /// reads the library's hashes once. Done per file inside the transfer, the comparison read every
@@ -29,8 +33,12 @@ public final class DuplicateScanner: Service, Sendable {
     /// How long after the start it looks for files left unhashed: its query reads the library's files,
     /// and the start (to READY) should not share the store and the cores with it.
     private let settleFor: Duration
-    private let waiting = Mutex<[(photoId: String, path: String, report: Bool)]>([])
+    private let waiting = Mutex<[Arrival]>([])
     private let wakeup = Wakeup()
+    /// Likes were released by a comparison: the push engine may send them.
+    private let likesReleased: @Sendable () -> Void
+
+    typealias Arrival = (photoId: String, path: String, report: Bool)
 
     /// `hash` takes a file's perceptual hash (nil: not an image it can read). `transfersActive` says
     /// whether files are downloading: hashing decodes whole images, and waits for the downloads
@@ -38,8 +46,9 @@ public final class DuplicateScanner: Service, Sendable {
     public init(
         store: Store, dataDirectory: String, threshold: Int, hash: @escaping Hasher, accountId: @escaping @Sendable () -> String,
         transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30),
-        settleFor: Duration = .seconds(10), logger: Logger
+        settleFor: Duration = .seconds(10), likesReleased: @escaping @Sendable () -> Void = {}, logger: Logger
     ) {
+        self.likesReleased = likesReleased
         self.transfersActive = transfersActive
         self.settleFor = settleFor
         self.patience = patience
@@ -59,6 +68,15 @@ public final class DuplicateScanner: Service, Sendable {
         wakeup.ring()
     }
 
+    /// The photo's file could not be had: likes waiting to compare it are sent without the comparison.
+    public func cannotCompare(photoId: String) {
+        do {
+            try settleLikes([photoId], near: [:])
+        } catch {
+            logger.error("cannot release the likes waiting for \(photoId): \(error)", metadata: ["splashd_op": "images"])
+        }
+    }
+
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             let settleAt = ContinuousClock.now + self.settleFor
@@ -74,6 +92,7 @@ public final class DuplicateScanner: Service, Sendable {
                 deadline = settled ? nil : settleAt
                 if self.waiting.withLock({ $0.isEmpty }) { continue }
                 if let until = self.holdOffUntil() {
+                    await self.scanLikesWaiting()
                     deadline = min(deadline ?? until, until)
                 } else {
                     await self.scanWaiting()
@@ -132,18 +151,8 @@ public final class DuplicateScanner: Service, Sendable {
                 return Array(waiting.prefix(batchSize))
             }
             if batch.isEmpty { break }
-            var hashes: [(photoId: String, hash: PerceptualHash)] = []
-            var reported: Set<String> = []
-            var unhashed = batch[...]
-            while let arrival = unhashed.first, holdOffUntil() == nil {
-                unhashed = unhashed.dropFirst()
-                if let hash = await hash(arrival.path) {
-                    hashes.append((arrival.photoId, hash))
-                    if arrival.report { reported.insert(arrival.photoId) }
-                }
-            }
-            report(hashes, logging: reported)
-            total += hashes.count
+            let (hashed, unhashed) = await hashAndReport(batch[...], whileNotHeldOff: true)
+            total += hashed
             if !unhashed.isEmpty {
                 // Downloads began: the rest waits for them, first in line.
                 waiting.withLock { $0.insert(contentsOf: unhashed, at: 0) }
@@ -154,9 +163,52 @@ public final class DuplicateScanner: Service, Sendable {
         return total
     }
 
-    private func report(_ hashes: [(photoId: String, hash: PerceptualHash)], logging reported: Set<String>) {
+    /// The arrivals whose photo has a like waiting for its comparison, hashed now, beside downloads.
+    func scanLikesWaiting() async {
+        let ids = waiting.withLock { $0.map(\.photoId) }
+        guard !ids.isEmpty else { return }
+        let checked: Set<String>
+        do {
+            checked = try store.read { db in try LikeCheckRows.waiting(db, photoIds: ids) }
+        } catch {
+            logger.error("cannot read the likes waiting for a comparison: \(error)", metadata: ["splashd_op": "images"])
+            return
+        }
+        guard !checked.isEmpty else { return }
+        let picked = waiting.withLock { waiting in
+            defer { waiting.removeAll { checked.contains($0.photoId) } }
+            return waiting.filter { checked.contains($0.photoId) }
+        }
+        _ = await hashAndReport(picked[...], whileNotHeldOff: false)
+    }
+
+    /// Hashes `arrivals` (stopping when downloads begin, if asked), records and reports what it hashed
+    /// and settles the likes waiting on them; returns how many it hashed and the arrivals it did not reach.
+    private func hashAndReport(
+        _ arrivals: ArraySlice<Arrival>, whileNotHeldOff: Bool
+    ) async -> (hashed: Int, unreached: ArraySlice<Arrival>) {
+        var hashes: [(photoId: String, hash: PerceptualHash)] = []
+        var reported: Set<String> = []
+        var unreadable: [String] = []
+        var unhashed = arrivals
+        while let arrival = unhashed.first, !whileNotHeldOff || holdOffUntil() == nil {
+            unhashed = unhashed.dropFirst()
+            if let hash = await hash(arrival.path) {
+                hashes.append((arrival.photoId, hash))
+                if arrival.report { reported.insert(arrival.photoId) }
+            } else {
+                unreadable.append(arrival.photoId)
+            }
+        }
+        report(hashes, logging: reported, unreadable: unreadable)
+        return (hashes.count, unhashed)
+    }
+
+    /// `unreadable`: photos whose file could not be hashed; a like waiting on one goes without the check.
+    private func report(_ hashes: [(photoId: String, hash: PerceptualHash)], logging reported: Set<String>, unreadable: [String] = []) {
         do {
             let near = try DuplicateFinder.record(hashes, accountId: accountId(), threshold: threshold, store: store)
+            try settleLikes(hashes.map(\.photoId) + unreadable, near: near)
             for (photoId, photos) in near.sorted(by: { $0.key < $1.key }) where reported.contains(photoId) {
                 guard let nearest = photos.first else { continue }
                 logger.notice("\(photoId) looks like \(nearest.id), already in the library (\(nearest.distance) bits apart)", metadata: [
@@ -166,5 +218,24 @@ public final class DuplicateScanner: Service, Sendable {
         } catch {
             logger.error("cannot record perceptual hashes: \(error)", metadata: ["splashd_op": "images"])
         }
+    }
+
+    /// Holds the waiting likes of photos near a library photo, releases the others.
+    private func settleLikes(_ photoIds: [String], near: [String: [(id: String, distance: Int)]]) throws {
+        guard !photoIds.isEmpty else { return }
+        let released = try store.write { db -> Int in
+            var released = 0
+            for photoId in try LikeCheckRows.waiting(db, photoIds: photoIds) {
+                let twin = near[photoId]?.first.map { LikeCheckRows.Hold(twinId: $0.id, distance: $0.distance) }
+                released += try LikeCheckRows.settle(db, photoId: photoId, twin: twin, now: Date())
+                if let twin {
+                    logger.notice("the like of \(photoId) waits: it looks like \(twin.twinId), already in the library", metadata: [
+                        "splashd_op": "images", "splashd_photo": "\(photoId)", "splashd_duplicate_of": "\(twin.twinId)",
+                    ])
+                }
+            }
+            return released
+        }
+        if released > 0 { likesReleased() }
     }
 }

@@ -48,6 +48,9 @@ public final class ImageQueue: Service, Sendable {
         /// Called with the photo id and the absolute path of a thumbnail put in the cache (the daemon
         /// takes its perceptual hash, so a like of a near-duplicate can be refused before any download).
         public var thumbnailArrived: (@Sendable (String, String) -> Void)?
+        /// Called with the photo id when a library file's download failed (a like waiting to compare it
+        /// goes without the comparison).
+        public var fileFailed: (@Sendable (String) -> Void)?
         /// A test's seam: called with the photos one look found missing, before it picks which to start
         /// (a test holds it there while a transfer ends).
         public var listedMissing: (@Sendable ([String]) async -> Void)?
@@ -363,6 +366,7 @@ public final class ImageQueue: Service, Sendable {
             if failure.transient && failure.status == nil && failure.message.hasPrefix("network") { network.reportFailure(failure.message) }
             let log = failure.transient ? Logger.Level.warning : .error
             announce(job.photoId, .failed, error: failure.message)
+            configuration.fileFailed?(job.photoId)
             logger.log(level: log, "photo download failed (attempt \(retry.attempts)); retrying \(Self.relative(retry.dueDate)): \(failure.message)", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_http_status": "\(failure.status ?? 0)",
             ])
