@@ -123,14 +123,31 @@ public final class ConnectivityMonitor: Service, Sendable {
 
     /// Runs until graceful shutdown (or cancellation).
     public func run() async throws {
-        guard let healthURL = configuration.healthURL else {
-            logger.notice("connectivity: no backend configured; not probing")
-            try? await gracefulShutdown()
-            return
-        }
         let source = startEventSource()
         defer { source?.stop() }
+        guard let healthURL = configuration.healthURL else {
+            // Nothing to probe, but the photo services and image hosts (`networkChanged`) still want
+            // to hear that the network changed: a host marked down is asked again at once.
+            logger.notice("connectivity: no backend configured; not probing")
+            await cancelWhenGracefulShutdown { [self] in await forwardNetworkChanges() }
+            return
+        }
         await cancelWhenGracefulShutdown { [self] in await loop(healthURL: healthURL) }
+    }
+
+    /// With no backend: network changes (and a resume from suspend) told to `networkChanged`, nothing probed.
+    private func forwardNetworkChanges() async {
+        for await event in triggers {
+            switch event {
+            case .network(let types):
+                logger.debug("connectivity: netlink \(types.joined(separator: ","))")
+                networkChanged()
+            case .clockChanged:
+                networkChanged()
+            case .requestFailed, .probeNow, .timer:
+                break
+            }
+        }
     }
 
     /// Opens the netlink socket and the clock timer and starts their thread. A failure is logged and the monitor

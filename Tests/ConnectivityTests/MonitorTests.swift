@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Shared
+import Synchronization
 import Testing
 import TestSupport
 
@@ -164,6 +165,30 @@ import Glibc
 /// pair in there. Backoff is long (60 s), so only a netlink change can explain a prompt re-probe.
 @Suite(.enabled(if: getuid() == 0, "needs root for network namespaces"))
 struct NetlinkTests {
+    /// With no backend nothing is probed, but the other services still hear of network changes (a
+    /// host marked down is asked again at once, not at the end of its backoff). The link is changed
+    /// until one is heard: the subscription starts inside `run()`, after the monitor's task begins.
+    @Test func withNoBackendNetworkChangesStillReachTheOtherServices() async throws {
+        let namespace = try NetworkNamespace()
+        defer { namespace.remove() }
+        try namespace.ip("link", "add", "sdn0", "type", "veth", "peer", "name", "sdn1")
+        let heard = Mutex(0)
+        let configuration = testConfiguration(nil) {
+            $0.watchNetlink = true
+            $0.netlinkNamespace = namespace.path
+        }
+        try await withMonitor(configuration, networkChanged: { heard.withLock { $0 += 1 } }) { monitor in
+            var up = false
+            let told = try await eventually(within: .seconds(10), every: .milliseconds(100)) {
+                up.toggle()
+                try namespace.ip("link", "set", "sdn0", up ? "up" : "down")
+                return heard.withLock { $0 } > 0
+            }
+            #expect(told, "a link change with no backend configured reached no service")
+            #expect(monitor.probeCount == 0)
+        }
+    }
+
     @Test func linkChangesTriggerProbes() async throws {
         let server = try HealthServer()
         defer { server.stop() }

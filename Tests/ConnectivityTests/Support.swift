@@ -134,12 +134,14 @@ func testConfiguration(_ url: String?, _ adjust: (inout ConnectivityMonitor.Conf
 /// Runs a monitor for the duration of `body`, then cancels it and waits for `run()` to return.
 func withMonitor<T>(
     _ configuration: ConnectivityMonitor.Configuration, recorder: ChangeRecorder = ChangeRecorder(),
-    _ body: (ConnectivityMonitor) async throws -> T
+    networkChanged: @escaping @Sendable () -> Void = {}, _ body: (ConnectivityMonitor) async throws -> T
 ) async throws -> T {
     let http = try HTTPClient(configuration: .init(version: "test", connectTimeout: .seconds(2)))
     var logger = Logger(label: "test.connectivity")
     logger.logLevel = ProcessInfo.processInfo.environment["CONNECTIVITY_TEST_DEBUG"] == nil ? .critical : .debug
-    let monitor = ConnectivityMonitor(configuration: configuration, http: http, logger: logger) { recorder.record($0) }
+    let monitor = ConnectivityMonitor(configuration: configuration, http: http, logger: logger, networkChanged: networkChanged) {
+        recorder.record($0)
+    }
     let running = Task { try await monitor.run() }
     defer { running.cancel() }
     let result = try await body(monitor)
