@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import Shared
 import SplashClient
+import Store
 import Testing
 import TestSupport
 
@@ -47,6 +49,32 @@ import TestSupport
             _ = try await daemon.send(QueueRetryRequest(opId: held.opId))
             try await daemon.wait(for: "the kept like on the server") { try await daemon.serverLikes()[twin.id] == false }
             #expect(try await daemon.send(QueueListRequest()).ops.isEmpty)
+        }
+    }
+
+    /// A like never waits for a file that cannot come: the first download from a host that refuses
+    /// connections fails and releases its like; the host is then known to be down, and the next like of
+    /// a photo there is sent at once, not after its check's minute.
+    @Test func aLikeDoesNotWaitForAFileFromAHostThatIsDown() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync(config: "[import]\nduplicate_check_seconds = 60\n"))
+            let store = try Store(path: daemon.databasePath)
+            let ids = ["refused1", "refused2"]
+            try store.write { db in
+                for id in ids {
+                    try PhotoRecord(source: "unsplash", remoteId: id, urls: #"{"regular":"http://127.0.0.1:1/\#(id).jpg"}"#, fetchedAt: Date()).insert(db)
+                }
+            }
+            _ = try await daemon.send(PhotosLikeRequest(id: "unsplash:refused1"))
+            try await daemon.wait(for: "the first like on the server, its download failed") {
+                try await daemon.serverLikes()["unsplash:refused1"] == false
+            }
+            try await daemon.wait(for: "the host known to be down") {
+                try await daemon.send(StatusRequest()).services?.contains { $0.service == "127.0.0.1:1" && $0.state == .down } == true
+            }
+            _ = try await daemon.send(PhotosLikeRequest(id: "unsplash:refused2"))
+            #expect(try await daemon.send(QueueListRequest()).ops.allSatisfy { $0.lastError == nil }, "nothing waits for a file")
+            try await daemon.wait(for: "the second like on the server") { try await daemon.serverLikes()["unsplash:refused2"] == false }
         }
     }
 }

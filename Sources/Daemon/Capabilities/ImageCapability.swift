@@ -83,7 +83,10 @@ struct ImageCapability: Sendable {
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache,
             likeCheck: config.duplicateCheckSeconds <= 0 ? nil : LikeActions.ArrivalCheck(
                 seconds: TimeInterval(config.duplicateCheckSeconds),
-                canArrive: { [variant = config.imagesVariant] urls in Renditions.url(urls, variant: variant) != nil }))
+                // A file can come when the photo names one and its host is not known to be down.
+                canArrive: { [variant = config.imagesVariant] urls in
+                    Renditions.url(urls, variant: variant).flatMap(ImageQueue.host(of:)).map(health.usable) ?? false
+                }))
     }
 }
 

@@ -395,7 +395,12 @@ public final class ImageQueue: Service, Sendable {
     /// The host a job's file comes from, with its port when the URL names one (two services on one
     /// machine are two hosts).
     func host(of job: PhotoFileStore.Missing, variant: String) -> String? {
-        guard let url = configuration.renditionURL(job.urls, variant).flatMap(URL.init(string:)), let host = url.host else { return nil }
+        configuration.renditionURL(job.urls, variant).flatMap(Self.host(of:))
+    }
+
+    /// The name `ServiceHealth` knows a file's host by: host, or host:port.
+    public static func host(of url: String) -> String? {
+        guard let url = URL(string: url), let host = url.host else { return nil }
         return url.port.map { "\(host):\($0)" } ?? host
     }
 
