@@ -53,10 +53,15 @@ extension SearchService {
     }
 
     public func topicPhotos(_ request: TopicPhotosRequest, accountId: String) async throws(SourceError) -> PhotosSearchResult {
-        // Kept as a search whose query is the topic, so that it answers offline.
-        let asSearch = PhotosSearchRequest(query: "topic:\(request.slug)", source: .unsplash, order: request.order, page: request.page, perPage: request.perPage)
+        // Kept as a search whose query is the topic, so that it answers offline, and at once when seen before.
+        let asSearch = PhotosSearchRequest(
+            query: Self.topicPrefix + request.slug, source: .unsplash, order: request.order, page: request.page, perPage: request.perPage)
         let page = request.page ?? 1, perPage = request.perPage ?? 10
         let key = Self.paramsKey(asSearch)
+        if request.refresh != true, var kept = keptPage(asSearch, key: key, source: .unsplash, page: page, perPage: perPage, accountId: accountId) {
+            kept.query = request.slug
+            return kept
+        }
         do {
             var query = [("page", String(page)), ("per_page", String(perPage))]
             if let order = request.order { query.append(("order_by", order)) }
@@ -75,7 +80,9 @@ extension SearchService {
                 totalPages: max(1, (total + perPage - 1) / perPage), photos: summaries, stale: false, fetchedAt: now)
         } catch {
             return try answerFromStore(after: error) { reason, retryAt in
-                cached(key: key, source: .unsplash, request: asSearch, page: page, perPage: perPage, accountId: accountId, reason: reason, retryAt: retryAt)
+                var kept = cached(key: key, source: .unsplash, request: asSearch, page: page, perPage: perPage, accountId: accountId, reason: reason, retryAt: retryAt)
+                kept?.query = request.slug
+                return kept
             }
         }
     }

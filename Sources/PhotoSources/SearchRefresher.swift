@@ -27,10 +27,8 @@ public final class SearchRefresher: Service, Sendable {
 
     private func refresh(_ job: SearchRefreshQueue.Job) async {
         defer { search.refreshes.finished(job) }
-        var fresh = job.request
-        fresh.refresh = true
         do {
-            let result = try await search.search(fresh, accountId: job.accountId)
+            let result = try await search.refetch(job.request, accountId: job.accountId)
             announce(SearchRefreshed(request: job.request, result: result, error: nil))
         } catch {
             logger.notice("search not refreshed: \(error)", metadata: ["splashd_op": "search"])

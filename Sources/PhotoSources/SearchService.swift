@@ -66,17 +66,7 @@ public final class SearchService: Sendable {
         let page = request.page ?? 1
         let perPage = request.perPage ?? 10
         let key = Self.paramsKey(request)
-        if request.refresh != true,
-           var kept = cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId, reason: nil, retryAt: nil) {
-            _ = try? store.write { db in try SearchPages.markAsked(db, source: source, key: key, now: Date()) }
-            let failure = sourceHTTP.lastFailure(of: source == .nasa ? SourceHTTP.nasa : SourceHTTP.unsplash)
-            kept.staleReason = failure?.description
-            kept.retryAt = failure?.retryAt
-            // Over the budget (a failure with a retry time) nothing is asked of the source until it has room.
-            if kept.retryAt == nil, Date().timeIntervalSince(kept.fetchedAt) >= configuration.freshFor.timeInterval {
-                kept.refreshing = refreshes.enqueue(request, accountId: accountId)
-            }
-            wantThumbnails(of: kept.photos)
+        if request.refresh != true, let kept = keptPage(request, key: key, source: source, page: page, perPage: perPage, accountId: accountId) {
             return kept
         }
         let fetched = try await fetch(request, source: source, page: page, perPage: perPage)
@@ -93,13 +83,52 @@ public final class SearchService: Sendable {
             totalPages: fetched.totalPages, photos: photos, stale: false, fetchedAt: now)
     }
 
+    /// The page the store keeps for this search, answered at once: stale, with the source's last
+    /// failure, and queued to run again in the background when older than `freshFor` (over the budget
+    /// — a failure with a retry time — nothing is asked of the source until it has room). Nil when the
+    /// store keeps no such page.
+    func keptPage(
+        _ request: PhotosSearchRequest, key: String, source: PhotoSource, page: Int, perPage: Int, accountId: String
+    ) -> PhotosSearchResult? {
+        guard var kept = cached(key: key, source: source, request: request, page: page, perPage: perPage, accountId: accountId, reason: nil, retryAt: nil)
+        else { return nil }
+        _ = try? store.write { db in try SearchPages.markAsked(db, source: source, key: key, now: Date()) }
+        let failure = sourceHTTP.lastFailure(of: source == .nasa ? SourceHTTP.nasa : SourceHTTP.unsplash)
+        kept.staleReason = failure?.description
+        kept.retryAt = failure?.retryAt
+        if kept.retryAt == nil, Date().timeIntervalSince(kept.fetchedAt) >= configuration.freshFor.timeInterval {
+            kept.refreshing = refreshes.enqueue(request, accountId: accountId)
+        }
+        wantThumbnails(of: kept.photos)
+        return kept
+    }
+
+    /// A page the store answered, fetched again (`SearchRefresher`): a topic's pages are kept as the
+    /// search "topic:<slug>" and fetched from the topic.
+    func refetch(_ request: PhotosSearchRequest, accountId: String) async throws(SourceError) -> PhotosSearchResult {
+        guard let slug = Self.topicSlug(of: request) else {
+            var fresh = request
+            fresh.refresh = true
+            return try await search(fresh, accountId: accountId)
+        }
+        return try await topicPhotos(
+            TopicPhotosRequest(slug: slug, order: request.order, page: request.page, perPage: request.perPage, refresh: true), accountId: accountId)
+    }
+
+    static let topicPrefix = "topic:"
+
+    /// The topic a kept "search" stands for, if it is one.
+    static func topicSlug(of request: PhotosSearchRequest) -> String? {
+        request.query.hasPrefix(topicPrefix) ? String(request.query.dropFirst(topicPrefix.count)) : nil
+    }
+
     public func history(source: PhotoSource?) throws -> SearchHistoryResult {
         try store.read { db in
             var entries: [SearchHistoryEntry] = []
             for source in source.map({ [$0] }) ?? [.unsplash, .nasa] {
                 for run in try SearchPages.recent(db, source: source, limit: 10) {
                     guard let request = try? JSONCoding.decoder().decode(PhotosSearchRequest.self, from: Data(run.key.utf8)),
-                          !request.query.hasPrefix("topic:")  // topic pages are kept like searches, but are not searches
+                          Self.topicSlug(of: request) == nil  // topic pages are kept like searches, but are not searches
                     else { continue }
                     entries.append(SearchHistoryEntry(number: 0, request: request, total: run.total, lastRunAt: run.lastRunAt))
                 }

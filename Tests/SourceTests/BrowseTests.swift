@@ -41,6 +41,31 @@ import TestSupport
         }
     }
 
+    /// A topic's page seen before answers at once from the store and is fetched again in the
+    /// background, as a search's is (issue 20, item 5): the `search.refreshed` event names it
+    /// "topic:<slug>"; `refresh` waits for Unsplash.
+    @Test func aTopicsPageSeenBeforeAnswersAtOnceAndRefreshesInTheBackground() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.init(sources: true, config: "[search]\nfresh_seconds = 0\n"))
+            let client = daemon.client
+            let watcher = try SplashClient.connect(socketPath: daemon.process.socketPath)
+            _ = try await watcher.send(SubscribeRequest(types: ["search.refreshed"]))
+            let topic = try #require(try await client.send(TopicsListRequest()).topics.first)
+            let live = try await client.send(TopicPhotosRequest(slug: topic.slug, perPage: 4))
+            #expect(!live.stale && live.refreshing == nil && live.query == topic.slug)
+            let kept = try await client.send(TopicPhotosRequest(slug: topic.slug, perPage: 4))
+            #expect(kept.stale && kept.refreshing == true && kept.query == topic.slug)
+            #expect(kept.photos.map(\.id) == live.photos.map(\.id) && kept.fetchedAt == live.fetchedAt)
+            let refreshed = try #require(try await watcher.firstEvent { if case .searchRefreshed(let refreshed) = $0 { refreshed } else { nil } })
+            #expect(refreshed.request.query == "topic:" + topic.slug && refreshed.error == nil, "\(refreshed)")
+            let fresh = try #require(refreshed.result)
+            #expect(!fresh.stale && fresh.photos.map(\.id) == live.photos.map(\.id))
+            let waited = try await client.send(TopicPhotosRequest(slug: topic.slug, perPage: 4, refresh: true))
+            #expect(!waited.stale && waited.refreshing == nil)
+            #expect(try await client.send(SearchHistoryRequest()).searches.isEmpty, "topic pages are not searches")
+        }
+    }
+
     @Test func statisticsHaveThirtyDailyValuesAndTotals() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.init(sources: true))

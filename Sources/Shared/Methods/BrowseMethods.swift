@@ -91,12 +91,17 @@ public struct TopicsListResult: Codable, Sendable, Equatable {
 public struct TopicPhotosRequest: RPCRequest {
     public typealias Result = PhotosSearchResult
     public static let method = "topics.photos"
-    public static let summary = "A topic's photos; kept like a search, so when Unsplash fails they answer from the store, marked stale, with the reason."
+    public static let summary = """
+        A topic's photos, kept like a search: a page seen before answers at once from the store and refreshes in the \
+        background (a search.refreshed event, its query "topic:<slug>"); when Unsplash fails they answer from the store, \
+        marked stale, with the reason.
+        """
     public static let parameters = [
         ParameterDoc("slug", "string", required: true, "The topic's slug or id."),
         ParameterDoc("order", "string", "latest (default), oldest or popular."),
         ParameterDoc("page", "integer", "1 or more."),
         ParameterDoc("per_page", "integer", "1 to 30 (default 10)."),
+        ParameterDoc("refresh", "boolean", "Wait for fresh photos, or Unsplash's error; never the store's (as for photos.search)."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .offline, .rateLimited, .notFound]
     public static let example = TopicPhotosRequest(slug: "wallpapers", order: "popular")
@@ -105,11 +110,13 @@ public struct TopicPhotosRequest: RPCRequest {
     public var order: String?
     public var page: Int?
     public var perPage: Int?
-    public init(slug: String, order: String? = nil, page: Int? = nil, perPage: Int? = nil) {
+    public var refresh: Bool?
+    public init(slug: String, order: String? = nil, page: Int? = nil, perPage: Int? = nil, refresh: Bool? = nil) {
         self.slug = slug
         self.order = order
         self.page = page
         self.perPage = perPage
+        self.refresh = refresh
     }
     public func validate() throws(RPCError) {
         guard !slug.isEmpty, slug.count <= 100, slug.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {

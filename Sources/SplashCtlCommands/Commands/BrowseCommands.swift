@@ -45,9 +45,11 @@ struct TopicCommand: AsyncParsableCommand {
     @Option(help: "latest, oldest or popular.") var order: String?
     @Option(help: "Page, from 1.") var page: Int?
     @Option(help: "Per page, 1 to 30.") var perPage: Int?
+    @Flag(help: "Wait for fresh photos (or Unsplash's error) instead of the page kept from before.") var refresh = false
 
     func run() async throws {
-        try await global.run(TopicPhotosRequest(slug: slug, order: order, page: page, perPage: perPage), render: SearchCommand.render)
+        let request = TopicPhotosRequest(slug: slug, order: order, page: page, perPage: perPage, refresh: refresh ? true : nil)
+        try await global.run(request, render: SearchCommand.render)
     }
 }
 
