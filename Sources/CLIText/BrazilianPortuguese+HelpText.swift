@@ -18,7 +18,7 @@ extension BrazilianPortuguese {
         case .page: "Página, a partir de 1."
         case .emailAddress: "Endereço de e-mail."
         case .passwordFromFirstLineOfStdin: "Lê a senha da primeira linha da entrada padrão."
-        case .adoptGuestFlag: "Traz para a conta as curtidas e edições feitas aqui sem conta (sem esta opção, pergunta)."
+        case .adoptGuestFlag: "Traz para a conta as curtidas e edições feitas aqui sem conta (sem nenhuma das duas opções, pergunta)."
         case .opID: "O id da operação (de splashctl queue; basta um prefixo único)."
 
         case .setupAbstract: "Primeira execução: URL do backend, chaves, as units de usuário do systemd e a entrada na conta."
@@ -92,7 +92,7 @@ extension BrazilianPortuguese {
         case .unfollowAbstract: "Deixa de seguir um tópico ou uma busca."
         case .feedsAbstract: "Os tópicos e as buscas que você segue."
 
-        case .likeAbstract: "Curte uma foto: ela entra em Minha Coleção (funciona sem rede; é enviada quando houver rede)."
+        case .likeAbstract: "Curte uma foto: ela entra em Minha Coleção (funciona sem rede; a curtida vai para o servidor quando houver rede)."
         case .likeAllowDuplicate: "Curte mesmo que ela pareça com uma foto que já está na biblioteca."
         case .unlikeAbstract: "Desfaz a curtida: tira a foto de Minha Coleção."
         case .dismissAbstract: "Nunca mais mostra uma foto em buscas, feeds ou escolhas aleatórias (fica só nesta máquina)."
@@ -105,7 +105,7 @@ extension BrazilianPortuguese {
         case .queueListAbstract: "Lista as alterações na fila."
         case .queueListRejected: "Só as alterações que o servidor recusou."
         case .queueRetryAbstract: "Envia de novo, agora, uma alteração recusada ou em espera."
-        case .queueDropAbstract: "Desiste de vez de uma alteração (a mudança local fica; o servidor nunca a recebe)."
+        case .queueDropAbstract: "Desiste de vez de uma alteração (a alteração local fica; o servidor nunca a recebe)."
         case .queueDropYes: "Não pede confirmação."
 
         case .importAbstract: "Adiciona os arquivos JPEG, PNG e WebP de uma pasta à biblioteca como fotos locais."
@@ -156,7 +156,7 @@ extension BrazilianPortuguese {
         case .profileShowRefresh: "Busca o perfil no servidor antes."
         case .setUsernameAbstract: "Altera o seu nome de usuário (vale aqui na hora; é enviado quando houver rede)."
         case .setUsernameName: "De 3 a 32 caracteres entre a-z, 0-9 e '_'."
-        case .setUsernameWait: "Espera (até 30 s) a resposta do servidor: atualizado, ou por que ele recusou o nome."
+        case .setUsernameWait: "Espera (até 30 s) o veredito do servidor: nome atualizado, ou o motivo da recusa."
         case .usersAbstract: "O que o servidor diz sobre todas as contas."
         case .usersCountAbstract: "Quantas contas existem."
         case .usersRecentAbstract: "As contas mais novas."
