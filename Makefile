@@ -84,21 +84,23 @@ release: setup
 	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashctl $(SWIFT_BUILD_FLAGS)
 
 # Man pages for splashd and every splashctl command, from their --help (swift-argument-parser's
-# generate-manual plugin).
+# generate-manual plugin). splashctl's help follows the locale (English or Brazilian Portuguese), and
+# these pages go to man1, so they are made in English whatever the builder's locale (LC_ALL wins).
 man: setup
-	swift package --scratch-path .build-release --allow-writing-to-package-directory generate-manual \
+	LC_ALL=C.UTF-8 swift package --scratch-path .build-release --allow-writing-to-package-directory generate-manual \
 		--configuration release --multi-page --authors "the splashd authors"
 
-# Release binaries, the units (user and system), man pages, and bash/zsh/fish completions for splashctl.
+# Release binaries, the units (user and system), man pages, and bash/zsh/fish completions for splashctl
+# (their descriptions in English, as the man pages).
 # `man` before `release`: the manual plugin builds the executables in the same scratch directory without
 # --static-swift-stdlib, and `release` then links them again with the runtime inside (integration/deb/run caught a
 # package whose binaries wanted libswiftCore.so).
 install: man release
 	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS) $(MAN1)
 	install -m 0755 $(RELEASE)/splashd $(RELEASE)/splashctl $(BINDIR)/
-	$(RELEASE)/splashctl --generate-completion-script bash > $(COMPLETIONS_BASH)/splashctl
-	$(RELEASE)/splashctl --generate-completion-script zsh > $(COMPLETIONS_ZSH)/_splashctl
-	$(RELEASE)/splashctl --generate-completion-script fish > $(COMPLETIONS_FISH)/splashctl.fish
+	LC_ALL=C.UTF-8 $(RELEASE)/splashctl --generate-completion-script bash > $(COMPLETIONS_BASH)/splashctl
+	LC_ALL=C.UTF-8 $(RELEASE)/splashctl --generate-completion-script zsh > $(COMPLETIONS_ZSH)/_splashctl
+	LC_ALL=C.UTF-8 $(RELEASE)/splashctl --generate-completion-script fish > $(COMPLETIONS_FISH)/splashctl.fish
 	for unit in systemd/user/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(USER_UNITS)/$$(basename $$unit); done
 	for unit in systemd/system/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(SYSTEM_UNITS)/$$(basename $$unit); done
 	for page in $(MANPAGES)/splashd/*.1 $(MANPAGES)/splashctl/*.1; do gzip -9n < $$page > $(MAN1)/$$(basename $$page).gz; done

@@ -9,11 +9,11 @@ import SplashClient
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Control socket (default: $SPLASHD_SOCKET, else $XDG_RUNTIME_DIR/splashd/control.sock).")
+    @Option(help: .text(.socketOption))
     var socket: String?
-    @Flag(help: "Print exactly the daemon's JSON result (errors as the JSON error object on stderr).")
+    @Flag(help: .text(.jsonFlag))
     var json = false
-    @Flag(help: "No colour, even on a terminal (NO_COLOR is honoured too).")
+    @Flag(help: .text(.noColorFlag))
     var noColor = false
 
     var socketPath: String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIText
 
 /// splashctl: a thin client. Each command builds a typed request, sends it with SplashClient and
 /// prints the answer; it holds no logic of the daemon's. The commands live in this library so that
@@ -6,10 +7,8 @@ import ArgumentParser
 public struct SplashCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "splashctl",
-        abstract: "Control splashd, the photo library sync daemon.",
-        discussion: "Exit codes follow sysexits.h: 0 ok, 64 usage, 65 invalid input, 66 not found, 69 daemon not running, "
-            + "70 internal error, 75 try again later (offline, busy, rate limited), 76 protocol error, 77 not permitted. "
-            + "See docs/protocol.md.",
+        abstract: HelpText.splashctlAbstract.text(),
+        discussion: HelpText.splashctlDiscussion.text(),
         subcommands: [
             SetupCommand.self, StatusCommand.self, PhotosCommand.self, WatchCommand.self,
             SearchCommand.self, HistoryCommand.self, RandomCommand.self, TopicsCommand.self, TopicCommand.self,

@@ -188,7 +188,7 @@ import TestSupport
                 DaemonProcess.splashctlPath, ["status"], environment: env.merging(["LANG": "pt_BR.UTF-8", "LC_ALL": "C"]) { $1 })
             #expect(overridden.stdout.contains("signed out"), "\(overridden.stdout)")
 
-            // Help stays English (ArgumentParser's), and --json is never translated.
+            // --json is never translated (the help is: HelpTextTests).
             let json = try await run(DaemonProcess.splashctlPath, ["--json", "status"], environment: env.merging(["LANG": "pt_BR.UTF-8"]) { $1 })
             #expect(json.status == 0)
             let status = try JSONCoding.decoder().decode(DaemonStatus.self, from: Data(json.stdout.utf8))

@@ -8,12 +8,12 @@ import SplashClient
 
 struct SignupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "signup", abstract: "Create an account and sign in to it (asks for the password without echo).")
+        commandName: "signup", abstract: HelpText.signupAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "E-mail address.") var email: String
-    @Option(help: "Username: 3 to 32 of a-z, 0-9 and '_'.") var username: String
-    @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
-    @Flag(inversion: .prefixedNo, help: "Bring the likes and edits made here without an account into it (asked when not given).")
+    @Option(help: .text(.emailAddress)) var email: String
+    @Option(help: .text(.signupUsername)) var username: String
+    @Flag(help: .text(.passwordFromFirstLineOfStdin)) var passwordStdin = false
+    @Flag(inversion: .prefixedNo, help: .text(.adoptGuestFlag))
     var adoptGuest: Bool?
 
     func run() async throws {
@@ -37,11 +37,11 @@ struct SignupCommand: AsyncParsableCommand {
 
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login", abstract: "Sign in (asks for the password without echo).")
+        commandName: "login", abstract: HelpText.loginAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "E-mail address.") var email: String
-    @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
-    @Flag(inversion: .prefixedNo, help: "Bring the likes and edits made here without an account into it (asked when not given).")
+    @Option(help: .text(.emailAddress)) var email: String
+    @Flag(help: .text(.passwordFromFirstLineOfStdin)) var passwordStdin = false
+    @Flag(inversion: .prefixedNo, help: .text(.adoptGuestFlag))
     var adoptGuest: Bool?
 
     func run() async throws {
@@ -84,12 +84,12 @@ enum GuestChoice {
 
 struct GuestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "guest", abstract: "The likes and edits made here without an account, kept on this machine.",
+        commandName: "guest", abstract: HelpText.guestAbstract.text(),
         subcommands: [GuestStatusCommand.self, GuestAdoptCommand.self], defaultSubcommand: GuestStatusCommand.self)
 }
 
 struct GuestStatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "How many likes and edits the guest has.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: HelpText.guestStatusAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -99,7 +99,7 @@ struct GuestStatusCommand: AsyncParsableCommand {
 
 struct GuestAdoptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "adopt", abstract: "Bring the guest's likes and edits into the signed-in account (queued for the server).")
+        commandName: "adopt", abstract: HelpText.guestAdoptAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -111,7 +111,7 @@ struct GuestAdoptCommand: AsyncParsableCommand {
 
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "logout", abstract: "Sign out; changes not yet sent stay queued for the account.")
+        commandName: "logout", abstract: HelpText.logoutAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -125,7 +125,7 @@ struct LogoutCommand: AsyncParsableCommand {
 }
 
 struct WhoamiCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Who is signed in.")
+    static let configuration = CommandConfiguration(commandName: "whoami", abstract: HelpText.whoamiAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -153,7 +153,7 @@ struct WhoamiCommand: AsyncParsableCommand {
 
 struct ProfileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "profile", abstract: "Show or change your profile.",
+        commandName: "profile", abstract: HelpText.profileAbstract.text(),
         subcommands: [ShowProfile.self, SetUsername.self], defaultSubcommand: ShowProfile.self)
 
     static func syncText(_ profile: Profile, _ style: TerminalStyle) -> String {
@@ -178,9 +178,9 @@ struct ProfileCommand: AsyncParsableCommand {
 }
 
 struct ShowProfile: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show your profile.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: HelpText.profileShowAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Fetch it from the server first.") var refresh = false
+    @Flag(help: .text(.profileShowRefresh)) var refresh = false
 
     func run() async throws {
         try await global.run(ProfileGetRequest(refresh: refresh ? true : nil)) { result, style in
@@ -191,10 +191,10 @@ struct ShowProfile: AsyncParsableCommand {
 
 struct SetUsername: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "set-username", abstract: "Change your username (applied here at once, sent when online).")
+        commandName: "set-username", abstract: HelpText.setUsernameAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "3 to 32 of a-z, 0-9 and '_'.") var username: String
-    @Flag(help: "Wait (up to 30 s) for the server's verdict: updated, or why it refused the name.") var wait = false
+    @Argument(help: .text(.setUsernameName)) var username: String
+    @Flag(help: .text(.setUsernameWait)) var wait = false
 
     /// What the server made of the change, with `--wait`.
     struct Verdict: Codable {
@@ -249,7 +249,7 @@ struct SetUsername: AsyncParsableCommand {
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "users", abstract: "What the server says about everyone.", subcommands: [CountUsers.self, RecentUsers.self])
+        commandName: "users", abstract: HelpText.usersAbstract.text(), subcommands: [CountUsers.self, RecentUsers.self])
 
     static func staleNote(stale: Bool, age: Double, _ style: TerminalStyle) -> String {
         stale ? " " + style.yellow(Message.offlineAsOf(Formatting.duration(age)).text()) : ""
@@ -257,7 +257,7 @@ struct UsersCommand: AsyncParsableCommand {
 }
 
 struct CountUsers: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "count", abstract: "How many accounts exist.")
+    static let configuration = CommandConfiguration(commandName: "count", abstract: HelpText.usersCountAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -268,9 +268,9 @@ struct CountUsers: AsyncParsableCommand {
 }
 
 struct RecentUsers: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "recent", abstract: "The newest accounts.")
+    static let configuration = CommandConfiguration(commandName: "recent", abstract: HelpText.usersRecentAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "At most this many (1–\(UsersRecentRequest.maxLimit), default \(UsersRecentRequest.defaultLimit)).") var limit: Int?
+    @Option(help: .text(.usersRecentLimit(max: UsersRecentRequest.maxLimit, default: UsersRecentRequest.defaultLimit))) var limit: Int?
 
     func run() async throws {
         let request = UsersRecentRequest(limit: limit)

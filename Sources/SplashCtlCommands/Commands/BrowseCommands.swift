@@ -6,11 +6,11 @@ import Shared
 // splashctl's Unsplash browsing: random, topics, topic.
 
 struct RandomCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "random", abstract: "Random Unsplash photos (never a dismissed one).")
+    static let configuration = CommandConfiguration(commandName: "random", abstract: HelpText.randomAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "How many, 1 to 30.") var count: Int?
-    @Option(help: "From this topic (slug or id).") var topic: String?
-    @Option(help: "Matching this.") var query: String?
+    @Option(help: .text(.randomCount)) var count: Int?
+    @Option(help: .text(.randomTopic)) var topic: String?
+    @Option(help: .text(.randomQuery)) var query: String?
 
     func run() async throws {
         try await global.run(PhotosRandomRequest(count: count, topic: topic, query: query)) { result, style in
@@ -20,9 +20,9 @@ struct RandomCommand: AsyncParsableCommand {
 }
 
 struct TopicsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "topics", abstract: "Unsplash's topics.")
+    static let configuration = CommandConfiguration(commandName: "topics", abstract: HelpText.topicsAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "featured, latest, oldest or position.") var order: String?
+    @Option(help: .text(.topicsOrder)) var order: String?
 
     func run() async throws {
         try await global.run(TopicsListRequest(order: order)) { result, style in
@@ -39,13 +39,13 @@ struct TopicsCommand: AsyncParsableCommand {
 }
 
 struct TopicCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "topic", abstract: "One topic's photos.")
+    static let configuration = CommandConfiguration(commandName: "topic", abstract: HelpText.topicAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The topic's slug, e.g. wallpapers.") var slug: String
-    @Option(help: "latest, oldest or popular.") var order: String?
-    @Option(help: "Page, from 1.") var page: Int?
-    @Option(help: "Per page, 1 to 30.") var perPage: Int?
-    @Flag(help: "Wait for fresh photos (or Unsplash's error) instead of the page kept from before.") var refresh = false
+    @Argument(help: .text(.topicSlug)) var slug: String
+    @Option(help: .text(.topicOrder)) var order: String?
+    @Option(help: .text(.page)) var page: Int?
+    @Option(help: .text(.topicPerPage)) var perPage: Int?
+    @Flag(help: .text(.topicRefresh)) var refresh = false
 
     func run() async throws {
         let request = TopicPhotosRequest(slug: slug, order: order, page: page, perPage: perPage, refresh: refresh ? true : nil)

@@ -7,12 +7,12 @@ import Shared
 
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cache", abstract: "Disk used by the library (kept) and the cache (evicted least-recently-used).",
+        commandName: "cache", abstract: HelpText.cacheAbstract.text(),
         subcommands: [CacheShow.self, CachePrune.self], defaultSubcommand: CacheShow.self)
 }
 
 struct CacheShow: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show library and cache usage.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: HelpText.cacheShowAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -38,9 +38,9 @@ struct CacheShow: AsyncParsableCommand {
 
 struct CachePrune: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "prune", abstract: "Evict cache files now, least recently used first. The library is never touched.")
+        commandName: "prune", abstract: HelpText.cachePruneAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Keep this many bytes of the most recently used cache files (default 0: empty the cache).") var keep: Int64?
+    @Option(help: .text(.cachePruneKeep)) var keep: Int64?
 
     func validate() throws {
         if let keep, keep < 0 { throw ValidationError(Message.keepCannotBeNegative.text()) }

@@ -12,17 +12,14 @@ import SplashClient
 struct EditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Apply filters to a photo: save an edit (the original stays), or --preview to a file.",
-        discussion: """
-            Filters apply in order: --filter sepia:0.8 --filter vignette:1.0,0.6. Parameters left out take
-            their defaults; splashctl filters lists them all.
-            """)
+        abstract: HelpText.editAbstract.text(),
+        discussion: HelpText.editDiscussion.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The photo id, e.g. unsplash:Dwu85P9SOIk.") var id: String
-    @Option(name: .customLong("filter"), help: "A filter, NAME[:P1,P2...]; repeat for a chain.") var filters: [String] = []
-    @Option(help: "Render a small preview to this JPEG file instead of saving an edit.") var preview: String?
-    @Option(help: "With --preview: the longest side in pixels (16-2048, default 512).") var size: Int?
-    @Flag(help: "With --preview: open the preview with xdg-open.") var open = false
+    @Argument(help: .text(.photoID)) var id: String
+    @Option(name: .customLong("filter"), help: .text(.editFilter)) var filters: [String] = []
+    @Option(help: .text(.editPreview)) var preview: String?
+    @Option(help: .text(.editSize)) var size: Int?
+    @Flag(help: .text(.editOpen)) var open = false
 
     func validate() throws {
         if filters.isEmpty { throw ValidationError(Message.needAFilter.text()) }
@@ -94,7 +91,7 @@ struct PreviewWritten: Encodable {
 }
 
 struct FiltersCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "filters", abstract: "List the filters, their parameters, ranges and defaults.")
+    static let configuration = CommandConfiguration(commandName: "filters", abstract: HelpText.filtersAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -117,13 +114,13 @@ struct FiltersCommand: AsyncParsableCommand {
 
 struct EditsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edits", abstract: "Your saved edits.", subcommands: [EditsList.self, EditsRemove.self], defaultSubcommand: EditsList.self)
+        commandName: "edits", abstract: HelpText.editsAbstract.text(), subcommands: [EditsList.self, EditsRemove.self], defaultSubcommand: EditsList.self)
 }
 
 struct EditsList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List edits, newest first (of one photo when given).")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: HelpText.editsListAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "Only this photo's edits.") var id: String?
+    @Argument(help: .text(.editsListID)) var id: String?
 
     func run() async throws {
         try await global.run(EditsListRequest(id: id)) { result, style in
@@ -141,9 +138,9 @@ struct EditsList: AsyncParsableCommand {
 }
 
 struct EditsRemove: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an edit here, on the server and in Storage.")
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: HelpText.editsRemoveAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The edit id (a unique prefix from splashctl edits list is enough).") var edit: String
+    @Argument(help: .text(.editsRemoveID)) var edit: String
 
     func run() async throws {
         try await global.withClient { client in

@@ -7,9 +7,9 @@ import Shared
 
 /// `topic SLUG` or `search QUERY...`, shared by follow and unfollow.
 struct FeedArguments: ParsableArguments {
-    @Argument(help: "topic or search.") var kind: String
-    @Argument(help: "The topic's slug, or the query.") var value: [String]
-    @Option(help: "For searches: unsplash (default) or nasa.") var source: String?
+    @Argument(help: .text(.feedKind)) var kind: String
+    @Argument(help: .text(.feedValue)) var value: [String]
+    @Option(help: .text(.feedSource)) var source: String?
 
     func key() throws -> FeedKey {
         guard let kind = FeedKey.Kind(rawValue: kind) else { throw ValidationError(Message.followTopicOrSearch.text()) }
@@ -21,10 +21,10 @@ struct FeedArguments: ParsableArguments {
 
 struct FollowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "follow", abstract: "Keep a topic's or a search's newest photos fresh in the background.")
+        commandName: "follow", abstract: HelpText.followAbstract.text())
     @OptionGroup var global: GlobalOptions
     @OptionGroup var feed: FeedArguments
-    @Option(help: "How many of the newest to keep fresh, 1 to 30 (default 30).") var keep: Int?
+    @Option(help: .text(.followKeep)) var keep: Int?
 
     func run() async throws {
         try await global.run(FeedsFollowRequest(feed: try feed.key(), keep: keep), render: FeedsCommand.render)
@@ -32,7 +32,7 @@ struct FollowCommand: AsyncParsableCommand {
 }
 
 struct UnfollowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unfollow", abstract: "Stop following a topic or a search.")
+    static let configuration = CommandConfiguration(commandName: "unfollow", abstract: HelpText.unfollowAbstract.text())
     @OptionGroup var global: GlobalOptions
     @OptionGroup var feed: FeedArguments
 
@@ -42,7 +42,7 @@ struct UnfollowCommand: AsyncParsableCommand {
 }
 
 struct FeedsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "feeds", abstract: "The topics and searches you follow.")
+    static let configuration = CommandConfiguration(commandName: "feeds", abstract: HelpText.feedsAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

@@ -10,18 +10,14 @@ import SplashClient
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Add a folder's JPEG, PNG and WebP files to the library as local photos.",
-        discussion: """
-            Files stay where they are. Each gets its dimensions, its EXIF date and a perceptual hash; a
-            near-duplicate of a photo already in the library is reported and skipped
-            (import.duplicate_threshold). A file that cannot be read is reported and the rest go on.
-            """)
+        abstract: HelpText.importAbstract.text(),
+        discussion: HelpText.importDiscussion.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "A folder (or one file).") var path: String?
-    @Flag(name: .shortAndLong, help: "Into subfolders too.") var recursive = false
-    @Flag(help: "Then keep watching the folder: new or changed photos are imported as they appear, across restarts.") var watch = false
-    @Flag(help: "List the folders being watched.") var watching = false
-    @Flag(help: "Stop watching the folder (its photos stay in the library).") var unwatch = false
+    @Argument(help: .text(.importPath)) var path: String?
+    @Flag(name: .shortAndLong, help: .text(.importRecursive)) var recursive = false
+    @Flag(help: .text(.importWatch)) var watch = false
+    @Flag(help: .text(.importWatching)) var watching = false
+    @Flag(help: .text(.importUnwatch)) var unwatch = false
 
     static func absolute(_ path: String) -> String {
         ((path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path) as NSString).standardizingPath

@@ -7,10 +7,10 @@ import Shared
 
 struct LikeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "like", abstract: "Add a photo to My Collection (works offline; sent when online).")
+        commandName: "like", abstract: HelpText.likeAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The photo id, e.g. unsplash:Dwu85P9SOIk.") var id: String
-    @Flag(help: "Like it even if it looks like a photo already in the library.") var allowDuplicate = false
+    @Argument(help: .text(.photoID)) var id: String
+    @Flag(help: .text(.likeAllowDuplicate)) var allowDuplicate = false
 
     func run() async throws {
         try await global.run(PhotosLikeRequest(id: id, allowDuplicate: allowDuplicate ? true : nil), render: PhotoActionText.render)
@@ -18,9 +18,9 @@ struct LikeCommand: AsyncParsableCommand {
 }
 
 struct UnlikeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unlike", abstract: "Remove a photo from My Collection.")
+    static let configuration = CommandConfiguration(commandName: "unlike", abstract: HelpText.unlikeAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The photo id.") var id: String
+    @Argument(help: .text(.photoIDShort)) var id: String
 
     func run() async throws {
         try await global.run(PhotosUnlikeRequest(id: id), render: PhotoActionText.render)
@@ -29,10 +29,10 @@ struct UnlikeCommand: AsyncParsableCommand {
 
 struct DismissCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "dismiss", abstract: "Never show a photo again in searches, feeds or random picks (stays on this machine).")
+        commandName: "dismiss", abstract: HelpText.dismissAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Bring a dismissed photo back.") var undo = false
-    @Argument(help: "The photo id.") var id: String
+    @Flag(help: .text(.dismissUndo)) var undo = false
+    @Argument(help: .text(.photoIDShort)) var id: String
 
     func run() async throws {
         try await global.run(PhotosDismissRequest(id: id, undo: undo ? true : nil), render: PhotoActionText.render)

@@ -5,9 +5,9 @@ import Shared
 
 struct PhotoStats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stats", abstract: "Views and downloads of an Unsplash photo over 30 days, drawn as a chart (--json for the numbers).")
+        commandName: "stats", abstract: HelpText.photosStatsAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "An Unsplash photo id (unsplash:...).") var id: String
+    @Argument(help: .text(.photosStatsID)) var id: String
 
     func run() async throws {
         try await global.run(PhotosStatsRequest(id: id)) { result, style in

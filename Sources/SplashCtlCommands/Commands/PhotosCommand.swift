@@ -4,24 +4,24 @@ import Shared
 
 struct PhotosCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "photos", abstract: "Photos in the local library.", subcommands: [ListPhotos.self, PhotoStats.self, ShowPhoto.self])
+        commandName: "photos", abstract: HelpText.photosAbstract.text(), subcommands: [ListPhotos.self, PhotoStats.self, ShowPhoto.self])
 }
 
 struct ListPhotos: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List photos in the store (works offline; never waits on the network).")
+        commandName: "list", abstract: HelpText.photosListAbstract.text())
     @OptionGroup var global: GlobalOptions
 
-    @Flag(help: "Only liked photos.") var liked = false
-    @Flag(help: "Only photos with edits.") var edited = false
-    @Flag(help: "Only dismissed photos (hidden otherwise).") var dismissed = false
-    @Option(help: "unsplash, nasa or local.") var source: String?
-    @Option(help: "Colour bucket, e.g. blue, red, black_and_white.") var color: String?
-    @Option(help: "Full-text search over title, description, tags and author.") var text: String?
+    @Flag(help: .text(.photosListLiked)) var liked = false
+    @Flag(help: .text(.photosListEdited)) var edited = false
+    @Flag(help: .text(.photosListDismissed)) var dismissed = false
+    @Option(help: .text(.photosListSource)) var source: String?
+    @Option(help: .text(.photosListColor)) var color: String?
+    @Option(help: .text(.photosListText)) var text: String?
     // Unconditional: "--sort -liked" must read "-liked" as the value, not as an option.
-    @Option(parsing: .unconditional, help: "created, liked or fetched; prefix '-' for descending (default -fetched; -liked with --liked).") var sort: String?
-    @Option(help: "At most this many (1–1000, default 50).") var limit: Int?
-    @Option(help: "Skip this many.") var offset: Int?
+    @Option(parsing: .unconditional, help: .text(.photosListSort)) var sort: String?
+    @Option(help: .text(.photosListLimit)) var limit: Int?
+    @Option(help: .text(.photosListOffset)) var offset: Int?
 
     func request() throws -> PhotosListRequest {
         guard source.map({ PhotoSource(rawValue: $0) != nil }) ?? true else {

@@ -9,20 +9,20 @@ import SplashClient
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Search Unsplash or NASA (a search run before answers at once from the store and refreshes in the background).")
+        abstract: HelpText.searchAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "What to look for.") var query: [String] = []
-    @Option(help: "unsplash (default) or nasa.") var source: String?
-    @Option(help: "Unsplash: a colour, e.g. blue, red, black_and_white.") var color: String?
-    @Option(help: "Unsplash: landscape, portrait or squarish.") var orientation: String?
-    @Option(help: "Unsplash: relevant or latest.") var order: String?
-    @Option(help: "NASA: image, video or audio.") var media: String?
-    @Option(help: "NASA: earliest year.") var yearFrom: Int?
-    @Option(help: "NASA: latest year.") var yearTo: Int?
-    @Option(help: "Page, from 1.") var page: Int?
-    @Option(help: "Results per page (Unsplash up to 30, NASA up to 100).") var perPage: Int?
-    @Option(help: "Run search number N of `splashctl history` again.") var again: Int?
-    @Flag(help: "Wait for fresh results (or the source's error) instead of the results kept from before.") var refresh = false
+    @Argument(help: .text(.searchQuery)) var query: [String] = []
+    @Option(help: .text(.searchSource)) var source: String?
+    @Option(help: .text(.searchColor)) var color: String?
+    @Option(help: .text(.searchOrientation)) var orientation: String?
+    @Option(help: .text(.searchOrder)) var order: String?
+    @Option(help: .text(.searchMedia)) var media: String?
+    @Option(help: .text(.searchYearFrom)) var yearFrom: Int?
+    @Option(help: .text(.searchYearTo)) var yearTo: Int?
+    @Option(help: .text(.page)) var page: Int?
+    @Option(help: .text(.searchPerPage)) var perPage: Int?
+    @Option(help: .text(.searchAgain)) var again: Int?
+    @Flag(help: .text(.searchRefresh)) var refresh = false
 
     func run() async throws {
         var request: PhotosSearchRequest
@@ -75,9 +75,9 @@ enum StaleNote {
 
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history", abstract: "Your last searches, newest first (run one again with search --again N).")
+        commandName: "history", abstract: HelpText.historyAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Only unsplash or nasa.") var source: String?
+    @Option(help: .text(.historySource)) var source: String?
 
     func run() async throws {
         try await global.run(SearchHistoryRequest(source: source.flatMap(PhotoSource.init(rawValue:)))) { result, style in

@@ -22,23 +22,18 @@ struct SetupSummary: Encodable {
 struct SetupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "setup",
-        abstract: "First run: backend URL, keys, the user units, and signing in.",
-        discussion: """
-            Writes $XDG_CONFIG_HOME/splashd/config.toml (mode 0600) with the keys in files beside it
-            (anon_key, unsplash_key, mode 0600), enables splashd.socket for your user when systemd is
-            there, and signs you in. Run it again to change anything; the old config is kept as
-            config.toml.bak.
-            """)
+        abstract: HelpText.setupAbstract.text(),
+        discussion: HelpText.setupDiscussion.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The Supabase project URL, e.g. https://abcd.supabase.co.") var backendURL: String?
-    @Option(help: "A file holding the project's anon (publishable) key.") var anonKeyFile: String?
-    @Option(help: "A file holding an Unsplash access key (optional: without one, Unsplash search is off).") var unsplashKeyFile: String?
-    @Option(help: "Sign in as this e-mail address.") var email: String?
-    @Flag(help: "Create the account (with --username) instead of signing in.") var signup = false
-    @Option(help: "With --signup: the username.") var username: String?
-    @Flag(help: "Read the password from standard input.") var passwordStdin = false
-    @Flag(help: "Do not touch systemd's user units.") var noEnable = false
-    @Flag(help: "Do not sign in now.") var noSignIn = false
+    @Option(help: .text(.setupBackendURL)) var backendURL: String?
+    @Option(help: .text(.setupAnonKeyFile)) var anonKeyFile: String?
+    @Option(help: .text(.setupUnsplashKeyFile)) var unsplashKeyFile: String?
+    @Option(help: .text(.setupEmail)) var email: String?
+    @Flag(help: .text(.setupSignup)) var signup = false
+    @Option(help: .text(.setupUsername)) var username: String?
+    @Flag(help: .text(.setupPasswordStdin)) var passwordStdin = false
+    @Flag(help: .text(.setupNoEnable)) var noEnable = false
+    @Flag(help: .text(.setupNoSignIn)) var noSignIn = false
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment

@@ -5,9 +5,9 @@ import Shared
 
 struct ShowPhoto: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show one photo: metadata, liked or not, and its files on this machine.")
+        commandName: "show", abstract: HelpText.photosShowAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The photo id, e.g. unsplash:Dwu85P9SOIk.") var id: String
+    @Argument(help: .text(.photoID)) var id: String
 
     func run() async throws {
         try await global.run(PhotosShowRequest(id: id), render: Self.render)

@@ -4,7 +4,7 @@ import Foundation
 import Shared
 
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what the daemon is doing.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: HelpText.statusAbstract.text())
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

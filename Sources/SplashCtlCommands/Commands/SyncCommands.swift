@@ -11,10 +11,10 @@ import SplashClient
 
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Send queued changes now; --wait blocks until the queue drains or fails.")
+        commandName: "sync", abstract: HelpText.syncAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Wait until nothing is left to send.") var wait = false
-    @Option(help: "With --wait: give up after this many seconds (default 60).") var timeout: Int?
+    @Flag(help: .text(.syncWait)) var wait = false
+    @Option(help: .text(.syncTimeout)) var timeout: Int?
 
     func run() async throws {
         let request = SyncNowRequest(wait: wait ? true : nil, timeoutSeconds: timeout)
@@ -65,14 +65,14 @@ struct SyncCommand: AsyncParsableCommand {
 
 struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "queue", abstract: "Changes waiting for the server, and those it refused.",
+        commandName: "queue", abstract: HelpText.queueAbstract.text(),
         subcommands: [QueueList.self, QueueRetry.self, QueueDrop.self], defaultSubcommand: QueueList.self)
 }
 
 struct QueueList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List queued changes.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: HelpText.queueListAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Only the changes the server refused.") var rejected = false
+    @Flag(help: .text(.queueListRejected)) var rejected = false
 
     func run() async throws {
         try await global.run(QueueListRequest(rejected: rejected ? true : nil)) { result, style in
@@ -94,9 +94,9 @@ struct QueueList: AsyncParsableCommand {
 }
 
 struct QueueRetry: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "retry", abstract: "Send a refused or waiting change again, now.")
+    static let configuration = CommandConfiguration(commandName: "retry", abstract: HelpText.queueRetryAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The op id (from splashctl queue; a unique prefix is enough).") var op: String
+    @Argument(help: .text(.opID)) var op: String
 
     func run() async throws {
         let id = try await QueueOpResolver.resolve(op, global: global)
@@ -106,10 +106,10 @@ struct QueueRetry: AsyncParsableCommand {
 
 struct QueueDrop: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "drop", abstract: "Give up on a change for good (the local change stays; the server never gets it).")
+        commandName: "drop", abstract: HelpText.queueDropAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Flag(help: "Do not ask for confirmation.") var yes = false
-    @Argument(help: "The op id (from splashctl queue; a unique prefix is enough).") var op: String
+    @Flag(help: .text(.queueDropYes)) var yes = false
+    @Argument(help: .text(.opID)) var op: String
 
     func run() async throws {
         let id = try await QueueOpResolver.resolve(op, global: global)

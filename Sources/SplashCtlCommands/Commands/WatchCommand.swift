@@ -6,9 +6,9 @@ import SplashClient
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "watch", abstract: "Print the daemon's events as they happen, until interrupted.")
+        commandName: "watch", abstract: HelpText.watchAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Only these event types (repeatable), e.g. photo.changed.") var type: [String] = []
+    @Option(help: .text(.watchType)) var type: [String] = []
 
     func run() async throws {
         let style = global.style
