@@ -52,6 +52,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Shared", swiftSettings: strict),
@@ -109,6 +110,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "Editing", dependencies: ["CVips", "Shared"], swiftSettings: strict),
+        // Photos drawn for a terminal: libchafa over pixels libvips decodes, and the memory tier of
+        // decoded pixels in front of the files on disk.
+        .target(name: "Pictures", dependencies: ["CChafa", "Editing", "Shared"], swiftSettings: strict),
         // Supabase Realtime's Phoenix protocol: messages, what the server's frames mean, the rejoin steps.
         .target(
             name: "Realtime",
@@ -145,7 +149,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
-                "Realtime", .product(name: "NIOCore", package: "swift-nio"),
+                "Realtime", "Pictures", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -207,7 +211,7 @@ let package = Package(
             dependencies: ["PhotoSources", "Daemon", "Editing", "HTTP", "Shared", "SplashClient", "Store", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "EditingTests", dependencies: ["Editing", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
+            name: "EditingTests", dependencies: ["Editing", "Pictures", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
             dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],

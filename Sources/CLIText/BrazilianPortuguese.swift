@@ -163,6 +163,10 @@ enum BrazilianPortuguese {
         case .duplicateSkipped(let path, let of, let distance): "\(path) parece com \(of) (\(plural(distance, "bit", "bits")) de diferença); ignorada"
         case .heldAsDuplicate(let of, let distance, let opId, let photo):
             "parece com \(of) (\(plural(distance, "bit", "bits")) de diferença): splashctl queue retry \(opId) a mantém, splashctl unlike \(photo) a desfaz"
+        case .memoryTier(let size, let pictures, let limit): "\(size) em \(plural(pictures, "imagem", "imagens")) (de no máximo \(limit))"
+        case .pictureHitRates(let memory, let memoryReads, let disk, let diskReads):
+            "imagens: \(memory) % de \(plural(memoryReads, "desenho", "desenhos")) vindos da memória; \(disk) % de \(plural(diskReads, "decodificação", "decodificações")) de um arquivo já presente"
+        case .noPicture(let why): "(sem imagem: \(why))"
         case .duplicatesWaiting(let n): "\(plural(n, "curtida quase duplicada espera", "curtidas quase duplicadas esperam")) por você (splashctl queue)"
         case .failed: "falhou"
 
@@ -278,6 +282,7 @@ enum BrazilianPortuguese {
         case .state: "estado"
         case .libraryDirectory: "pasta da biblioteca"
         case .cache: "cache"
+        case .memory: "memória"
         case .email: "e-mail"
         case .userID: "id do usuário"
         case .profile: "perfil"

@@ -159,6 +159,10 @@ enum English {
         case .duplicateSkipped(let path, let of, let distance): "\(path) looks like \(of) (\(plural(distance, "bit", "bits")) apart); skipped"
         case .heldAsDuplicate(let of, let distance, let opId, let photo):
             "looks like \(of) (\(plural(distance, "bit", "bits")) apart): splashctl queue retry \(opId) keeps it, splashctl unlike \(photo) undoes it"
+        case .memoryTier(let size, let pictures, let limit): "\(size) in \(plural(pictures, "picture", "pictures")) (of at most \(limit))"
+        case .pictureHitRates(let memory, let memoryReads, let disk, let diskReads):
+            "pictures: \(memory) % of \(plural(memoryReads, "draw", "draws")) from memory; \(disk) % of \(plural(diskReads, "decode", "decodes")) from a file already here"
+        case .noPicture(let why): "(no picture: \(why))"
         case .duplicatesWaiting(let n): "\(plural(n, "like waits", "likes wait")) for you as near-duplicates (splashctl queue)"
         case .failed: "failed"
 
@@ -271,6 +275,7 @@ enum English {
         case .state: "state"
         case .libraryDirectory: "library dir"
         case .cache: "cache"
+        case .memory: "memory"
         case .email: "e-mail"
         case .userID: "user id"
         case .profile: "profile"

@@ -68,6 +68,7 @@ extension HelpText {
         .topicOrder,
         .topicPerPage,
         .topicRefresh,
+        .imageOption,
         .feedKind,
         .feedValue,
         .feedSource,

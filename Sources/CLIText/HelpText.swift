@@ -97,6 +97,7 @@ public enum HelpText: Sendable, Equatable {
     case topicOrder
     case topicPerPage
     case topicRefresh
+    case imageOption
 
     // follow, unfollow, feeds
     case feedKind

@@ -170,6 +170,11 @@ public enum Message: Sendable, Equatable {
     case duplicateSkipped(path: String, of: String, distance: Int)
     /// `queue`: a like held because its photo looks like one in the library, and how to decide.
     case heldAsDuplicate(of: String, distance: Int, opId: String, photo: String)
+    /// `cache`: the memory tier of decoded pictures, and how often each tier answered.
+    case memoryTier(size: String, pictures: Int, limit: String)
+    case pictureHitRates(memory: Int, memoryReads: Int, disk: Int, diskReads: Int)
+    /// `photos show`: why no picture is drawn above the details (the daemon's reason).
+    case noPicture(String)
     /// `status`: likes held as near-duplicates.
     case duplicatesWaiting(Int)
     case failed
@@ -259,7 +264,7 @@ public enum Column: CaseIterable, Sendable {
 
 /// Labels in front of values (`status`, `whoami`, `profile`, `cache`).
 public enum Label: CaseIterable, Sendable {
-    case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache
+    case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache, memory
     case email, userID, profile, session, memberSince, lastSignIn, fetched
 
     public func text(_ language: Language = .current) -> String {

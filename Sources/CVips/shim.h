@@ -21,6 +21,13 @@ static inline int splashd_vips_thumbnail(const char *path, VipsImage **out, int 
         "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
+// Fits inside width × height, aspect kept, never enlarged: a picture drawn for a terminal.
+static inline int splashd_vips_thumbnail_box(const char *path, VipsImage **out, int width, int height) {
+    return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+        "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+static inline int splashd_vips_addalpha(VipsImage *in, VipsImage **out) { return vips_addalpha(in, out, NULL); }
+
 // Exactly width × height, aspect ignored: the perceptual hash wants a fixed grid.
 static inline int splashd_vips_thumbnail_forced(const char *path, VipsImage **out, int width, int height) {
     return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE,

@@ -124,7 +124,8 @@ public enum DaemonRunner {
         let server = ControlServer(
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
-                feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests),
+                feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
+                pictures: PictureCapability(config: config)),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and

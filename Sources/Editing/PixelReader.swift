@@ -46,6 +46,21 @@ public enum PixelReader {
         return try raw(image)
     }
 
+    /// `file` shrunk (never enlarged) to fit inside `width` × `height`, orientation applied, as 8-bit
+    /// sRGB with alpha (4 bands, rows of width × 4 bytes): what a terminal picture is drawn from.
+    /// JPEG shrink-on-load keeps a 24-megapixel photo's decode small.
+    public static func rgba(file: URL, width: Int, height: Int, limits: ImageEditor.Limits) throws(EditingError) -> RawPixels {
+        _ = try ImageEditor.open(file, limits: limits, sequential: true)
+        var image = try VipsPicture.make("thumbnail") { out in
+            file.path.withCString { splashd_vips_thumbnail_box($0, out, Int32(max(1, width)), Int32(max(1, height))) }
+        }
+        image = try image.then("colourspace") { splashd_vips_to_srgb($0, $1) }
+        if !image.hasAlpha { image = try image.then("alpha") { splashd_vips_addalpha($0, $1) } }
+        let pixels = try raw(image)
+        guard pixels.bands == 4 else { throw .unsupported("images with \(pixels.bands - 1) colour channels") }
+        return pixels
+    }
+
     static func raw(_ image: VipsPicture) throws(EditingError) -> RawPixels {
         let eight = try image.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
         var length = 0

@@ -51,15 +51,27 @@ public final class PhotoLibrary: Sendable {
         }
         guard let found else { return nil }
         var detail = found.detail
-        detail.files = found.files.map { file in
-            let base = file.inLibrary ? dataDirectory : cacheDirectory
-            let path = file.path.hasPrefix("/") ? file.path : base + "/" + file.path
-            return PhotoFileInfo(
-                variant: file.variant, path: path, bytes: file.bytes, location: file.inLibrary ? .library : .cache,
-                present: access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt, lastAccessAt: file.lastAccessAt)
-        }
+        detail.files = found.files.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
         detail.duplicates = found.duplicates.map { NearDuplicate(id: $0.id, distance: $0.distance) }
         return detail
+    }
+
+    /// A photo's files on this machine, as `detail` lists them; nil for a photo the store does not hold.
+    public func files(photoId: String, dataDirectory: String, cacheDirectory: String) throws -> [PhotoFileInfo]? {
+        let found = try store.read { db -> [PhotoFileStore.File]? in
+            guard try PhotoRecord.exists(db, key: photoId) else { return nil }
+            return try PhotoFileStore.files(db, photoId: photoId)
+        }
+        return found?.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
+    }
+
+    /// A file's row with its path made absolute and whether it is there now.
+    static func info(_ file: PhotoFileStore.File, dataDirectory: String, cacheDirectory: String) -> PhotoFileInfo {
+        let base = file.inLibrary ? dataDirectory : cacheDirectory
+        let path = file.path.hasPrefix("/") ? file.path : base + "/" + file.path
+        return PhotoFileInfo(
+            variant: file.variant, path: path, bytes: file.bytes, location: file.inLibrary ? .library : .cache,
+            present: access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt, lastAccessAt: file.lastAccessAt)
     }
 
     /// Whether the account likes `photoId` and whether it is dismissed, as a like or dismissal answers.

@@ -1,5 +1,7 @@
+import Editing
 import Library
 import PhotoSources
+import Pictures
 import Shared
 import Store
 import Sync
@@ -14,6 +16,7 @@ struct PhotoViewer: Sendable {
     let search: SearchService?
     let network: NetworkGate
     let duplicateThreshold: Int
+    let pictures: PictureCapability?
 
     private var dataDirectory: String { images?.dataDirectory ?? state.status().directories.data }
     private var cacheDirectory: String { images?.cacheDirectory ?? state.status().directories.cache }
@@ -40,6 +43,38 @@ struct PhotoViewer: Sendable {
         return CacheUsage(
             libraryBytes: usage.libraryBytes, libraryFiles: usage.libraryFiles, cacheBytes: usage.cacheBytes,
             cacheFiles: usage.cacheFiles, maxBytes: images?.maxBytes ?? 0, libraryDirectory: dataDirectory + "/library",
-            cacheDirectory: cacheDirectory, downloading: progress.active, waiting: progress.failing)
+            cacheDirectory: cacheDirectory, downloading: progress.active, waiting: progress.failing, pictures: pictures?.tiers)
+    }
+
+    /// A photo drawn for a terminal: from its library file, else a file in the cache (the largest),
+    /// else a thumbnail fetched now.
+    func picture(_ request: PhotosPictureRequest) async throws -> PhotoPicture {
+        guard let pictures else { throw CapabilityMissing("pictures") }
+        guard let files = try library.files(photoId: request.id, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) else {
+            throw RPCError(.notFound, "no photo \(request.id) in the store; splashctl photos list shows what is here", field: "id")
+        }
+        let present = files.filter(\.present)
+        var origin = PhotoPicture.Origin.library
+        var path = present.first { $0.location == .library }?.path
+        if path == nil, let cached = present.max(by: { $0.bytes < $1.bytes }) {
+            (origin, path) = (.cache, cached.path)
+        }
+        if path == nil {
+            guard let images else {
+                throw RPCError(.offline, "no picture of \(request.id) is on this machine, and downloads are unavailable")
+            }
+            do throws(ImageFailure) {
+                (origin, path) = (.fetched, try await images.queue.thumbnailNow(photoId: request.id))
+            } catch {
+                throw RPCError(error.transient ? .offline : .notFound, "no picture of \(request.id) is on this machine: \(error.message)")
+            }
+        }
+        guard let path else { throw RPCError(.notFound, "no picture of \(request.id)") }
+        do throws(EditingError) {
+            let drawn = try await pictures.draw(file: path, fetched: origin == .fetched, for: request.terminal)
+            return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: origin, path: path)
+        } catch {
+            throw RPCError(.invalidInput, "the picture of \(request.id) cannot be drawn from \(path): \(error.description)", field: "id")
+        }
     }
 }

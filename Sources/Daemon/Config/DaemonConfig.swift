@@ -36,6 +36,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var realtimeJoinSeconds = 15
     /// Cache files (not the library) are evicted least-recently-used above this many bytes.
     public var cacheMaxBytes: Int64 = 1 << 30
+    /// The memory tier of pictures decoded for terminals, in MiB (0: none kept).
+    public var picturesMemoryMiB = 64
     /// Image transfers at once (one curl multi handle).
     public var imagesConcurrency = 8
     /// The rendition of a liked photo the library keeps (a key of the photo's `urls`).
@@ -106,6 +108,9 @@ public struct DaemonConfig: Sendable, Equatable {
         "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
         "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in
             config.idleTimeoutSeconds = try value.integer("control.idle_timeout_seconds", in: 1...86_400, path)
+        },
+        "pictures.memory_mib": { config, value, path throws(ConfigError) in
+            config.picturesMemoryMiB = try value.integer("pictures.memory_mib", in: 0...4096, path)
         },
         "cache.max_bytes": { config, value, path throws(ConfigError) in
             config.cacheMaxBytes = Int64(try value.integer("cache.max_bytes", in: 0...(1 << 50), path))

@@ -9,12 +9,16 @@ import Sync
 enum ImageRoutes {
     static func register(
         into router: inout Router, state: DaemonState, library: PhotoLibrary, images: ImageCapability?, search: SearchService? = nil,
-        network: NetworkGate = .alwaysOnline, duplicateThreshold: Int = 8
+        network: NetworkGate = .alwaysOnline, duplicateThreshold: Int = 8, pictures: PictureCapability? = nil
     ) {
         let viewer = PhotoViewer(
-            state: state, library: library, images: images, search: search, network: network, duplicateThreshold: duplicateThreshold)
+            state: state, library: library, images: images, search: search, network: network, duplicateThreshold: duplicateThreshold,
+            pictures: pictures)
         router.register(PhotosShowRequest.self) { request, _ in
             try await viewer.show(id: request.id)
+        }
+        router.register(PhotosPictureRequest.self) { request, _ in
+            try await viewer.picture(request)
         }
         router.register(CacheStatusRequest.self) { _, _ in
             try viewer.cacheUsage()

@@ -13,7 +13,8 @@ enum Routes {
     static func make(
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
-        images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil
+        images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil,
+        pictures: PictureCapability? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let counter = LibraryCounter(state: state, library: library, logger: logger)
@@ -26,7 +27,7 @@ enum Routes {
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(
             into: &router, state: state, library: library, images: images, search: search, network: sync?.network ?? .alwaysOnline,
-            duplicateThreshold: imports?.importer.duplicateThreshold ?? 8)
+            duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, pictures: pictures)
         EditRoutes.register(into: &router, state: state, edits: edits)
         ImportRoutes.register(into: &router, imports: imports)
 

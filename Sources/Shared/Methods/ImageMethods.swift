@@ -203,7 +203,8 @@ public struct CacheStatusRequest: RPCRequest {
     public static let resultExample = CacheUsage(
         libraryBytes: 412_000_000, libraryFiles: 1200, cacheBytes: 18_000_000, cacheFiles: 900, maxBytes: 1 << 30,
         libraryDirectory: "/home/ana/.local/share/splashd/library", cacheDirectory: "/home/ana/.cache/splashd",
-        downloading: 2, waiting: 1)
+        downloading: 2, waiting: 1, pictures: PictureTiers(
+            memoryEntries: 31, memoryBytes: 4_120_000, memoryMaxBytes: 64 << 20, memoryHits: 58, memoryMisses: 31, diskHits: 27, diskMisses: 4))
     public init() {}
 }
 
@@ -220,11 +221,14 @@ public struct CacheUsage: Codable, Sendable, Equatable {
     public var downloading: Int
     /// Library files waiting to retry after a failure.
     public var waiting: Int
+    /// Pictures drawn for terminals: the memory tier in front of these files, with hit rates.
+    public var pictures: PictureTiers?
 
     public init(
         libraryBytes: Int64, libraryFiles: Int, cacheBytes: Int64, cacheFiles: Int, maxBytes: Int64, libraryDirectory: String,
-        cacheDirectory: String, downloading: Int, waiting: Int
+        cacheDirectory: String, downloading: Int, waiting: Int, pictures: PictureTiers? = nil
     ) {
+        self.pictures = pictures
         self.libraryBytes = libraryBytes
         self.libraryFiles = libraryFiles
         self.cacheBytes = cacheBytes

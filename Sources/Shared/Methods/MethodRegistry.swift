@@ -10,6 +10,7 @@ public enum MethodRegistry {
         PhotosUnlikeRequest.self,
         PhotosDismissRequest.self,
         PhotosShowRequest.self,
+        PhotosPictureRequest.self,
         CacheStatusRequest.self,
         CachePruneRequest.self,
         PhotosSearchRequest.self,

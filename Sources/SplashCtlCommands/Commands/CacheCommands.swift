@@ -23,16 +23,31 @@ struct CacheShow: AsyncParsableCommand {
         let library = Message.sizeInFiles(size: Formatting.bytes(usage.libraryBytes), files: usage.libraryFiles).text()
         let cache = Message.sizeInFiles(size: Formatting.bytes(usage.cacheBytes), files: usage.cacheFiles).text()
             + " " + Message.ofAtMost(Formatting.bytes(usage.maxBytes)).text()
-        let names = [Label.library.text(), Label.cache.text()]
+        let names = [Label.library.text(), Label.cache.text(), Label.memory.text()]
         let width = names.map(\.count).max() ?? 0
         func label(_ name: String) -> String { style.bold(name) + String(repeating: " ", count: width - name.count + 1) }
         var lines = [
             label(names[0]) + library + "  " + style.dim(usage.libraryDirectory),
             label(names[1]) + cache + "  " + style.dim(usage.cacheDirectory),
         ]
+        // The pictures' two tiers: decoded pixels in memory, then the files above (or a fetch).
+        if let tiers = usage.pictures {
+            lines.append(label(names[2]) + Message.memoryTier(
+                size: Formatting.bytes(tiers.memoryBytes), pictures: tiers.memoryEntries, limit: Formatting.bytes(tiers.memoryMaxBytes)).text())
+            let memoryReads = tiers.memoryHits + tiers.memoryMisses, diskReads = tiers.diskHits + tiers.diskMisses
+            if memoryReads > 0 {
+                lines.append(Message.pictureHitRates(
+                    memory: Self.percent(tiers.memoryHits, of: memoryReads), memoryReads: memoryReads,
+                    disk: Self.percent(tiers.diskHits, of: diskReads), diskReads: diskReads).text())
+            }
+        }
         if usage.downloading > 0 { lines.append(Message.downloadingFiles(usage.downloading).text()) }
         if usage.waiting > 0 { lines.append(style.yellow(Message.filesWaitingToRetry(usage.waiting).text())) }
         return lines.joined(separator: "\n")
+    }
+
+    static func percent(_ part: Int, of whole: Int) -> Int {
+        whole == 0 ? 0 : Int((Double(part) * 100 / Double(whole)).rounded())
     }
 }
 

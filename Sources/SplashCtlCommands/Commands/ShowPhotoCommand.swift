@@ -2,14 +2,34 @@ import ArgumentParser
 import CLIText
 import Foundation
 import Shared
+import SplashClient
 
 struct ShowPhoto: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: HelpText.photosShowAbstract.text())
     @OptionGroup var global: GlobalOptions
     @Argument(help: .text(.photoID)) var id: String
+    @Option(help: .text(.imageOption)) var image: ImageChoice = .auto
 
+    /// The picture above the details: the details print whatever becomes of it, with one line saying
+    /// why there is no picture when there is none.
     func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let terminal = TerminalGraphics.spec(
+            choice: image, json: global.json, isTerminal: Output.isTerminal(.output), size: TerminalGraphics.windowSize(),
+            environment: environment, noColor: global.noColor)
+        {
+            // A daemon that cannot be reached is reported once, by the details' request below.
+            if let client = try? CommandEnvironment.current.connect(global.socketPath) {
+                do {
+                    let picture = try await client.send(PhotosPictureRequest(id: id, terminal: terminal))
+                    Output.line(picture.text)
+                } catch let error as RPCError where error.kind != .notFound {
+                    Output.line(global.style.dim(Message.noPicture(error.message).text()))
+                } catch {}
+                await client.close()
+            }
+        }
         try await global.run(PhotosShowRequest(id: id), render: Self.render)
     }
 

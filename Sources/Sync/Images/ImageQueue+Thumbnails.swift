@@ -52,6 +52,52 @@ extension ImageQueue {
         }
     }
 
+    /// One photo's thumbnail, fetched now into the cache (a picture is waiting for it); its absolute
+    /// path. One the background is fetching already is waited for, not fetched twice.
+    public func thumbnailNow(photoId: String) async throws(ImageFailure) -> String {
+        let key = "thumb:" + photoId
+        while true {
+            let found: (present: PhotoFileStore.File?, job: PhotoFileStore.Missing?)
+            do {
+                found = try store.read { db in
+                    (try PhotoFileStore.files(db, photoId: photoId).first { $0.variant == "thumb" }, try PhotoFileStore.job(db, photoId: photoId))
+                }
+            } catch {
+                throw ImageFailure(message: "cannot read the library: \(error)", transient: true)
+            }
+            if let present = found.present { return configuration.cacheDirectory + "/" + present.path }
+            guard let job = found.job else { throw ImageFailure(message: "no photo \(photoId) in the store", transient: false) }
+            if let host = host(of: job, variant: "thumb"), let down = health.downReason(host) {
+                throw ImageFailure(message: "\(host) does not answer (\(down.reason ?? "unreachable"))", transient: true)
+            }
+            let claimed = state.withLock { state -> Bool in
+                guard state.active[key] == nil else { return false }
+                state.active[key] = (0, nil)
+                return true
+            }
+            guard claimed else {
+                do {
+                    try await Task.sleep(for: .milliseconds(50))
+                } catch {
+                    throw ImageFailure(message: "cancelled", transient: true)
+                }
+                continue
+            }
+            defer { state.withLock { _ = $0.active.removeValue(forKey: key) } }
+            let host = host(of: job, variant: "thumb")
+            do throws(ImageFailure) {
+                let file = try await download(job, variant: "thumb", inLibrary: false)
+                if let host { report(.success(()), host: host) }
+                let path = configuration.cacheDirectory + "/" + file.path
+                configuration.thumbnailArrived?(photoId, path)
+                return path
+            } catch {
+                if let host { report(.failure(error), host: host) }
+                throw error
+            }
+        }
+    }
+
     func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
         defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
         let host = host(of: job, variant: "thumb")

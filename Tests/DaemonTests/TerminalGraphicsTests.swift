@@ -1,0 +1,59 @@
+import Shared
+@testable import SplashCtlCommands
+import Testing
+
+/// splashctl's reading of the terminal from its environment (issue 21, item 2): the graphics protocol
+/// its variables name, symbols inside tmux and everywhere else; no picture for a pipe, `--json` or
+/// `--image none`; the room capped; the cell size only when the terminal's report is plausible.
+@Suite struct TerminalGraphicsTests {
+    @Test(arguments: [
+        (["TERM": "xterm-kitty"], TerminalSpec.Mode.kitty),
+        (["TERM": "xterm-256color", "KITTY_WINDOW_ID": "3"], .kitty),
+        (["TERM": "xterm-ghostty"], .kitty),
+        (["TERM_PROGRAM": "iTerm.app"], .iterm),
+        (["LC_TERMINAL": "iTerm2"], .iterm),
+        (["TERM_PROGRAM": "WezTerm"], .iterm),
+        (["TERM": "foot"], .sixel),
+        (["TERM": "xterm-256color", "KONSOLE_VERSION": "230804"], .sixel),
+        (["TERM": "xterm-256color", "KONSOLE_VERSION": "210800"], .symbols),
+        (["TERM": "xterm-kitty", "TMUX": "/tmp/tmux-0/default,1,0"], .symbols),
+        (["TERM": "screen-256color"], .symbols),
+        (["TERM": "xterm-256color"], .symbols),
+        ([:], .symbols),
+    ])
+    func theModeComesFromTheTerminalsVariables(environment: [String: String], mode: TerminalSpec.Mode) {
+        #expect(TerminalGraphics.mode(environment: environment) == mode)
+    }
+
+    @Test func coloursFollowTheTerminalAndNoColor() {
+        #expect(TerminalGraphics.colors(environment: ["COLORTERM": "truecolor"], noColor: false) == .truecolor)
+        #expect(TerminalGraphics.colors(environment: ["TERM": "xterm-256color"], noColor: false) == .indexed256)
+        #expect(TerminalGraphics.colors(environment: ["TERM": "vt100"], noColor: false) == .indexed16)
+        #expect(TerminalGraphics.colors(environment: ["COLORTERM": "truecolor", "NO_COLOR": "1"], noColor: false) == TerminalSpec.Colors.none)
+        #expect(TerminalGraphics.colors(environment: ["COLORTERM": "truecolor"], noColor: true) == TerminalSpec.Colors.none)
+    }
+
+    @Test func nothingIsDrawnForAPipeJSONOrNone() {
+        let size = WindowSize(columns: 120, rows: 40, pixelWidth: 1200, pixelHeight: 800)
+        func spec(_ choice: ImageChoice, json: Bool = false, terminal: Bool = true) -> TerminalSpec? {
+            TerminalGraphics.spec(choice: choice, json: json, isTerminal: terminal, size: size, environment: ["TERM": "xterm-kitty"], noColor: false)
+        }
+        #expect(spec(.auto, terminal: false) == nil)
+        #expect(spec(.auto, json: true) == nil && spec(.symbols, json: true) == nil)
+        #expect(spec(.none) == nil)
+        #expect(spec(.symbols, terminal: false)?.mode == .symbols, "a forced mode draws into a pipe")
+        let auto = spec(.auto)
+        #expect(auto?.mode == .kitty && auto?.columns == 120 && auto?.rows == 24 && auto?.cellWidth == 10 && auto?.cellHeight == 20)
+    }
+
+    @Test func aHugeOrTinyTerminalGetsAPictureThatFits() {
+        let huge = TerminalGraphics.spec(
+            choice: .symbols, json: false, isTerminal: true, size: WindowSize(columns: 3000, rows: 1000, pixelWidth: 0, pixelHeight: 0),
+            environment: [:], noColor: false)
+        #expect(huge?.columns == TerminalSpec.maximumColumns && huge?.rows == TerminalSpec.maximumRows && huge?.cellWidth == nil)
+        let tiny = TerminalGraphics.spec(
+            choice: .symbols, json: false, isTerminal: true, size: WindowSize(columns: 1, rows: 1, pixelWidth: 1, pixelHeight: 1),
+            environment: [:], noColor: false)
+        #expect(tiny?.columns == 1 && tiny?.rows == 1 && tiny?.cellWidth == nil, "an implausible 1 × 1 pixel cell is not believed")
+    }
+}

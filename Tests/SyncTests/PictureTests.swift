@@ -1,0 +1,66 @@
+import Foundation
+import Shared
+import SplashClient
+import Testing
+import TestSupport
+
+/// Photos drawn for terminals through the daemon (issue 21; the memory tier and its hit rates are
+/// issue 20's item 4), against devstack's CDN: the best file here is drawn — a thumbnail fetched when
+/// there is none, the library file once liked — and a picture drawn again comes from memory.
+@Suite(.serialized, .devstack) struct PictureTests {
+    static let terminal = TerminalSpec(mode: .symbols, columns: 40, rows: 10)
+
+    @Test func theBestFileHereIsDrawnAndTheMemoryTierServesItAgain() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+
+            let first = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
+            #expect(first.from == .fetched && first.text.contains("\u{1B}[38;2;"), "\(first.from)")
+            #expect(first.columns <= 40 && first.rows <= 10 && first.text.split(separator: "\n").count == first.rows)
+            let again = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
+            #expect(again.from == .cache && again.text == first.text)
+            var tiers = try #require(try await daemon.send(CacheStatusRequest()).pictures)
+            #expect(tiers.memoryHits == 1 && tiers.memoryMisses == 1 && tiers.diskMisses == 1 && tiers.diskHits == 0, "\(tiers)")
+            #expect(tiers.memoryEntries == 1 && tiers.memoryBytes > 0 && tiers.memoryBytes <= tiers.memoryMaxBytes)
+
+            _ = try await daemon.send(PhotosLikeRequest(id: photo.id, allowDuplicate: true))
+            _ = try await daemon.waitForLibrary(files: 1)
+            let liked = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
+            #expect(liked.from == .library && liked.path.hasPrefix(daemon.directory))
+            tiers = try #require(try await daemon.send(CacheStatusRequest()).pictures)
+            #expect(tiers.memoryMisses == 2 && tiers.diskHits == 1, "the library file is another file: \(tiers)")
+
+            // splashctl: a pipe gets no picture and no escape sequence; a forced mode draws above the details.
+            let piped = try await daemon.ctl(["photos", "show", photo.id])
+            #expect(piped.status == 0 && !piped.stdout.contains("\u{1B}"), "\(piped.stdout.prefix(80).debugDescription)")
+            let forced = try await daemon.ctl(["photos", "show", photo.id, "--image", "symbols"])
+            // (ctl runs with --no-color: shapes only, no colour sequence.)
+            #expect(forced.status == 0 && !forced.stdout.contains("\u{1B}[38;2;"), "\(forced.stdout.prefix(40).debugDescription)")
+            let details = try #require(forced.stdout.range(of: photo.id))
+            let above = forced.stdout[..<details.lowerBound].split(separator: "\n")
+            #expect(above.count >= 2 && above.allSatisfy { $0.unicodeScalars.contains { $0.value > 0x7F } }, "the picture above the details: \(above)")
+            let json = try await daemon.ctl(["photos", "show", photo.id, "--image", "symbols", "--json"])
+            #expect(!json.stdout.contains("\\u001b") && !json.stdout.contains("\u{1B}"), "nothing drawn under --json")
+        }
+    }
+
+    /// A damaged file: the picture says why, and `photos show` still prints the details, with one line
+    /// saying why there is no picture.
+    @Test func aDamagedFileGivesTheDetailsAndOneLineSayingWhy() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            _ = try await daemon.send(PhotosLikeRequest(id: photo.id, allowDuplicate: true))
+            _ = try await daemon.waitForLibrary(files: 1)
+            let file = try #require(try await daemon.send(PhotosShowRequest(id: photo.id)).files.first { $0.location == .library })
+            try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: file.path))
+            await #expect { try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal)) } throws: { error in
+                let error = error as? RPCError
+                return error?.kind == .invalidInput && error?.message.contains(file.path) == true
+            }
+            let shown = try await daemon.ctl(["photos", "show", photo.id, "--image", "symbols"])
+            #expect(shown.status == 0 && shown.stdout.hasPrefix("(no picture: ") && shown.stdout.contains(photo.id), "\(shown.stdout)")
+        }
+    }
+}
