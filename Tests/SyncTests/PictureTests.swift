@@ -63,4 +63,22 @@ import TestSupport
             #expect(shown.status == 0 && shown.stdout.hasPrefix("(no picture: ") && shown.stdout.contains(photo.id), "\(shown.stdout)")
         }
     }
+
+    /// A thumbnail host that answers an HTML page: the picture says so, and nothing enters the cache.
+    @Test func aThumbnailHostAnsweringHTMLGivesNoPictureAndNoFile() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let devstack = try #require(daemon.devstack)
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            try await devstack.faults("""
+                [{"path": "/cdn/unsplash/photo-\(photo.remoteId)", "status": 200, "content_type": "text/html",
+                  "body": "<!DOCTYPE html><html><body>Sign in to the Wi-Fi</body></html>"}]
+                """)
+            fixture.onCleanup { try? await devstack.clearFaults() }
+            await #expect { try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal)) } throws: { error in
+                (error as? RPCError)?.message.contains("not a JPEG") == true
+            }
+            #expect(try await daemon.send(CacheStatusRequest()).cacheFiles == 0)
+        }
+    }
 }
