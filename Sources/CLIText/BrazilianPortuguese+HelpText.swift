@@ -83,6 +83,7 @@ extension BrazilianPortuguese {
         case .topicSlug: "O slug do tópico, ex.: wallpapers."
         case .topicOrder: "latest, oldest ou popular."
         case .topicPerPage: "Por página, de 1 a 30."
+        case .gridFlag: "Mostra as fotos como uma folha de contatos de imagens, cada id abaixo da sua imagem."
         case .imageOption: "Como desenhar a foto: auto (detecta o terminal), none, symbols, kitty, sixel ou iterm."
         case .topicRefresh: "Espera fotos novas (ou o erro do Unsplash) em vez da página guardada de antes."
 

@@ -81,6 +81,7 @@ extension English {
         case .topicSlug: "The topic's slug, e.g. wallpapers."
         case .topicOrder: "latest, oldest or popular."
         case .topicPerPage: "Per page, 1 to 30."
+        case .gridFlag: "Show the photos as a contact sheet of pictures, each id under its picture."
         case .imageOption: "How to draw the photo: auto (detect the terminal), none, symbols, kitty, sixel or iterm."
         case .topicRefresh: "Wait for fresh photos (or Unsplash's error) instead of the page kept from before."
 

@@ -69,6 +69,7 @@ extension HelpText {
         .topicPerPage,
         .topicRefresh,
         .imageOption,
+        .gridFlag,
         .feedKind,
         .feedValue,
         .feedSource,

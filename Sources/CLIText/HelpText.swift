@@ -98,6 +98,7 @@ public enum HelpText: Sendable, Equatable {
     case topicPerPage
     case topicRefresh
     case imageOption
+    case gridFlag
 
     // follow, unfollow, feeds
     case feedKind

@@ -31,7 +31,8 @@ public final class TerminalPictures: Sendable {
 
     private let limits: ImageEditor.Limits
     private let memory: PixelCache
-    private static let queue = DispatchQueue(label: "splashd.pictures", qos: .userInitiated)
+    /// Concurrent: a contact sheet draws a picture per core (its callers bound how many at once).
+    private static let queue = DispatchQueue(label: "splashd.pictures", qos: .userInitiated, attributes: .concurrent)
 
     /// `memoryBytes`: the memory tier's bound (0: nothing kept).
     public init(limits: ImageEditor.Limits, memoryBytes: Int64) {

@@ -57,3 +57,31 @@ import Testing
         #expect(tiny?.columns == 1 && tiny?.rows == 1 && tiny?.cellWidth == nil, "an implausible 1 × 1 pixel cell is not believed")
     }
 }
+
+/// `--grid`'s contact sheet: tiles side by side as many as the width holds, each id under its picture,
+/// a photo without a picture a placeholder tile; colour sequences take no width.
+@Suite struct ContactSheetTests {
+    static func picture(_ id: String, rows: Int, columns: Int) -> PhotoPicture {
+        let line = String(repeating: "\u{1B}[38;2;1;2;3m\u{2584}", count: columns) + "\u{1B}[0m"
+        return PhotoPicture(id: id, text: Array(repeating: line, count: rows).joined(separator: "\n") + "\n", columns: columns, rows: rows, from: .cache, path: "/p")
+    }
+
+    @Test func escapeSequencesTakeNoWidth() {
+        #expect(ContactSheet.visibleWidth("\u{1B}[38;2;10;20;30;48;2;1;2;3m\u{2584}\u{1B}[0mab") == 3)
+        #expect(ContactSheet.visibleWidth(ContactSheet.pad("\u{1B}[1mx\u{1B}[0m", to: 5)) == 5)
+    }
+
+    @Test func tilesFillTheWidthWithEachIdUnderItsPicture() {
+        let ids = ["unsplash:a", "unsplash:b", "unsplash:c"]
+        let sheet = ContactSheet.render(
+            ids: ids, pictures: [Self.picture("unsplash:a", rows: 8, columns: 20), Self.picture("unsplash:c", rows: 5, columns: 12)],
+            missing: [PictureMissing(id: "unsplash:b", reason: "gone")], width: 50, style: TerminalStyle(color: false))
+        let lines = sheet.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // 50 columns hold two 20-cell tiles and a gap: two rows of tiles, each 8 picture lines and an id line.
+        #expect(lines.count == 2 * (ContactSheet.tileRows + 1), "\(lines.count)")
+        #expect(lines[ContactSheet.tileRows].hasPrefix("unsplash:a") && lines[ContactSheet.tileRows].contains("unsplash:b"))
+        #expect(lines.last?.hasPrefix("unsplash:c") == true)
+        #expect(lines.allSatisfy { ContactSheet.visibleWidth($0) <= 50 }, "nothing wider than the terminal")
+        #expect(lines[0].contains("\u{2584}") && lines[0].contains("·"), "a's picture beside b's placeholder")
+    }
+}

@@ -81,4 +81,54 @@ import TestSupport
             #expect(try await daemon.send(CacheStatusRequest()).cacheFiles == 0)
         }
     }
+
+    /// `search --grid`: one request draws the page; each id sits under its picture. A photo that cannot
+    /// be drawn is listed with the reason.
+    @Test func aPageOfResultsIsAContactSheet() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let page = try await daemon.send(PhotosSearchRequest(query: "lake", perPage: 6))
+            #expect(page.photos.count >= 2)
+            let run = try await daemon.ctl(["search", "lake", "--per-page", "6", "--grid", "--image", "symbols"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            for photo in page.photos {
+                let idLine = try #require(lines.firstIndex { $0.contains(photo.id) }, "\(photo.id) on the sheet")
+                #expect(idLine >= 1 && lines[idLine - 1].unicodeScalars.contains { $0.value > 0x7F }, "a picture above \(photo.id)")
+            }
+            #expect(!run.stdout.contains("\u{1B}"), "--no-color: shapes only")
+
+            let store = try daemon.seedPhotos(1, prefix: "nopicture")
+            let answer = try await daemon.send(PhotosPicturesRequest(ids: [page.photos[0].id] + store, terminal: Self.terminal))
+            #expect(answer.pictures.map(\.id) == [page.photos[0].id] && answer.missing.map(\.id) == store, "\(answer.missing)")
+        }
+    }
+
+    /// splashctl in a real terminal: tmux, an 80 × 24 pane, the screen read back with capture-pane.
+    @Test func inTmuxThePicturesBlocksStandAboveThePhotosTitle() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            let server = "splashd-test-\(UUID().uuidString.prefix(8))"
+            @Sendable func tmux(_ arguments: [String]) async throws -> String {
+                let result = try await ChildProcess.run(
+                    "/usr/bin/tmux", ["-L", server, "-f", "/dev/null"] + arguments,
+                    environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"], stdin: "", timeout: .seconds(20))
+                return result.stdout
+            }
+            fixture.onCleanup { _ = try? await tmux(["kill-server"]) }
+            let command = "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(photo.id); echo DONE; sleep 30"
+            _ = try await tmux(["new-session", "-d", "-x", "80", "-y", "24", "-e", "COLORTERM=truecolor", command])
+            var screen = ""
+            try await daemon.wait(for: "splashctl's output in the pane") {
+                // From the start of the pane's history: the details are longer than 24 rows.
+                screen = try await tmux(["capture-pane", "-p", "-S", "-"])
+                return screen.contains("DONE")
+            }
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            let title = try #require(lines.firstIndex { $0.contains(photo.id) }, "\(screen)")
+            let blocks = lines[..<title].filter { $0.unicodeScalars.contains { (0x2580...0x259F).contains($0.value) } }
+            #expect(blocks.count >= 3, "the picture's block rows above the title:\n\(screen)")
+        }
+    }
 }

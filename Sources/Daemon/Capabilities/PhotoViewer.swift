@@ -46,6 +46,39 @@ struct PhotoViewer: Sendable {
             cacheDirectory: cacheDirectory, downloading: progress.active, waiting: progress.failing, pictures: pictures?.tiers)
     }
 
+    /// Several photos drawn, two at a time (the cores' worth): those that cannot be drawn say why.
+    func pictures(_ request: PhotosPicturesRequest) async -> PhotoPictures {
+        var drawn: [Int: PhotoPicture] = [:]
+        var missing: [Int: PictureMissing] = [:]
+        await withTaskGroup(of: (Int, Result<PhotoPicture, any Error>).self) { group in
+            var next = 0
+            func start() {
+                guard next < request.ids.count else { return }
+                let index = next, id = request.ids[index]
+                next += 1
+                group.addTask {
+                    do {
+                        return (index, .success(try await picture(PhotosPictureRequest(id: id, terminal: request.terminal))))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<2 { start() }
+            for await (index, result) in group {
+                switch result {
+                case .success(let picture): drawn[index] = picture
+                case .failure(let error):
+                    let reason = (error as? RPCError)?.message ?? WireErrors.rpcError(for: error)?.message ?? "\(error)"
+                    missing[index] = PictureMissing(id: request.ids[index], reason: reason)
+                }
+                start()
+            }
+        }
+        return PhotoPictures(
+            pictures: drawn.sorted { $0.key < $1.key }.map(\.value), missing: missing.sorted { $0.key < $1.key }.map(\.value))
+    }
+
     /// A photo drawn for a terminal: from its library file, else a file in the cache (the largest),
     /// else a thumbnail fetched now.
     func picture(_ request: PhotosPictureRequest) async throws -> PhotoPicture {

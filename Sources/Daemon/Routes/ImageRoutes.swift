@@ -20,6 +20,9 @@ enum ImageRoutes {
         router.register(PhotosPictureRequest.self) { request, _ in
             try await viewer.picture(request)
         }
+        router.register(PhotosPicturesRequest.self) { request, _ in
+            await viewer.pictures(request)
+        }
         router.register(CacheStatusRequest.self) { _, _ in
             try viewer.cacheUsage()
         }

@@ -11,6 +11,7 @@ public enum MethodRegistry {
         PhotosDismissRequest.self,
         PhotosShowRequest.self,
         PhotosPictureRequest.self,
+        PhotosPicturesRequest.self,
         CacheStatusRequest.self,
         CachePruneRequest.self,
         PhotosSearchRequest.self,

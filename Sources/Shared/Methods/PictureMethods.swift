@@ -136,3 +136,54 @@ public struct PictureTiers: Codable, Sendable, Equatable {
         self.diskMisses = diskMisses
     }
 }
+
+/// `photos.pictures`: several photos drawn for a terminal at once (a contact sheet of results).
+public struct PhotosPicturesRequest: RPCRequest {
+    public typealias Result = PhotoPictures
+    public static let method = "photos.pictures"
+    public static let summary = """
+        Draws up to 60 photos for a terminal, each inside the room `terminal` gives, as photos.picture does; a photo \\
+        that cannot be drawn is listed with the reason instead.
+        """
+    public static let parameters = [
+        ParameterDoc("ids", "array of strings", required: true, "The photo ids, 1 to 60."),
+        ParameterDoc("terminal", "object", required: true, "As photos.picture's, the room of one picture."),
+    ]
+    public static let errors: [ErrorKind] = [.invalidInput]
+    public static let example = PhotosPicturesRequest(
+        ids: ["unsplash:Dwu85P9SOIk", "nasa:PIA12345"], terminal: TerminalSpec(mode: .symbols, columns: 18, rows: 8))
+    public static let resultExample = PhotoPictures(
+        pictures: [PhotosPictureRequest.resultExample],
+        missing: [PictureMissing(id: "nasa:PIA12345", reason: "no picture of nasa:PIA12345 is on this machine: images-assets.nasa.gov does not answer")])
+    public static let maximumIDs = 60
+    public var ids: [String]
+    public var terminal: TerminalSpec
+    public init(ids: [String], terminal: TerminalSpec) {
+        self.ids = ids
+        self.terminal = terminal
+    }
+    public func validate() throws(RPCError) {
+        guard (1...Self.maximumIDs).contains(ids.count) else { throw .invalidInput("ids must hold 1 to \(Self.maximumIDs) photo ids", field: "ids") }
+        for id in ids { try PhotoID.validate(id) }
+        try terminal.validate()
+    }
+}
+
+public struct PhotoPictures: Codable, Sendable, Equatable {
+    /// In the order asked for, those that could be drawn.
+    public var pictures: [PhotoPicture]
+    public var missing: [PictureMissing]
+    public init(pictures: [PhotoPicture], missing: [PictureMissing]) {
+        self.pictures = pictures
+        self.missing = missing
+    }
+}
+
+public struct PictureMissing: Codable, Sendable, Equatable {
+    public var id: String
+    public var reason: String
+    public init(id: String, reason: String) {
+        self.id = id
+        self.reason = reason
+    }
+}

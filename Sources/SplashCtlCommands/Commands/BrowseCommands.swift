@@ -11,11 +11,15 @@ struct RandomCommand: AsyncParsableCommand {
     @Option(help: .text(.randomCount)) var count: Int?
     @Option(help: .text(.randomTopic)) var topic: String?
     @Option(help: .text(.randomQuery)) var query: String?
+    @OptionGroup var sheet: GridOptions
 
     func run() async throws {
-        try await global.run(PhotosRandomRequest(count: count, topic: topic, query: query)) { result, style in
-            PhotoTable.render(result.photos, style)
+        let table = !sheet.drawsSheet(json: global.json)
+        var ids: [String] = []
+        try await global.run(PhotosRandomRequest(count: count, topic: topic, query: query), observe: { ids = $0.photos.map(\.id) }) { result, style in
+            table ? PhotoTable.render(result.photos, style) : ""
         }
+        if !table { try await ContactSheet.print(ids: ids, global: global, choice: sheet.image) }
     }
 }
 
@@ -46,10 +50,11 @@ struct TopicCommand: AsyncParsableCommand {
     @Option(help: .text(.page)) var page: Int?
     @Option(help: .text(.topicPerPage)) var perPage: Int?
     @Flag(help: .text(.topicRefresh)) var refresh = false
+    @OptionGroup var sheet: GridOptions
 
     func run() async throws {
         let request = TopicPhotosRequest(slug: slug, order: order, page: page, perPage: perPage, refresh: refresh ? true : nil)
-        try await global.run(request, render: SearchCommand.render)
+        try await SearchCommand.show(request, global: global, sheet: sheet)
     }
 }
 

@@ -22,6 +22,7 @@ struct ListPhotos: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: .text(.photosListSort)) var sort: String?
     @Option(help: .text(.photosListLimit)) var limit: Int?
     @Option(help: .text(.photosListOffset)) var offset: Int?
+    @OptionGroup var sheet: GridOptions
 
     func request() throws -> PhotosListRequest {
         guard source.map({ PhotoSource(rawValue: $0) != nil }) ?? true else {
@@ -38,11 +39,16 @@ struct ListPhotos: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await global.run(try request(), render: Self.render)
+        let table = !sheet.drawsSheet(json: global.json)
+        var ids: [String] = []
+        try await global.run(try request(), observe: { ids = $0.photos.map(\.id) }) { result, style in Self.render(result, style, table: table) }
+        if !table { try await ContactSheet.print(ids: ids, global: global, choice: sheet.image) }
     }
 
-    static func render(_ result: PhotosListResult, _ style: TerminalStyle) -> String {
+    static func render(_ result: PhotosListResult, _ style: TerminalStyle, table showsTable: Bool = true) -> String {
         if result.photos.isEmpty { return (result.total == 0 ? Message.noPhotosMatch : .noPhotosOnPage(total: result.total)).text() }
+        let range = style.dim(Message.rangeOfTotal(from: result.offset + 1, to: result.offset + result.photos.count, total: result.total).text())
+        if !showsTable { return range }
         var table = Table([.id, .colour, .size, .liked, .author, .title], style)
         for photo in result.photos {
             table.rows.append([
@@ -54,7 +60,6 @@ struct ListPhotos: AsyncParsableCommand {
                 String((photo.title ?? "").prefix(60)),
             ])
         }
-        let shown = result.offset + result.photos.count
-        return table.render() + "\n" + style.dim(Message.rangeOfTotal(from: result.offset + 1, to: shown, total: result.total).text())
+        return table.render() + "\n" + range
     }
 }

@@ -23,6 +23,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: .text(.searchPerPage)) var perPage: Int?
     @Option(help: .text(.searchAgain)) var again: Int?
     @Flag(help: .text(.searchRefresh)) var refresh = false
+    @OptionGroup var sheet: GridOptions
 
     func run() async throws {
         var request: PhotosSearchRequest
@@ -42,10 +43,22 @@ struct SearchCommand: AsyncParsableCommand {
                 orientation: orientation, order: order, media: media, yearFrom: yearFrom, yearTo: yearTo, page: page, perPage: perPage)
         }
         if refresh { request.refresh = true }
-        try await global.run(request, render: Self.render)
+        try await Self.show(request, global: global, sheet: sheet)
+    }
+
+    /// A page of results: the table, or with `--grid` the contact sheet under the page's notes.
+    static func show<R: RPCRequest>(_ request: R, global: GlobalOptions, sheet: GridOptions) async throws where R.Result == PhotosSearchResult {
+        let table = !sheet.drawsSheet(json: global.json)
+        var ids: [String] = []
+        try await global.run(request, observe: { ids = $0.photos.map(\.id) }) { result, style in render(result, style, table: table) }
+        if !table { try await ContactSheet.print(ids: ids, global: global, choice: sheet.image) }
     }
 
     static func render(_ result: PhotosSearchResult, _ style: TerminalStyle) -> String {
+        render(result, style, table: true)
+    }
+
+    static func render(_ result: PhotosSearchResult, _ style: TerminalStyle, table: Bool) -> String {
         var lines: [String] = []
         if result.stale {
             lines.append(contentsOf: StaleNote.lines(
@@ -56,7 +69,7 @@ struct SearchCommand: AsyncParsableCommand {
             lines.append(Message.nothingFoundFor(query: result.query).text())
             return lines.joined(separator: "\n")
         }
-        lines.append(PhotoTable.render(result.photos, style))
+        if table { lines.append(PhotoTable.render(result.photos, style)) }
         lines.append(style.dim(Message.searchPage(page: result.page, pages: result.totalPages, total: result.total, source: result.source.rawValue).text()))
         return lines.joined(separator: "\n")
     }
