@@ -131,7 +131,7 @@ extension BrazilianPortuguese {
             omitidos assumem o valor padrão; splashctl filters lista todos.
             """
         case .editFilter: "Um filtro, NOME[:P1,P2...]; repita para encadear filtros."
-        case .editPreview: "Gera uma pequena prévia neste arquivo JPEG em vez de salvar uma edição."
+        case .editPreview: "Gera uma pequena prévia neste arquivo JPEG em vez de salvar uma edição; sem arquivo (ou -), desenha aqui o original e a prévia lado a lado."
         case .editSize: "Com --preview: o lado maior em pixels (16-2048, padrão 512)."
         case .editOpen: "Com --preview: abre a prévia com o xdg-open."
         case .filtersAbstract: "Lista os filtros, seus parâmetros, faixas e valores padrão."

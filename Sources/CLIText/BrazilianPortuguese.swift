@@ -283,6 +283,8 @@ enum BrazilianPortuguese {
         case .libraryDirectory: "pasta da biblioteca"
         case .cache: "cache"
         case .memory: "memória"
+        case .original: "original"
+        case .filtered: "com filtros"
         case .email: "e-mail"
         case .userID: "id do usuário"
         case .profile: "perfil"

@@ -129,7 +129,7 @@ extension English {
             their defaults; splashctl filters lists them all.
             """
         case .editFilter: "A filter, NAME[:P1,P2...]; repeat for a chain."
-        case .editPreview: "Render a small preview to this JPEG file instead of saving an edit."
+        case .editPreview: "Render a small preview to this JPEG file instead of saving an edit; with no file (or -), draw the original and the preview side by side here."
         case .editSize: "With --preview: the longest side in pixels (16-2048, default 512)."
         case .editOpen: "With --preview: open the preview with xdg-open."
         case .filtersAbstract: "List the filters, their parameters, ranges and defaults."

@@ -276,6 +276,8 @@ enum English {
         case .libraryDirectory: "library dir"
         case .cache: "cache"
         case .memory: "memory"
+        case .original: "original"
+        case .filtered: "filtered"
         case .email: "e-mail"
         case .userID: "user id"
         case .profile: "profile"

@@ -265,6 +265,8 @@ public enum Column: CaseIterable, Sendable {
 /// Labels in front of values (`status`, `whoami`, `profile`, `cache`).
 public enum Label: CaseIterable, Sendable {
     case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache, memory
+    /// `edit --preview` drawn: the captions under the two pictures.
+    case original, filtered
     case email, userID, profile, session, memberSince, lastSignIn, fetched
 
     public func text(_ language: Language = .current) -> String {

@@ -26,6 +26,9 @@ static inline int splashd_vips_thumbnail_box(const char *path, VipsImage **out, 
     return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN,
         "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
+static inline int splashd_vips_thumbnail_buffer_box(void *data, size_t length, VipsImage **out, int width, int height) {
+    return vips_thumbnail_buffer(data, length, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+}
 static inline int splashd_vips_addalpha(VipsImage *in, VipsImage **out) { return vips_addalpha(in, out, NULL); }
 
 // Exactly width × height, aspect ignored: the perceptual hash wants a fixed grid.

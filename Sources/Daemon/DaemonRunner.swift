@@ -102,9 +102,10 @@ public enum DaemonRunner {
         let images = ImageCapability.make(
             config: config, store: store, state: state, counter: counter, directories: directories, network: network.gate,
             health: network.health, push: sync.engine, logger: logger)
+        let pictures = PictureCapability(config: config)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
-            push: sync.engine, logger: logger)
+            push: sync.engine, pictures: pictures, logger: logger)
         let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
         // An adoption of the guest's likes and edits that a crash cut short goes on (in batches).
@@ -125,7 +126,7 @@ public enum DaemonRunner {
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
                 feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
-                pictures: PictureCapability(config: config)),
+                pictures: pictures),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and

@@ -51,10 +51,29 @@ public enum PixelReader {
     /// JPEG shrink-on-load keeps a 24-megapixel photo's decode small.
     public static func rgba(file: URL, width: Int, height: Int, limits: ImageEditor.Limits) throws(EditingError) -> RawPixels {
         _ = try ImageEditor.open(file, limits: limits, sequential: true)
-        var image = try VipsPicture.make("thumbnail") { out in
+        let image = try VipsPicture.make("thumbnail") { out in
             file.path.withCString { splashd_vips_thumbnail_box($0, out, Int32(max(1, width)), Int32(max(1, height))) }
         }
-        image = try image.then("colourspace") { splashd_vips_to_srgb($0, $1) }
+        return try rgba(image)
+    }
+
+    /// An encoded image (a preview's JPEG) as `rgba(file:)` makes a file.
+    public static func rgba(encoded data: Data, width: Int, height: Int) throws(EditingError) -> RawPixels {
+        try VipsRuntime.start()
+        var bytes = [UInt8](data)
+        // The decoder reads the bytes lazily: they must outlive the picture.
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(EditingError) -> RawPixels in
+                try rgba(try VipsPicture.make("decode") { out in
+                    splashd_vips_thumbnail_buffer_box(buffer.baseAddress, buffer.count, out, Int32(max(1, width)), Int32(max(1, height)))
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    private static func rgba(_ picture: VipsPicture) throws(EditingError) -> RawPixels {
+        var image = try picture.then("colourspace") { splashd_vips_to_srgb($0, $1) }
         if !image.hasAlpha { image = try image.then("alpha") { splashd_vips_addalpha($0, $1) } }
         let pixels = try raw(image)
         guard pixels.bands == 4 else { throw .unsupported("images with \(pixels.bands - 1) colour channels") }

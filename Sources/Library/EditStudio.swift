@@ -38,6 +38,13 @@ public struct EditStudio: Sendable {
         }
     }
 
+    /// A preview and the original it was made from (drawn side by side in a terminal).
+    public func previewBeside(photoId: String, steps: [FilterStep], size: Int) async throws -> (preview: RenderedImage, original: URL) {
+        try await withOriginal(photoId) { original in
+            (try await editor.preview(source: original, steps: steps, size: size), original)
+        }
+    }
+
     /// Renders and saves a new edit. On any failure nothing is left: no file, no row, no op.
     public func create(photoId: String, steps: [FilterStep], accountId: String) async throws -> EditRecord {
         let photo = try store.read { db in try PhotoRecord.fetchOne(db, key: photoId) }

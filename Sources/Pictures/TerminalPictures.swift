@@ -51,36 +51,61 @@ public final class TerminalPictures: Sendable {
         return try result.get()
     }
 
+    /// An encoded image (an edit's preview, in memory only) drawn the same way; nothing is kept.
+    public func draw(encoded: Data, for terminal: TerminalSpec) async throws(EditingError) -> Drawn {
+        let result: Result<Drawn, EditingError> = await withCheckedContinuation { continuation in
+            Self.queue.async {
+                continuation.resume(returning: Result { () throws(EditingError) -> Drawn in
+                    let room = Room(terminal)
+                    let pixels = try PixelReader.rgba(encoded: encoded, width: room.box.width, height: room.box.height)
+                    return Self.draw(pixels, in: room, for: terminal, fromMemory: false)
+                })
+            }
+        }
+        return try result.get()
+    }
+
     public var usage: Usage {
         let usage = memory.usage
         return Usage(entries: usage.entries, bytes: usage.bytes, maxBytes: memory.maxBytes, hits: usage.hits, misses: usage.misses)
     }
 
-    private func drawNow(file: URL, for terminal: TerminalSpec) throws(EditingError) -> Drawn {
-        let columns = min(terminal.columns, TerminalSpec.maximumColumns)
-        let rows = min(terminal.rows, TerminalSpec.maximumRows)
-        let cellWidth = terminal.cellWidth ?? Self.defaultCell.width
-        let cellHeight = terminal.cellHeight ?? Self.defaultCell.height
-        // Pixel modes draw every pixel of the room; symbols take about 8 × 16 samples a cell.
-        let pixelMode = terminal.mode != .symbols
-        let box = (
-            width: columns * (pixelMode ? cellWidth : Self.defaultCell.width),
-            height: rows * (pixelMode ? cellHeight : Self.defaultCell.height))
+    /// The room a terminal gives, capped, and the pixels to decode for it.
+    private struct Room {
+        var columns: Int
+        var rows: Int
+        var cellWidth: Int
+        var cellHeight: Int
+        var box: (width: Int, height: Int)
 
-        let key = try Self.key(file, box: box)
-        var fromMemory = true
-        let pixels: RawPixels
-        if let kept = memory.pixels(for: key) {
-            pixels = kept
-        } else {
-            fromMemory = false
-            pixels = try PixelReader.rgba(file: file, width: box.width, height: box.height, limits: limits)
-            memory.keep(pixels, for: key)
+        init(_ terminal: TerminalSpec) {
+            columns = min(terminal.columns, TerminalSpec.maximumColumns)
+            rows = min(terminal.rows, TerminalSpec.maximumRows)
+            cellWidth = terminal.cellWidth ?? TerminalPictures.defaultCell.width
+            cellHeight = terminal.cellHeight ?? TerminalPictures.defaultCell.height
+            // Pixel modes draw every pixel of the room; symbols take about 8 × 16 samples a cell.
+            let pixelMode = terminal.mode != .symbols
+            box = (
+                width: columns * (pixelMode ? cellWidth : TerminalPictures.defaultCell.width),
+                height: rows * (pixelMode ? cellHeight : TerminalPictures.defaultCell.height))
         }
+    }
+
+    private func drawNow(file: URL, for terminal: TerminalSpec) throws(EditingError) -> Drawn {
+        let room = Room(terminal)
+        let key = try Self.key(file, box: room.box)
+        if let kept = memory.pixels(for: key) { return Self.draw(kept, in: room, for: terminal, fromMemory: true) }
+        let pixels = try PixelReader.rgba(file: file, width: room.box.width, height: room.box.height, limits: limits)
+        memory.keep(pixels, for: key)
+        return Self.draw(pixels, in: room, for: terminal, fromMemory: false)
+    }
+
+    private static func draw(_ pixels: RawPixels, in room: Room, for terminal: TerminalSpec, fromMemory: Bool) -> Drawn {
         let fit = ChafaCanvas.fit(
-            width: pixels.width, height: pixels.height, columns: columns, rows: rows, cellWidth: cellWidth, cellHeight: cellHeight)
+            width: pixels.width, height: pixels.height, columns: room.columns, rows: room.rows, cellWidth: room.cellWidth,
+            cellHeight: room.cellHeight)
         let canvas = ChafaCanvas(
-            columns: fit.columns, rows: fit.rows, cellWidth: cellWidth, cellHeight: cellHeight, mode: terminal.mode,
+            columns: fit.columns, rows: fit.rows, cellWidth: room.cellWidth, cellHeight: room.cellHeight, mode: terminal.mode,
             colors: terminal.colors ?? .truecolor)
         let text = canvas.draw(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
         return Drawn(text: text, columns: fit.columns, rows: fit.rows, fromMemory: fromMemory)

@@ -22,7 +22,7 @@ public struct SplashCtl: AsyncParsableCommand {
     /// Global options may come before the command (`splashctl --json status`); ArgumentParser reads
     /// them only after it, so they are moved there before parsing.
     public static func runCommandLine() async {
-        await main(GlobalArguments.reordered(Array(CommandLine.arguments.dropFirst())))
+        await main(GlobalArguments.prepared(Array(CommandLine.arguments.dropFirst())))
     }
 
     public init() {}
@@ -31,6 +31,21 @@ public struct SplashCtl: AsyncParsableCommand {
 enum GlobalArguments {
     static let flags: Set<String> = ["--json", "--no-color"]
     static let options: Set<String> = ["--socket"]
+
+    /// The words as ArgumentParser takes them: global options moved after the command, and a bare
+    /// `edit --preview` (no file after it) given its value `-`, "draw it here" (ArgumentParser has no
+    /// option whose value may be left out).
+    static func prepared(_ arguments: [String]) -> [String] {
+        var words = reordered(arguments)
+        var index = 0
+        while index < words.count, words[index] != "--" {
+            if words[index] == "--preview", index + 1 == words.count || (words[index + 1].hasPrefix("-") && words[index + 1] != "-") {
+                words.insert("-", at: index + 1)
+            }
+            index += 1
+        }
+        return words
+    }
 
     static func reordered(_ arguments: [String]) -> [String] {
         var leading: [String] = []

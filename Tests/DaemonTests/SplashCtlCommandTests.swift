@@ -79,7 +79,7 @@ import TestSupport
             let environment = CommandEnvironment(connect: { _ in SplashClient(connection: connection) }, output: output)
             return await CommandEnvironment.$current.withValue(environment) {
                 do {
-                    var command = try SplashCtl.parseAsRoot(GlobalArguments.reordered(words))
+                    var command = try SplashCtl.parseAsRoot(GlobalArguments.prepared(words))
                     if var asynchronous = command as? any AsyncParsableCommand {
                         try await asynchronous.run()
                     } else {

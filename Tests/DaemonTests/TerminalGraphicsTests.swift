@@ -85,3 +85,13 @@ import Testing
         #expect(lines[0].contains("\u{2584}") && lines[0].contains("·"), "a's picture beside b's placeholder")
     }
 }
+
+/// `edit --preview` with no file after it draws here: the words get the value `-` before parsing.
+@Suite struct PreviewArgumentTests {
+    @Test func aBarePreviewGetsTheValueDash() {
+        #expect(GlobalArguments.prepared(["edit", "unsplash:a", "--filter", "sepia", "--preview"]).suffix(2) == ["--preview", "-"])
+        #expect(GlobalArguments.prepared(["edit", "unsplash:a", "--preview", "--filter", "sepia"]) == ["edit", "unsplash:a", "--preview", "-", "--filter", "sepia"])
+        #expect(GlobalArguments.prepared(["edit", "unsplash:a", "--preview", "out.jpg", "--filter", "sepia"]).contains("-") == false)
+        #expect(GlobalArguments.prepared(["--json", "edit", "unsplash:a", "--preview", "-"]) == ["edit", "unsplash:a", "--preview", "-", "--json"])
+    }
+}

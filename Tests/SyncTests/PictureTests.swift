@@ -131,4 +131,33 @@ import TestSupport
             #expect(blocks.count >= 3, "the picture's block rows above the title:\n\(screen)")
         }
     }
+
+    /// `edit ID --filter … --preview` with no file: the original and the filtered preview side by side,
+    /// each captioned; nothing is saved.
+    @Test func aPreviewWithNoFileDrawsTheOriginalBesideTheFilteredOne() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            let run = try await daemon.ctl(["edit", photo.id, "--filter", "invert", "--preview"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            let captions = try #require(lines.lastIndex { $0.contains("original") && $0.contains("filtered") }, "\(run.stdout)")
+            #expect(captions >= 2 && lines[..<captions].allSatisfy { $0.unicodeScalars.contains { $0.value > 0x7F } }, "pictures above the captions")
+            // The two halves differ: the filtered one is inverted.
+            let half = ContactSheetHalves(lines[0])
+            #expect(half.left != half.right)
+            #expect(try await daemon.send(EditsListRequest()).edits.isEmpty, "a preview saves nothing")
+        }
+    }
+}
+
+/// A line of two side-by-side pictures cut at its middle.
+struct ContactSheetHalves {
+    var left: Substring
+    var right: Substring
+    init(_ line: String) {
+        let middle = line.index(line.startIndex, offsetBy: line.count / 2)
+        left = line[..<middle]
+        right = line[middle...]
+    }
 }

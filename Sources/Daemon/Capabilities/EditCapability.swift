@@ -1,5 +1,7 @@
 import Editing
+import Foundation
 import Library
+import Pictures
 import Logging
 import Shared
 import Store
@@ -13,7 +15,24 @@ struct EditCapability: Sendable {
     let counter: LibraryCounter
     /// Wakes the push engine (nil without an account server).
     let push: PushEngine?
+    /// Draws a preview beside its original for a terminal (nil: previews are JPEG bytes only).
+    let pictures: PictureCapability?
     let logger: Logger
+
+    /// A preview's JPEG, and with `terminal` the original and the preview drawn, each in that room.
+    func preview(photoId: String, steps: [FilterStep], size: Int, terminal: TerminalSpec?) async throws -> EditPreviewResult {
+        guard let terminal, let pictures else {
+            let rendered = try await studio.preview(photoId: photoId, steps: steps, size: size)
+            return EditPreviewResult(jpeg: rendered.jpeg, width: rendered.width, height: rendered.height)
+        }
+        let (rendered, original) = try await studio.previewBeside(photoId: photoId, steps: steps, size: size)
+        let before = try await pictures.draw(file: original.path, fetched: false, for: terminal)
+        let after = try await pictures.renderer.draw(encoded: rendered.jpeg, for: terminal)
+        return EditPreviewResult(
+            jpeg: rendered.jpeg, width: rendered.width, height: rendered.height,
+            original: PhotoPicture(id: photoId, text: before.text, columns: before.columns, rows: before.rows, from: .library, path: original.path),
+            filtered: PhotoPicture(id: photoId, text: after.text, columns: after.columns, rows: after.rows, from: .library, path: original.path))
+    }
 
     /// Renders and saves an edit, queued for upload: the photo's change on the bus, the library's
     /// counts refreshed, the push engine woken, one log line with how long it took.
@@ -45,7 +64,7 @@ struct EditCapability: Sendable {
     /// The studio fetches a missing original through the image queue, when online.
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, images: ImageCapability?, network: NetworkGate,
-        state: DaemonState, counter: LibraryCounter, push: PushEngine?, logger: Logger
+        state: DaemonState, counter: LibraryCounter, push: PushEngine?, pictures: PictureCapability? = nil, logger: Logger
     ) -> EditCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         let studio = EditStudio(
@@ -59,6 +78,6 @@ struct EditCapability: Sendable {
                     throw RPCError(error.transient ? .offline : .notFound, "cannot download the original of \(photoId): \(error.message)")
                 }
             })
-        return EditCapability(studio: studio, state: state, counter: counter, push: push, logger: logger)
+        return EditCapability(studio: studio, state: state, counter: counter, push: push, pictures: pictures, logger: logger)
     }
 }

@@ -17,8 +17,8 @@ enum EditRoutes {
 
         router.register(EditsPreviewRequest.self) { request, _ in
             let steps = try FilterCatalog.resolve(request.filters)
-            let rendered = try await capability().studio.preview(photoId: request.id, steps: steps, size: request.size ?? EditsPreviewRequest.defaultSize)
-            return EditPreviewResult(jpeg: rendered.jpeg, width: rendered.width, height: rendered.height)
+            return try await capability().preview(
+                photoId: request.id, steps: steps, size: request.size ?? EditsPreviewRequest.defaultSize, terminal: request.terminal)
         }
 
         router.register(EditsCreateRequest.self) { request, _ in

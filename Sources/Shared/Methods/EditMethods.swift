@@ -29,6 +29,7 @@ public struct EditsPreviewRequest: RPCRequest {
         ParameterDoc("id", "string", required: true, "The photo id."),
         ParameterDoc("filters", "array", required: true, "Steps, each {\"filter\": name, \"params\": [numbers]}; left-out parameters take their defaults."),
         ParameterDoc("size", "integer", "Longest side in pixels, \(sizes.lowerBound) to \(sizes.upperBound), default \(defaultSize)."),
+        ParameterDoc("terminal", "object", "Also draw the original and the preview for a terminal, each in this room (as photos.picture's)."),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .notFound, .offline, .tooLarge, .noSpace]
     public static let example = EditsPreviewRequest(id: "unsplash:Dwu85P9SOIk", filters: [FilterStep(filter: "sepia", params: [0.8])], size: 512)
@@ -39,11 +40,13 @@ public struct EditsPreviewRequest: RPCRequest {
     public var id: String
     public var filters: [FilterStep]
     public var size: Int?
+    public var terminal: TerminalSpec?
 
-    public init(id: String, filters: [FilterStep], size: Int? = nil) {
+    public init(id: String, filters: [FilterStep], size: Int? = nil, terminal: TerminalSpec? = nil) {
         self.id = id
         self.filters = filters
         self.size = size
+        self.terminal = terminal
     }
 
     public func validate() throws(RPCError) {
@@ -52,6 +55,7 @@ public struct EditsPreviewRequest: RPCRequest {
         if let size, !Self.sizes.contains(size) {
             throw .invalidInput("size must be between \(Self.sizes.lowerBound) and \(Self.sizes.upperBound), not \(size)", field: "size")
         }
+        try terminal?.validate()
     }
 }
 
@@ -60,10 +64,15 @@ public struct EditPreviewResult: Codable, Sendable, Equatable {
     public var jpeg: Data
     public var width: Int
     public var height: Int
-    public init(jpeg: Data, width: Int, height: Int) {
+    /// With `terminal`: the original and the preview drawn, to print side by side.
+    public var original: PhotoPicture?
+    public var filtered: PhotoPicture?
+    public init(jpeg: Data, width: Int, height: Int, original: PhotoPicture? = nil, filtered: PhotoPicture? = nil) {
         self.jpeg = jpeg
         self.width = width
         self.height = height
+        self.original = original
+        self.filtered = filtered
     }
 }
 

@@ -49,6 +49,10 @@ struct EditCommand: AsyncParsableCommand {
             }
             return
         }
+        if preview == "-" {
+            try await drawPreview(steps)
+            return
+        }
         try await global.withClient { client in
             let result = try await client.send(EditsPreviewRequest(id: id, filters: steps, size: size))
             do {
@@ -63,6 +67,29 @@ struct EditCommand: AsyncParsableCommand {
                 Output.line(Message.previewWritten(width: result.width, height: result.height, path: preview).text())
             }
             if open { Self.openWithDesktop(preview) }
+        }
+    }
+
+    /// `--preview` with no file: the original and the filtered preview side by side, drawn with symbols
+    /// (two pictures on the same lines), each in half the terminal's width.
+    func drawPreview(_ steps: [FilterStep]) async throws {
+        let width = TerminalGraphics.windowSize()?.columns ?? 80
+        let half = max(1, (width - ContactSheet.gap) / 2)
+        let terminal = TerminalGraphics.spec(
+            choice: .symbols, json: false, isTerminal: true, size: TerminalGraphics.windowSize(),
+            environment: ProcessInfo.processInfo.environment, noColor: global.noColor
+        ).flatMap { spec -> TerminalSpec? in
+            guard !global.json else { return nil }
+            var spec = spec
+            spec.columns = half
+            spec.rows = min(spec.rows, max(1, half / 3))
+            return spec
+        }
+        try await global.run(EditsPreviewRequest(id: id, filters: steps, size: size, terminal: terminal)) { result, style in
+            let rows = max(result.original?.rows ?? 1, result.filtered?.rows ?? 1)
+            return ContactSheet.render(
+                tiles: [(Label.original.text(), result.original?.text), (Label.filtered.text(), result.filtered?.text)],
+                width: width, tileColumns: half, tileRows: rows, style: style)
         }
     }
 

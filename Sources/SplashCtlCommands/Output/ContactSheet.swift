@@ -48,11 +48,17 @@ enum ContactSheet {
         style: TerminalStyle
     ) -> String {
         let drawn = Dictionary(pictures.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let tiles = ids.map { id -> [String] in
-            var lines = drawn[id].map { picture in picture.text.split(separator: "\n").map(String.init) } ?? [style.dim("·")]
+        return render(tiles: ids.map { ($0, drawn[$0]?.text) }, width: width, tileColumns: tileColumns, tileRows: tileRows, style: style)
+    }
+
+    /// Tiles side by side, each a picture's symbol lines (or a dot for none) over its caption.
+    static func render(tiles: [(caption: String, picture: String?)], width: Int, tileColumns: Int, tileRows: Int, style: TerminalStyle) -> String {
+        let tiles = tiles.map { tile -> [String] in
+            var lines = tile.picture.map { $0.split(separator: "\n").map(String.init) } ?? [style.dim("·")]
             lines = Array(lines.prefix(tileRows))
             while lines.count < tileRows { lines.append("") }
-            lines.append(style.dim(id.count <= tileColumns ? id : String(id.prefix(tileColumns - 1)) + "…"))
+            let caption = tile.caption
+            lines.append(style.dim(caption.count <= tileColumns ? caption : String(caption.prefix(tileColumns - 1)) + "…"))
             return lines.map { pad($0, to: tileColumns) }
         }
         let perRow = max(1, (width + gap) / (tileColumns + gap))
