@@ -1,5 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
 import Shared
 @testable import SplashCtlCommands
+import Synchronization
 import Testing
 
 /// splashctl's reading of the terminal from its environment (issue 21, item 2): the graphics protocol
@@ -93,5 +98,109 @@ import Testing
         #expect(GlobalArguments.prepared(["edit", "unsplash:a", "--preview", "--filter", "sepia"]) == ["edit", "unsplash:a", "--preview", "-", "--filter", "sepia"])
         #expect(GlobalArguments.prepared(["edit", "unsplash:a", "--preview", "out.jpg", "--filter", "sepia"]).contains("-") == false)
         #expect(GlobalArguments.prepared(["--json", "edit", "unsplash:a", "--preview", "-"]) == ["edit", "unsplash:a", "--preview", "-", "--json"])
+    }
+}
+
+/// The terminal asked for itself over a real pseudo-terminal: this test plays the terminal on the
+/// master side, answering (or not) what splashctl asks on the slave side.
+@Suite struct TerminalQueryTests {
+    /// Runs `TerminalQuery.ask` on a pty whose terminal side reads the questions and answers with
+    /// `reply(question)`, nil for silence.
+    /// `timeout` is generous where the terminal answers (an answer ends the wait at once; a loaded
+    /// machine must not turn a slow thread into a terminal that never answered).
+    static func ask(
+        timeout: Duration = .seconds(3), _ reply: @escaping @Sendable (String) -> String?
+    ) throws -> (answer: TerminalQuery.Answer, asked: String) {
+        // posix_openpt by hand (Glibc's module leaves it out): /dev/ptmx, unlocked, its number asked.
+        // TIOCSPTLCK and TIOCGPTN are _IOW/_IOR macros Swift cannot import: their values (asm-generic).
+        let TIOCSPTLCK: UInt = 0x4004_5431, TIOCGPTN: UInt = 0x8004_5430
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0, number: UInt32 = 0
+        try #require(master >= 0 && ioctl(master, TIOCSPTLCK, &unlock) == 0 && ioctl(master, TIOCGPTN, &number) == 0)
+        defer { close(master) }
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        try #require(slave >= 0)
+        defer { close(slave) }
+        let asked = Mutex("")
+        let done = Mutex(false)
+        let terminal = Thread {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            var seen = ""
+            while !done.withLock({ $0 }) {
+                var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 25) > 0 else { continue }
+                let count = read(master, &buffer, buffer.count)
+                guard count > 0 else { return }
+                let question = String(decoding: buffer[0..<count], as: UTF8.self)
+                seen += question
+                asked.withLock { $0 = seen }
+                if let answer = reply(question) { _ = Array(answer.utf8).withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count) } }
+            }
+        }
+        terminal.start()
+        let answer = TerminalQuery.ask(fd: slave, timeout: timeout)
+        done.withLock { $0 = true }
+        while !terminal.isFinished { usleep(5_000) }
+        return (answer, asked.withLock { $0 })
+    }
+
+    @Test func kittyNamesItselfInItsVersion() throws {
+        let (answer, asked) = try Self.ask { question in
+            question.contains("[>q") ? "\u{1B}P>|kitty(0.26.5)\u{1B}\\\u{1B}[0n" : nil
+        }
+        #expect(asked.contains("\u{1B}[>q") && asked.contains("\u{1B}[5n"))
+        #expect(answer == TerminalQuery.Answer(mode: .kitty, answered: true, inTmux: false))
+    }
+
+    @Test func anXtermWithSixelSaysSoInItsAttributes() throws {
+        let (answer, asked) = try Self.ask { question in
+            if question.contains("[>q") { return "\u{1B}P>|XTerm(379)\u{1B}\\\u{1B}[0n" }
+            if question.contains("[c") { return "\u{1B}[?64;1;2;4;6;9;15;18;21;22c" }
+            return nil
+        }
+        #expect(asked.contains("\u{1B}[c"), "DA1 asked only when the version named nothing")
+        #expect(answer.mode == .sixel && answer.answered)
+    }
+
+    @Test func aTerminalThatNeverAnswersCostsTheTimeoutAndGetsSymbols() throws {
+        let started = ContinuousClock.now
+        let (answer, _) = try Self.ask(timeout: .milliseconds(200)) { _ in nil }
+        #expect(answer == TerminalQuery.Answer(mode: nil, answered: false, inTmux: false))
+        #expect(ContinuousClock.now - started < .seconds(2))
+        let spec = TerminalGraphics.spec(
+            choice: .auto, json: false, isTerminal: true, size: nil, environment: ["TERM": "xterm-256color"], noColor: false, ask: { answer })
+        #expect(spec?.mode == .symbols)
+    }
+
+    @Test func theTerminalIsAskedOnlyWhenTheEnvironmentIsUnsure() {
+        let asked = Mutex(0)
+        let kitty = TerminalQuery.Answer(mode: .kitty, answered: true, inTmux: false)
+        func mode(_ environment: [String: String]) -> TerminalSpec.Mode? {
+            TerminalGraphics.spec(choice: .auto, json: false, isTerminal: true, size: nil, environment: environment, noColor: false) {
+                asked.withLock { $0 += 1 }
+                return kitty
+            }?.mode
+        }
+        #expect(mode(["TERM": "xterm-256color"]) == .kitty)
+        #expect(mode(["TERM": "foot"]) == .sixel && mode(["TERM": "linux"]) == .symbols && mode(["TERM": "xterm", "TMUX": "x"]) == .symbols)
+        #expect(asked.withLock { $0 } == 1)
+        #expect(mode(["TERM": "xterm-256color", "SPLASHCTL_IMAGE": "none"]) == nil, "the environment's default")
+    }
+}
+
+/// tmux: iTerm2's images pass through when tmux allows it, wrapped with every escape doubled; anything
+/// else inside tmux is drawn with symbols.
+@Suite struct TmuxPassthroughTests {
+    @Test func iTermThroughTmuxOnlyWhenPassthroughIsAllowed() {
+        let inTmux = ["TMUX": "/tmp/tmux-0/default,1,0", "TERM": "screen-256color", "LC_TERMINAL": "iTerm2"]
+        #expect(TerminalGraphics.modeThroughTmux(environment: inTmux, passthroughAllowed: { true }) == .iterm)
+        #expect(TerminalGraphics.modeThroughTmux(environment: inTmux, passthroughAllowed: { false }) == nil)
+        #expect(TerminalGraphics.modeThroughTmux(environment: ["TMUX": "x", "TERM": "xterm-kitty"], passthroughAllowed: { true }) == nil)
+        #expect(TerminalGraphics.modeThroughTmux(environment: ["LC_TERMINAL": "iTerm2"], passthroughAllowed: { true }) == nil, "not in tmux")
+    }
+
+    @Test func aSequenceIsWrappedWithItsEscapesDoubled() {
+        let wrapped = TerminalGraphics.tmuxPassthrough("\u{1B}]1337;File=inline=1:AAAA\u{07}")
+        #expect(wrapped == "\u{1B}Ptmux;\u{1B}\u{1B}]1337;File=inline=1:AAAA\u{07}\u{1B}\\")
     }
 }

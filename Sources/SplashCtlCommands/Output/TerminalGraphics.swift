@@ -50,17 +50,65 @@ enum TerminalGraphics {
         return term.contains("256color") ? .indexed256 : .indexed16
     }
 
+    /// Inside tmux: the terminal tmux runs in, when it is iTerm2 (its variable survives ssh and tmux)
+    /// and tmux passes escape sequences through (`allow-passthrough`, tmux ≥ 3.3, asked of tmux by
+    /// `passthroughAllowed`); nil otherwise, and symbols are drawn. kitty's images inside tmux need its
+    /// Unicode placeholders, and tmux before 3.4 has no sixel: both get symbols.
+    static func modeThroughTmux(environment: [String: String], passthroughAllowed: () -> Bool) -> TerminalSpec.Mode? {
+        guard environment["TMUX"] != nil, environment["LC_TERMINAL"] == "iTerm2", passthroughAllowed() else { return nil }
+        return .iterm
+    }
+
+    /// tmux's own answer: `allow-passthrough` on (or `all`) for the current pane.
+    static func tmuxAllowsPassthrough() -> Bool {
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["show", "-pv", "allow-passthrough"]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        let value = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return process.terminationStatus == 0 && (value == "on" || value == "all")
+    }
+
+    /// A graphics sequence wrapped for tmux to pass to its terminal: `ESC P tmux;` … `ESC \`, every
+    /// escape inside doubled.
+    static func tmuxPassthrough(_ sequence: String) -> String {
+        "\u{1B}Ptmux;" + sequence.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+    }
+
+    /// Whether the environment leaves the mode open: it names no graphics protocol, yet the terminal
+    /// may well speak one (an xterm, a terminal over ssh). The console, dumb terminals and tmux are
+    /// known not to (tmux answers for itself, not for the terminal it runs in).
+    static func unsure(environment: [String: String]) -> Bool {
+        let term = environment["TERM"] ?? ""
+        guard mode(environment: environment) == .symbols, environment["TMUX"] == nil else { return false }
+        return !term.isEmpty && !["linux", "dumb", "vt100", "vt220"].contains(term) && !term.hasPrefix("screen") && !term.hasPrefix("tmux")
+    }
+
+    /// `SPLASHCTL_IMAGE` (auto, none, symbols, kitty, sixel, iterm): the default for `--image auto`, set
+    /// once in a shell profile.
+    static func defaultChoice(environment: [String: String]) -> ImageChoice {
+        environment["SPLASHCTL_IMAGE"].flatMap(ImageChoice.init(rawValue:)) ?? .auto
+    }
+
     /// The picture to ask for, or nil when none is drawn: `none`, under `--json`, or with stdout not a
     /// terminal (auto only; a forced mode draws into a pipe too, for those who asked). `share` is the
-    /// part of the terminal's height the picture may take.
+    /// part of the terminal's height the picture may take. `ask` questions the terminal itself, only
+    /// when the environment leaves it unsure.
     static func spec(
-        choice: ImageChoice, json: Bool, isTerminal: Bool, size: WindowSize?, environment: [String: String], noColor: Bool,
-        share: Double = 0.6
+        choice requested: ImageChoice, json: Bool, isTerminal: Bool, size: WindowSize?, environment: [String: String], noColor: Bool,
+        share: Double = 0.6, ask: () -> TerminalQuery.Answer? = { nil }
     ) -> TerminalSpec? {
+        let choice = requested == .auto ? defaultChoice(environment: environment) : requested
         guard choice != .none, !json else { return nil }
         guard choice != .auto || isTerminal else { return nil }
         let mode: TerminalSpec.Mode = switch choice {
-        case .auto, .none: Self.mode(environment: environment)
+        case .auto, .none:
+            if unsure(environment: environment) { ask()?.mode ?? .symbols }
+            else { modeThroughTmux(environment: environment, passthroughAllowed: tmuxAllowsPassthrough) ?? Self.mode(environment: environment) }
         case .symbols: .symbols
         case .kitty: .kitty
         case .sixel: .sixel
