@@ -81,7 +81,8 @@ def run(ctx):
             t0 = time.perf_counter()
             answer = rpc.call("photos.pictures", {"ids": ids[1:], "terminal": tile})
             sheets.append(time.perf_counter() - t0)
-            assert len(answer["pictures"]) == SHEET, answer.get("missing")
+            drawn = [p["id"] for p in answer["pictures"]]
+            assert drawn == ids[1:], f"{len(drawn)} pictures, in the order {drawn[:5]}…, missing {answer.get('missing')}"
         env = dict(os.environ, SPLASHD_SOCKET=d.socket_path)
         whole = [wall([SPLASHCTL, "photos", "show", ids[0], "--image", "symbols"], env) for _ in range(max(ctx.reps, 5))]
         tiers = rpc.call("cache.status", {}).get("pictures", {})

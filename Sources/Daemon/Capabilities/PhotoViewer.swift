@@ -51,20 +51,21 @@ struct PhotoViewer: Sendable {
         var drawn: [Int: PhotoPicture] = [:]
         var missing: [Int: PictureMissing] = [:]
         await withTaskGroup(of: (Int, Result<PhotoPicture, any Error>).self) { group in
-            var next = 0
-            func start() {
-                guard next < request.ids.count else { return }
-                let index = next, id = request.ids[index]
-                next += 1
-                group.addTask {
+            // Each task gets its index and id by value (a capture list): read when the task runs, a
+            // counter shared with the loop would have moved on.
+            var waiting = request.ids.enumerated().makeIterator()
+            func startNext() {
+                guard let (index, id) = waiting.next() else { return }
+                group.addTask { [index, id, terminal = request.terminal] in
                     do {
-                        return (index, .success(try await picture(PhotosPictureRequest(id: id, terminal: request.terminal))))
+                        return (index, .success(try await picture(PhotosPictureRequest(id: id, terminal: terminal))))
                     } catch {
                         return (index, .failure(error))
                     }
                 }
             }
-            for _ in 0..<2 { start() }
+            startNext()
+            startNext()
             for await (index, result) in group {
                 switch result {
                 case .success(let picture): drawn[index] = picture
@@ -72,7 +73,7 @@ struct PhotoViewer: Sendable {
                     let reason = (error as? RPCError)?.message ?? WireErrors.rpcError(for: error)?.message ?? "\(error)"
                     missing[index] = PictureMissing(id: request.ids[index], reason: reason)
                 }
-                start()
+                startNext()
             }
         }
         return PhotoPictures(
