@@ -52,12 +52,16 @@ import Testing
 
         let sixel = try await pictures.draw(file: source, for: spec(.sixel)).text
         #expect(sixel.hasPrefix("\u{1B}P") && sixel.contains("q") && sixel.hasSuffix("\u{1B}\\"), "\(sixel.prefix(20).debugDescription)")
+        // Raster attributes after the q: "Pan;Pad;Ph;Pv — the image's width and height in pixels.
+        let raster = try #require(sixel.split(separator: "q", maxSplits: 1).last?.dropFirst().prefix { $0 != "#" })
+        let sizes = raster.split(separator: ";").compactMap { Int($0) }
+        #expect(sizes.count == 4 && sizes[2] > 0 && sizes[2] <= 120 && sizes[3] > 0 && sizes[3] <= 80, "\(raster)")
 
         let iterm = try await pictures.draw(file: source, for: spec(.iterm)).text
         #expect(iterm.hasPrefix("\u{1B}]1337;File="), "\(iterm.prefix(30).debugDescription)")
         let payload = try #require(iterm.split(separator: ":", maxSplits: 1).last?.prefix { $0 != "\u{07}" && $0 != "\u{1B}" })
-        let image = try #require(Data(base64Encoded: String(payload)))
-        #expect(image.count > 100, "an encoded image in the payload")
+        let image = try PixelReader.rgb(encoded: try #require(Data(base64Encoded: String(payload))))
+        #expect(image.width > 0 && image.width <= 120 && image.height > 0 && image.height <= 80, "\(image.width)×\(image.height)")
     }
 
     /// The memory tier: the second draw of the same file at the same size reads no file; another size,
