@@ -90,6 +90,14 @@ import Testing
         #expect(usage.bytes <= 64 << 10 && usage.entries == 2, "\(usage)")
     }
 
+    /// A 1-column terminal gets a 1-cell picture; a huge one a picture no larger than the cap.
+    @Test func tinyAndHugeTerminals() async throws {
+        let tiny = try await pictures.draw(file: source, for: TerminalSpec(mode: .symbols, columns: 1, rows: 1))
+        #expect(tiny.columns == 1 && tiny.rows == 1 && !tiny.text.isEmpty)
+        let huge = try await pictures.draw(file: source, for: TerminalSpec(mode: .symbols, columns: 5000, rows: 5000))
+        #expect(huge.columns <= TerminalSpec.maximumColumns && huge.rows <= TerminalSpec.maximumRows, "\(huge.columns)×\(huge.rows)")
+    }
+
     @Test func aDamagedFileSaysWhy() async throws {
         await #expect(throws: EditingError.self) {
             try await pictures.draw(file: GoldenImage.fixture("truncated.jpg"), for: TerminalSpec(mode: .symbols, columns: 10, rows: 4))
