@@ -48,36 +48,44 @@ struct PhotoViewer: Sendable {
 
     /// Several photos drawn, two at a time (the cores' worth): those that cannot be drawn say why.
     func pictures(_ request: PhotosPicturesRequest) async -> PhotoPictures {
-        var drawn: [Int: PhotoPicture] = [:]
-        var missing: [Int: PictureMissing] = [:]
-        await withTaskGroup(of: (Int, Result<PhotoPicture, any Error>).self) { group in
-            // Each task gets its index and id by value (a capture list): read when the task runs, a
-            // counter shared with the loop would have moved on.
-            var waiting = request.ids.enumerated().makeIterator()
-            func startNext() {
-                guard let (index, id) = waiting.next() else { return }
-                group.addTask { [index, id, terminal = request.terminal] in
-                    do {
-                        return (index, .success(try await picture(PhotosPictureRequest(id: id, terminal: terminal))))
-                    } catch {
-                        return (index, .failure(error))
+        let terminal = request.terminal
+        // Each task answers with its position and a plain value. The release build (Swift 6.3.1, -O)
+        // answered with positions that did not match the ids when a task's result was a tuple of an Int
+        // and a Result<_, any Error>: the debug build and the tests did not show it, the bench did.
+        let drawn = await withTaskGroup(of: DrawnPicture.self, returning: [DrawnPicture].self) { group in
+            var waiting = Array(request.ids.enumerated()).makeIterator()
+            var drawn: [DrawnPicture] = []
+            var running = 0
+            while drawn.count < request.ids.count {
+                while running < 2, let (position, id) = waiting.next() {
+                    running += 1
+                    group.addTask {
+                        do {
+                            return DrawnPicture(position: position, id: id, picture: try await picture(PhotosPictureRequest(id: id, terminal: terminal)))
+                        } catch {
+                            let reason = (error as? RPCError)?.message ?? WireErrors.rpcError(for: error)?.message ?? "\(error)"
+                            return DrawnPicture(position: position, id: id, reason: reason)
+                        }
                     }
                 }
+                guard let one = await group.next() else { break }
+                running -= 1
+                drawn.append(one)
             }
-            startNext()
-            startNext()
-            for await (index, result) in group {
-                switch result {
-                case .success(let picture): drawn[index] = picture
-                case .failure(let error):
-                    let reason = (error as? RPCError)?.message ?? WireErrors.rpcError(for: error)?.message ?? "\(error)"
-                    missing[index] = PictureMissing(id: request.ids[index], reason: reason)
-                }
-                startNext()
-            }
+            return drawn
         }
+        let ordered = drawn.sorted { $0.position < $1.position }
         return PhotoPictures(
-            pictures: drawn.sorted { $0.key < $1.key }.map(\.value), missing: missing.sorted { $0.key < $1.key }.map(\.value))
+            pictures: ordered.compactMap(\.picture),
+            missing: ordered.compactMap { drawn in drawn.reason.map { PictureMissing(id: drawn.id, reason: $0) } })
+    }
+
+    /// One photo of `pictures`: drawn, or why not.
+    struct DrawnPicture: Sendable {
+        var position: Int
+        var id: String
+        var picture: PhotoPicture?
+        var reason: String?
     }
 
     /// A photo drawn for a terminal: from its library file, else a file in the cache (the largest),
