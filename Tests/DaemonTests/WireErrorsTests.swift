@@ -43,7 +43,7 @@ struct WireErrorsTests {
     @Test func offlineAndNotConfigured() {
         #expect(AccountFailure.backend(.network(.timeout)).wire.kind == .offline)
         #expect(AccountFailure.backend(.notConfigured).wire.message.contains("SPLASHD_BACKEND_URL"))
-        #expect(AccountFailure.notSignedIn("not signed in").wire.kind == .notSignedIn)
+        #expect(AccountFailure.notSignedIn(.notSignedIn).wire.kind == .notSignedIn)
     }
 
     /// Failures that waiting will not mend are not called "offline", and no Swift value leaks into the words.
@@ -59,11 +59,31 @@ struct WireErrorsTests {
     }
 
     @Test func libraryErrorsNameTheFieldAtFault() {
-        #expect(WireErrors.rpcError(for: LibraryError.unknownPhoto("unsplash:x")) == RPCError(.notFound, LibraryError.unknownPhoto("unsplash:x").description, field: "id"))
+        #expect(WireErrors.rpcError(for: LibraryError.unknownPhoto("unsplash:x")) == RPCError(.notFound, .unknownPhoto(id: "unsplash:x"), field: "id"))
         #expect(WireErrors.rpcError(for: LibraryError.unknownEdit("e1"))?.data?.field == "edit_id")
         #expect(WireErrors.rpcError(for: LibraryError.unreadable("/nowhere", "no such folder"))?.message == "/nowhere: no such folder")
         #expect(WireErrors.rpcError(for: LibraryError.unknownOp("op1"))?.kind == .notFound)
         #expect(WireErrors.rpcError(for: LibraryError.opInFlight("op1"))?.kind == .conflict)
+    }
+
+    /// The domain's own words (its logs) and the wire's English are the same sentence.
+    @Test func theWireSaysWhatTheDomainErrorSays() {
+        let library: [LibraryError] = [
+            .unknownPhoto("unsplash:x"), .unknownEdit("e1"), .unreadable("/nowhere", "no such folder"), .unknownOp("op1"),
+            .opInFlight("op2"), .duplicate("unsplash:a", of: "local:b", distance: 4),
+        ]
+        for error in library {
+            #expect(WireErrors.library(error).message == error.description)
+        }
+        let editing: [EditingError] = [
+            .tooLarge(width: 12000, height: 9000, limitPixels: 100_000_000), .noSpace("disk full"), .io("cannot read /x"),
+            .engine("out of memory"),
+        ]
+        for error in editing {
+            #expect(WireErrors.editing(error).message == error.description)
+        }
+        #expect(WireErrors.editing(.corrupt("truncated")).message == "the photo's original cannot be edited: the image is damaged: truncated")
+        #expect(WireErrors.rpcError(for: CapabilityMissing("editing"))?.message == CapabilityMissing("editing").description)
     }
 
     @Test func editingAndSourceErrors() {

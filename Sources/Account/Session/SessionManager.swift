@@ -151,7 +151,7 @@ public actor SessionManager {
     /// Signs out here at once, then tells the server (best effort). Returns the account's id, how many
     /// of its changes stay queued, and whether the server heard of it.
     public func signOut() async throws(AccountFailure) -> LogoutResult {
-        guard let ended = session else { throw .notSignedIn("not signed in") }
+        guard let ended = session else { throw .notSignedIn(.notSignedIn) }
         clearSession(reason: nil)
         let kept = accounts.changesKept(accountId: ended.user.id)
         logger.notice("signed out", metadata: [
@@ -223,8 +223,8 @@ public actor SessionManager {
 
     // MARK: - Helpers
 
-    var notSignedInMessage: String {
-        signedOutReason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>"
+    var notSignedInMessage: DaemonText {
+        signedOutReason.map { .notSignedInBecause(reason: $0) } ?? .notSignedIn
     }
 
     func noteReachable() {

@@ -79,21 +79,21 @@ public struct Router: Sendable {
         do {
             head = try JSONCoding.decoder().decode(RequestHead.self, from: line)
         } catch DecodingError.typeMismatch(_, let error) where error.codingPath.isEmpty {
-            return .answered(Self.encode(error: RPCError(.invalidRequest, "a request must be a JSON object (batches are not supported)"), id: nil))
+            return .answered(Self.encode(error: RPCError(.invalidRequest, .requestNotAnObject), id: nil))
         } catch {
-            return .answered(Self.encode(error: RPCError(.parseError, "not valid JSON: \(Self.describe(error))"), id: nil))
+            return .answered(Self.encode(error: RPCError(.parseError, .notJson(detail: Self.describe(error))), id: nil))
         }
         if head.idIsInvalid || (head.id?.isNumber == true && !RawIDCheck.idIsIntegerLiteral(in: line)) {
-            return .answered(Self.encode(error: RPCError(.invalidRequest, "id must be a string, an integer or null"), id: nil))
+            return .answered(Self.encode(error: RPCError(.invalidRequest, .badRequestId), id: nil))
         }
         guard head.jsonrpc == "2.0" else {
-            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, "jsonrpc must be \"2.0\""), id: head.id) : nil)
+            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, .badJsonrpcVersion), id: head.id) : nil)
         }
         guard let method = head.method else {
-            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, "method is missing or not a string"), id: head.id) : nil)
+            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, .methodMissing), id: head.id) : nil)
         }
         guard routes[method] != nil else {
-            let error = RPCError(.methodNotFound, "unknown method '\(method)'; daemon.describe lists every method")
+            let error = RPCError(.methodNotFound, .unknownMethod(method: method))
             return .answered(head.hasID ? Self.encode(error: error, id: head.id) : nil)
         }
         return .request(method: method, id: head.id, hasID: head.hasID)
@@ -195,7 +195,7 @@ private struct Replies: Sendable {
         } catch let error as RPCError {
             return .failure(Failed(reply: Router.encode(error: error, id: id)))
         } catch {
-            return .failure(Failed(reply: Router.encode(error: .invalidInput("invalid params for \(R.method): \(Router.describe(error))"), id: id)))
+            return .failure(Failed(reply: Router.encode(error: .invalidInput(.invalidParams(method: R.method, detail: Router.describe(error))), id: id)))
         }
     }
 
@@ -209,6 +209,6 @@ private struct Replies: Sendable {
         if let error = error as? RPCError { return Router.encode(error: error, id: id) }
         if let mapped = wireError(error) { return Router.encode(error: mapped, id: id) }
         logger.error("handler failed", metadata: ["splashd_method": "\(method)", "splashd_error": "\(error)"])
-        return Router.encode(error: RPCError(.internalError, "internal error in \(method); see the daemon's log"), id: id)
+        return Router.encode(error: RPCError(.internalError, .internalErrorIn(method: method)), id: id)
     }
 }

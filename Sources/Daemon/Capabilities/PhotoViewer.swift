@@ -27,7 +27,7 @@ struct PhotoViewer: Sendable {
             id: id, accountId: state.current.account.userId ?? "", duplicateThreshold: duplicateThreshold,
             dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)
         else {
-            throw RPCError(.notFound, "no photo \(id) in the store; splashctl photos list shows what is here", field: "id")
+            throw RPCError(.notFound, .photoNotInStore(id: id), field: "id")
         }
         detail.download = images?.queue.downloadStatus(of: id)
         return detail

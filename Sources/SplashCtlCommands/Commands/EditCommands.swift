@@ -166,7 +166,8 @@ struct EditsRemove: AsyncParsableCommand {
         if UUID(uuidString: text) != nil { return text.lowercased() }
         let matches = try await client.send(EditsListRequest()).edits.map(\.editId).filter { $0.hasPrefix(text.lowercased()) }
         guard matches.count == 1 else {
-            throw RPCError(.notFound, (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(language), field: "edit_id")
+            let message = (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(language)
+            throw RPCError(code: ErrorKind.notFound.code, message: message, data: .init(kind: .notFound, field: "edit_id"))
         }
         return matches[0]
     }
