@@ -34,7 +34,7 @@ struct EditCommand: AsyncParsableCommand {
         do throws(RPCError) {
             for filter in filters { steps.append(try FilterStep(parsing: filter)) }
         } catch {
-            Output.error(error.message)
+            Output.error(error.text())
             throw ExitCode(ErrorKind.invalidInput.exitCode)
         }
         guard let preview else {
