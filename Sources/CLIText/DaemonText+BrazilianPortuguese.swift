@@ -107,14 +107,22 @@ extension DaemonText {
         case .accountLocalFailure(let detail): "falha nesta máquina: \(detail)"
 
         case .photoSourcesUnavailable: "as fontes de fotos não estão disponíveis (sem cliente HTTP)"
-        case .sourceNotConfigured(let detail): "fonte de fotos não configurada: \(detail)"
-        case .sourceUnreachable(let detail): "\(detail); tente de novo quando estiver online"
+        case .unsplashKeyMissing:
+            "nenhuma chave de acesso do Unsplash configurada; defina unsplash.access_key_file (ou SPLASHD_UNSPLASH_ACCESS_KEY)"
+        case .hourlyLimitUsedUp(let service): "o limite de pedidos por hora \(Self.of(service)) se esgotou"
+        case .serviceRedirect(let service, let status):
+            "\(Self.the(service)) respondeu com um redirecionamento (HTTP \(status)); verifique a URL da API"
+        case .serviceFailed(let service, let status): "\(Self.the(service)) falhou (HTTP \(status))"
+        case .serviceAnswerNotJson(let service): "a resposta \(Self.of(service)) não é o JSON esperado"
+        case .cannotReachService(let service, let reason): "não foi possível alcançar \(Self.the(service)): \(reason)"
+        case .serviceAnswerRefused(let service, let reason): "a resposta \(Self.of(service)) foi recusada: \(reason)"
+        case .cannotUseService(let service, let reason): "não foi possível usar \(Self.the(service)): \(reason)"
+        case .sourceUnreachable(let why): "\(why.brazilianPortuguese); tente de novo quando estiver online"
         case .sourceNotFound(let message): "o serviço de fotos não encontrou: \(message)"
         case .sourceRefused(let status, let message): "o serviço de fotos recusou o pedido (HTTP \(status)): \(message)"
-        case .sourceUnreadable(let detail): "o serviço de fotos enviou uma resposta que o splashd não consegue ler: \(detail)"
-        case .sourceUntrusted(let detail): "resposta do serviço de fotos recusada: \(detail)"
-        case .sourceRateLimited(let detail, let minutes):
-            "limite de pedidos do serviço de fotos esgotado: \(detail)" + (minutes.map { "; volta a ter espaço em até \($0) min" } ?? "")
+        case .sourceUnreadable(let why): "o serviço de fotos enviou uma resposta que o splashd não consegue ler: \(why.brazilianPortuguese)"
+        case .sourceRateLimited(let why, let minutes):
+            why.brazilianPortuguese + (minutes.map { "; volta a ter espaço em até \($0) min" } ?? "")
         case .notFollowing(let kind, let value):
             "você não segue \(Self.feedKind(kind)) '\(value)'; splashctl feeds lista o que você segue"
 
@@ -141,6 +149,16 @@ extension DaemonText {
         case .originalNotHereOffline(let id): "o original de \(id) não está nesta máquina e não é possível baixá-lo"
         case .originalDownloadFailed(let id, let reason): "não foi possível baixar o original de \(id): \(reason)"
         }
+    }
+
+    /// A photo service with its article: "o Unsplash", "a NASA" (the agency is feminine).
+    private static func the(_ service: String) -> String {
+        (service == "NASA" ? "a " : "o ") + service
+    }
+
+    /// "do Unsplash", "da NASA".
+    private static func of(_ service: String) -> String {
+        (service == "NASA" ? "da " : "do ") + service
     }
 
     /// A feed's kind (`topic`, `search`) as a noun with its article.

@@ -14,7 +14,8 @@ import Testing
         let text = try String(contentsOf: source, encoding: .utf8)
         let start = try #require(text.range(of: "public enum DaemonText"))
         let names = text[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            var trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("indirect ") { trimmed.removeFirst("indirect ".count) }
             guard trimmed.hasPrefix("case ") else { return nil }
             return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
         }
@@ -75,6 +76,9 @@ import Testing
         (.notFollowing(kind: "topic", value: "wallpapers"), "você não segue o tópico 'wallpapers'"),
         (.notFollowing(kind: "search", value: "tram"), "você não segue a busca 'tram'"),
         (.capabilityMissing(capability: "image files"), "neste daemon: arquivos de imagem"),
+        (.sourceRateLimited(why: .hourlyLimitUsedUp(service: "NASA"), minutes: 18),
+         "o limite de pedidos por hora da NASA se esgotou; volta a ter espaço em até 18 min"),
+        (.serviceFailed(service: "Unsplash", status: 502), "o Unsplash falhou (HTTP 502)"),
     ])
     func portugueseCountsAndNumbersReadRight(text: DaemonText, expected: String) {
         let portuguese = text.text(.brazilianPortuguese)

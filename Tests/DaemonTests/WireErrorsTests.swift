@@ -88,9 +88,9 @@ struct WireErrorsTests {
 
     @Test func editingAndSourceErrors() {
         #expect(WireErrors.rpcError(for: EditingError.noSpace("disk full"))?.kind == .noSpace)
-        #expect(WireErrors.rpcError(for: SourceError.rateLimited("Unsplash's hourly limit", resetsBy: nil))?.data?.retryAfter == 3600)
+        #expect(WireErrors.rpcError(for: SourceError.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsBy: nil))?.data?.retryAfter == 3600)
         #expect(WireErrors.rpcError(for: SourceError.refused(status: 404, message: "gone"))?.kind == .notFound)
-        let limited = WireErrors.rateLimited("Unsplash's hourly request limit is used up", resetsIn: 17 * 60 + 1)
+        let limited = WireErrors.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsIn: 17 * 60 + 1)
         #expect(limited.message == "Unsplash's hourly request limit is used up; it has room again within 18 min")
         #expect(limited.data?.retryAfter == Double(17 * 60 + 1))
     }

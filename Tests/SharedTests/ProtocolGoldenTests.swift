@@ -28,7 +28,7 @@ import Testing
 
     @Test func errorEnvelopeMatchesGolden() throws {
         let envelope = ErrorEnvelope(
-            id: .number(3), error: RPCError(.rateLimited, .sourceRateLimited(detail: "Unsplash's hourly request limit is used up", minutes: 20), retryAfter: 1200))
+            id: .number(3), error: RPCError(.rateLimited, .sourceRateLimited(why: .hourlyLimitUsedUp(service: "Unsplash"), minutes: 20), retryAfter: 1200))
         let data = try JSONCoding.encoder().encode(envelope)
         try GoldenFile.check(data, name: "error.rate_limited")
         #expect(try JSONCoding.decoder().decode(ErrorEnvelope.self, from: data) == envelope)

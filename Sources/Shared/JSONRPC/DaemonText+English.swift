@@ -101,13 +101,19 @@ extension DaemonText {
         case .accountLocalFailure(let detail): detail
 
         case .photoSourcesUnavailable: "photo sources are not available (no HTTP client)"
-        case .sourceNotConfigured(let detail): detail
-        case .sourceUnreachable(let detail): "\(detail); try again when online"
+        case .unsplashKeyMissing: "no Unsplash access key is configured; set unsplash.access_key_file (or SPLASHD_UNSPLASH_ACCESS_KEY)"
+        case .hourlyLimitUsedUp(let service): "\(service)'s hourly request limit is used up"
+        case .serviceRedirect(let service, let status): "\(service) answered with a redirect (HTTP \(status)); check its API URL"
+        case .serviceFailed(let service, let status): "\(service) failed (HTTP \(status))"
+        case .serviceAnswerNotJson(let service): "\(service)'s answer is not the expected JSON"
+        case .cannotReachService(let service, let reason): "cannot reach \(service): \(reason)"
+        case .serviceAnswerRefused(let service, let reason): "\(service)'s answer was refused: \(reason)"
+        case .cannotUseService(let service, let reason): "cannot use \(service): \(reason)"
+        case .sourceUnreachable(let why): "\(why.english); try again when online"
         case .sourceNotFound(let message): message
         case .sourceRefused(let status, let message): "the photo service refused the request (HTTP \(status)): \(message)"
-        case .sourceUnreadable(let detail): "the photo service sent an answer splashd cannot read: \(detail)"
-        case .sourceUntrusted(let detail): detail
-        case .sourceRateLimited(let detail, let minutes): detail + (minutes.map { "; it has room again within \($0) min" } ?? "")
+        case .sourceUnreadable(let why): "the photo service sent an answer splashd cannot read: \(why.english)"
+        case .sourceRateLimited(let why, let minutes): why.english + (minutes.map { "; it has room again within \($0) min" } ?? "")
         case .notFollowing(let kind, let value): "not following \(kind) '\(value)'; splashctl feeds lists them"
 
         case .photoNotInStore(let id): "no photo \(id) in the store; splashctl photos list shows what is here"

@@ -120,14 +120,23 @@ public enum DaemonText: Hashable, Sendable, Codable {
     // MARK: Photo services (SourceError)
 
     case photoSourcesUnavailable
-    case sourceNotConfigured(detail: String)
-    case sourceUnreachable(detail: String)
+    case unsplashKeyMissing
+    /// `service` is the service's name (Unsplash, NASA), the same in every language.
+    case hourlyLimitUsedUp(service: String)
+    case serviceRedirect(service: String, status: Int)
+    case serviceFailed(service: String, status: Int)
+    case serviceAnswerNotJson(service: String)
+    case cannotReachService(service: String, reason: String)
+    case serviceAnswerRefused(service: String, reason: String)
+    case cannotUseService(service: String, reason: String)
+    /// `why` (one of the sentences above), and that waiting mends it.
+    indirect case sourceUnreachable(why: DaemonText)
     /// The service's own words for a 404.
     case sourceNotFound(message: String)
     case sourceRefused(status: Int, message: String)
-    case sourceUnreadable(detail: String)
-    case sourceUntrusted(detail: String)
-    case sourceRateLimited(detail: String, minutes: Int?)
+    indirect case sourceUnreadable(why: DaemonText)
+    /// `why` (the budget used up), and in how many minutes it has room again when that is known.
+    indirect case sourceRateLimited(why: DaemonText, minutes: Int?)
     case notFollowing(kind: String, value: String)
 
     // MARK: The library and its photos
