@@ -76,7 +76,7 @@ struct WireErrorsTests {
             #expect(WireErrors.library(error).message == error.description)
         }
         let editing: [EditingError] = [
-            .tooLarge(width: 12000, height: 9000, limitPixels: 100_000_000), .noSpace("disk full"), .io("cannot read /x"),
+            .tooLarge(width: 12000, height: 9000, limitPixels: 100_000_000), .noSpace(.diskFull(why: .cannotSaveEdit(reason: "No space left on device"), directory: "/d")), .io(.cannotRead(path: "/x", reason: "gone")),
             .engine("out of memory"),
         ]
         for error in editing {
@@ -87,7 +87,7 @@ struct WireErrorsTests {
     }
 
     @Test func editingAndSourceErrors() {
-        #expect(WireErrors.rpcError(for: EditingError.noSpace("disk full"))?.kind == .noSpace)
+        #expect(WireErrors.rpcError(for: EditingError.noSpace(.diskFull(why: .cannotSaveEdit(reason: "No space left on device"), directory: "/d")))?.kind == .noSpace)
         #expect(WireErrors.rpcError(for: SourceError.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsBy: nil))?.data?.retryAfter == 3600)
         #expect(WireErrors.rpcError(for: SourceError.refused(status: 404, message: "gone"))?.kind == .notFound)
         let limited = WireErrors.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsIn: 17 * 60 + 1)

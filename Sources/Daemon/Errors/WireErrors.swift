@@ -36,8 +36,8 @@ enum WireErrors {
             RPCError(.tooLarge, .imageTooLarge(width: width, height: height, limitPixels: limitPixels), field: "id")
         case .unsupported(let detail): RPCError(.invalidInput, .originalNotAnImage(detail: detail), field: "id")
         case .corrupt(let detail): RPCError(.invalidInput, .originalDamaged(detail: detail), field: "id")
-        case .noSpace(let detail): RPCError(.noSpace, .noSpace(detail: detail))
-        case .io(let detail): RPCError(.internalError, .imageFileFailed(detail: detail))
+        case .noSpace(let text): RPCError(.noSpace, text)
+        case .io(let text): RPCError(.internalError, text)
         case .engine(let detail): RPCError(.internalError, .imageEngineFailed(detail: detail))
         }
     }

@@ -133,7 +133,12 @@ extension DaemonText {
             "the image is \(width) × \(height) (\(Self.megapixels(width * height)) MP), above the limit of \(Self.megapixels(limitPixels)) MP (images.max_megapixels)"
         case .originalNotAnImage(let detail): "the photo's original cannot be edited: not an image splashd can read: \(detail)"
         case .originalDamaged(let detail): "the photo's original cannot be edited: the image is damaged: \(detail)"
-        case .noSpace(let detail), .imageFileFailed(let detail): detail
+        case .diskFull(let why, let directory): "\(why.english) in \(directory); free some space and try again"
+        case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
+        case .cannotCreateFolder(let path, let reason): "cannot create \(path): \(reason)"
+        case .cannotSaveEdit(let reason): "cannot save the edit: \(reason)"
+        case .cannotMoveEditIntoLibrary(let reason): "cannot move the edit into the library: \(reason)"
+        case .originalNotBrought(let id): "the original of \(id) could not be brought to this machine"
         case .imageEngineFailed(let detail): "the image engine failed: \(detail)"
         case .originalNotHereOffline(let id): "the original of \(id) is not on this machine and downloads are unavailable"
         case .originalDownloadFailed(let id, let reason): "cannot download the original of \(id): \(reason)"
