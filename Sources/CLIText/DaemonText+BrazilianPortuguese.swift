@@ -15,6 +15,11 @@ extension DaemonText {
         case .methodMissing: "method está ausente ou não é uma string"
         case .unknownMethod(let method): "método desconhecido '\(method)'; daemon.describe lista todos os métodos"
         case .invalidParams(let method, let detail): "parâmetros inválidos para \(method): \(detail)"
+        case .paramWrongType(let method, let path, let expected):
+            "parâmetros inválidos para \(method): \(path.isEmpty ? "a mensagem" : path): esperava \(Self.jsonType(expected))"
+        case .paramNull(let method, let path, let expected):
+            "parâmetros inválidos para \(method): \(path.isEmpty ? "a mensagem" : path): esperava \(Self.jsonType(expected)), veio null"
+        case .paramRequired(let method, let path): "parâmetros inválidos para \(method): \(path.isEmpty ? "a mensagem" : path) é obrigatório"
         case .internalErrorIn(let method): "erro interno em \(method); veja o log do daemon"
         case .peerNotAllowed(let uid): "permissão negada: só o uid \(uid) e o root podem usar este socket"
         case .tooManyConnections(let limit): "conexões de controle demais (\(limit)); tente de novo"
@@ -163,6 +168,19 @@ extension DaemonText {
     /// "do Unsplash", "da NASA".
     private static func of(_ service: String) -> String {
         (service == "NASA" ? "da " : "do ") + service
+    }
+
+    /// A JSON type (DaemonText's names) with its article.
+    private static func jsonType(_ name: String) -> String {
+        switch name {
+        case "boolean": "um booleano"
+        case "integer": "um inteiro"
+        case "number": "um número"
+        case "string": "uma string"
+        case "array": "uma lista"
+        case "object": "um objeto"
+        default: name
+        }
     }
 
     /// A feed's kind (`topic`, `search`) as a noun with its article.

@@ -40,7 +40,9 @@ import Testing
 
     /// Sentences that show some values otherwise: reason codes as words, pixels as megapixels, a
     /// feed's kind or a capability's name as a Portuguese noun.
-    static let valuesShownOtherwise: Set<String> = ["weakPassword", "imageTooLarge", "notFollowing", "capabilityMissing"]
+    static let valuesShownOtherwise: Set<String> = [
+        "weakPassword", "imageTooLarge", "notFollowing", "capabilityMissing", "paramWrongType", "paramNull",
+    ]
 
     @Test func everyCaseHasAnExample() throws {
         let declared = try Self.declaredCases()
@@ -79,6 +81,8 @@ import Testing
         (.sourceRateLimited(why: .hourlyLimitUsedUp(service: "NASA"), minutes: 18),
          "o limite de pedidos por hora da NASA se esgotou; volta a ter espaço em até 18 min"),
         (.serviceFailed(service: "Unsplash", status: 502), "o Unsplash falhou (HTTP 502)"),
+        (.paramWrongType(method: "photos.list", path: "limit", expected: "integer"), "photos.list: limit: esperava um inteiro"),
+        (.paramNull(method: "photos.list", path: "", expected: "object"), "a mensagem: esperava um objeto, veio null"),
     ])
     func portugueseCountsAndNumbersReadRight(text: DaemonText, expected: String) {
         let portuguese = text.text(.brazilianPortuguese)

@@ -73,6 +73,9 @@ import Testing
         (.peerNotAllowed(uid: 1013), "permission denied: only uid 1013 and root may use this socket"),
         (.usernameLength(minimum: 3, maximum: 32, given: 2), "a username is 3 to 32 characters, not 2"),
         (.notSignedIn, "not signed in; run: splashctl login --email <address>"),
+        (.paramWrongType(method: "photos.list", path: "params.limit", expected: "integer"), "invalid params for photos.list: params.limit: expected an integer"),
+        (.paramNull(method: "photos.list", path: "", expected: "object"), "invalid params for photos.list: the message: expected an object, found null"),
+        (.paramRequired(method: "photos.like", path: "id"), "invalid params for photos.like: id is required"),
         (.diskFull(why: .cannotSaveEdit(reason: "No space left on device"), directory: "/d/library/edits"),
          "cannot save the edit: No space left on device in /d/library/edits; free some space and try again"),
     ])

@@ -143,19 +143,40 @@ public struct Router: Sendable {
             ?? Data(#"{"error":{"code":-32603,"message":"internal error"},"id":null,"jsonrpc":"2.0"}"#.utf8)
     }
 
+    /// Params that do not decode, as a sentence: where, and what was expected. What Foundation says
+    /// of a corrupt value stays its words.
+    static func paramsProblem(_ error: any Error, method: String) -> DaemonText {
+        guard let decoding = error as? DecodingError else { return .invalidParams(method: method, detail: describe(error)) }
+        switch decoding {
+        case .typeMismatch(let type, let context):
+            return .paramWrongType(method: method, path: path(context.codingPath), expected: jsonType(type))
+        case .valueNotFound(let type, let context):
+            return .paramNull(method: method, path: path(context.codingPath), expected: jsonType(type))
+        case .keyNotFound(let key, let context):
+            return .paramRequired(method: method, path: path(context.codingPath + [key]))
+        default:
+            return .invalidParams(method: method, detail: describe(error))
+        }
+    }
+
+    /// Where in the request: `params.photos[2].id`; empty for the request itself.
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        let names = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+        return names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+    }
+
     /// A decoding error in words a person can act on: where, and what was expected.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ codingPath: [any CodingKey]) -> String {
-            let names = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            let text = names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            let text = Self.path(codingPath)
             return text.isEmpty ? "the message" : text
         }
         switch error {
         case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)): expected \(typeName(type))"
+            return "\(path(context.codingPath)): expected \(DaemonText.article(jsonType(type)))"
         case .valueNotFound(let type, let context):
-            return "\(path(context.codingPath)): expected \(typeName(type)), found null"
+            return "\(path(context.codingPath)): expected \(DaemonText.article(jsonType(type))), found null"
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is required"
         case .dataCorrupted(let context):
@@ -168,13 +189,14 @@ public struct Router: Sendable {
         }
     }
 
-    private static func typeName(_ type: Any.Type) -> String {
+    /// The JSON type a Swift type is read from, as DaemonText names it.
+    private static func jsonType(_ type: Any.Type) -> String {
         switch type {
-        case is Bool.Type: "a boolean"
-        case is Int.Type, is Int64.Type, is UInt64.Type, is Int32.Type: "an integer"
-        case is Double.Type: "a number"
-        case is String.Type: "a string"
-        default: String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        case is Bool.Type: "boolean"
+        case is Int.Type, is Int64.Type, is UInt64.Type, is Int32.Type: "integer"
+        case is Double.Type: "number"
+        case is String.Type: "string"
+        default: String(describing: type).hasPrefix("Array") ? "array" : "object"
         }
     }
 }
@@ -195,7 +217,7 @@ private struct Replies: Sendable {
         } catch let error as RPCError {
             return .failure(Failed(reply: Router.encode(error: error, id: id)))
         } catch {
-            return .failure(Failed(reply: Router.encode(error: .invalidInput(.invalidParams(method: R.method, detail: Router.describe(error))), id: id)))
+            return .failure(Failed(reply: Router.encode(error: .invalidInput(Router.paramsProblem(error, method: R.method)), id: id)))
         }
     }
 

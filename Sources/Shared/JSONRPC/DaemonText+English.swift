@@ -9,6 +9,11 @@ extension DaemonText {
         case .methodMissing: "method is missing or not a string"
         case .unknownMethod(let method): "unknown method '\(method)'; daemon.describe lists every method"
         case .invalidParams(let method, let detail): "invalid params for \(method): \(detail)"
+        case .paramWrongType(let method, let path, let expected):
+            "invalid params for \(method): \(path.isEmpty ? "the message" : path): expected \(Self.article(expected))"
+        case .paramNull(let method, let path, let expected):
+            "invalid params for \(method): \(path.isEmpty ? "the message" : path): expected \(Self.article(expected)), found null"
+        case .paramRequired(let method, let path): "invalid params for \(method): \(path.isEmpty ? "the message" : path) is required"
         case .internalErrorIn(let method): "internal error in \(method); see the daemon's log"
         case .peerNotAllowed(let uid): "permission denied: only uid \(uid) and root may use this socket"
         case .tooManyConnections(let limit): "too many control connections (\(limit)); try again"
@@ -143,6 +148,11 @@ extension DaemonText {
         case .originalNotHereOffline(let id): "the original of \(id) is not on this machine and downloads are unavailable"
         case .originalDownloadFailed(let id, let reason): "cannot download the original of \(id): \(reason)"
         }
+    }
+
+    /// A JSON type with its English article: "an integer", "a string".
+    public static func article(_ jsonType: String) -> String {
+        (jsonType.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + jsonType
     }
 
     /// "a, b or c" with `or` the language's word.

@@ -26,6 +26,11 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case methodMissing
     case unknownMethod(method: String)
     case invalidParams(method: String, detail: String)
+    /// `path` is where in the request (`params.photos[2].id`; empty: the request itself); `expected` a JSON
+    /// type: boolean, integer, number, string, array or object.
+    case paramWrongType(method: String, path: String, expected: String)
+    case paramNull(method: String, path: String, expected: String)
+    case paramRequired(method: String, path: String)
     case internalErrorIn(method: String)
     case peerNotAllowed(uid: Int)
     case tooManyConnections(limit: Int)
