@@ -8,7 +8,8 @@
 /// sentence's snake_case name, whose value holds the varying parts by their snake_case names:
 /// `{"unknown_photo": {"id": "unsplash:abc"}}`. Associated values named `detail`, `reason` or
 /// `message` are free text from outside splashd's catalogue (a curl error, a server's message, a
-/// domain error's own words) and are shown as they are in every language.
+/// domain error's own words) and are shown as they are in every language; one named `why` is itself
+/// a sentence (`{"source_rate_limited": {"minutes": 20, "why": {"hourly_limit_used_up": {...}}}}`).
 ///
 /// Names and labels must survive Foundation's snake_case both ways, so acronyms are written as words
 /// (`notJson`, not `notJSON`, which would come back as `notJson` and fail to decode); the round-trip
