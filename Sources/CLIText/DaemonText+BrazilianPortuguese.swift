@@ -76,7 +76,17 @@ extension DaemonText {
         case .passwordTooLong(let maximum): "uma senha tem no máximo \(maximum) bytes"
 
         case .notSignedIn: "sem sessão; execute: splashctl login --email <endereço>"
-        case .notSignedInBecause(let reason): "sem sessão: \(reason)"
+        case .notSignedInBecause(let why): "sem sessão: \(why.brazilianPortuguese)"
+        case .serverEndedSession(let code, let keptChanges):
+            "o servidor encerrou a sessão (\(code)); entre de novo — "
+                + (keptChanges == 1
+                    ? "1 alteração na fila foi mantida para esta conta"
+                    : "\(keptChanges) alterações na fila foram mantidas para esta conta")
+        case .sessionFileMovedAside(let problem, let movedTo):
+            "o arquivo de sessão \(problem.brazilianPortuguese); ele foi movido para \(movedTo); entre de novo"
+        case .sessionFileCannotBeRead: "não pode ser lido"
+        case .sessionFileHoldsNoUser: "tem tokens vazios ou nenhum usuário"
+        case .sessionFileNotASession(let detail): "não é uma sessão (\(detail))"
         case .signInToSync: "entre para sincronizar (splashctl login); o que você faz sem sessão fica nesta máquina"
         case .signInToAdopt: "entre primeiro (splashctl login): as curtidas e edições do convidado são trazidas para a conta"
         case .noAccountServer:

@@ -82,6 +82,8 @@ import Testing
          "o limite de pedidos por hora da NASA se esgotou; volta a ter espaço em até 18 min"),
         (.serviceFailed(service: "Unsplash", status: 502), "o Unsplash falhou (HTTP 502)"),
         (.paramWrongType(method: "photos.list", path: "limit", expected: "integer"), "photos.list: limit: esperava um inteiro"),
+        (.serverEndedSession(code: "session_not_found", keptChanges: 1), "1 alteração na fila foi mantida"),
+        (.serverEndedSession(code: "session_not_found", keptChanges: 0), "0 alterações na fila foram mantidas"),
         (.paramNull(method: "photos.list", path: "", expected: "object"), "a mensagem: esperava um objeto, veio null"),
     ])
     func portugueseCountsAndNumbersReadRight(text: DaemonText, expected: String) {

@@ -231,6 +231,6 @@ public final class ProfileService: Sendable {
 
     private func notSignedIn() async -> AccountFailure {
         let reason = await manager.lastSignedOutReason
-        return .notSignedIn(reason.map { .notSignedInBecause(reason: $0) } ?? .notSignedIn)
+        return .notSignedIn(reason.map { .notSignedInBecause(why: $0) } ?? .notSignedIn)
     }
 }

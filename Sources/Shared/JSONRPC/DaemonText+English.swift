@@ -70,7 +70,13 @@ extension DaemonText {
         case .passwordTooLong(let maximum): "a password is at most \(maximum) bytes"
 
         case .notSignedIn: "not signed in; run: splashctl login --email <address>"
-        case .notSignedInBecause(let reason): "not signed in: \(reason)"
+        case .notSignedInBecause(let why): "not signed in: \(why.english)"
+        case .serverEndedSession(let code, let keptChanges):
+            "the server ended the session (\(code)); sign in again — \(keptChanges) queued change(s) are kept for this account"
+        case .sessionFileMovedAside(let problem, let movedTo): "the session file \(problem.english); it was moved to \(movedTo); sign in again"
+        case .sessionFileCannotBeRead: "cannot be read"
+        case .sessionFileHoldsNoUser: "holds empty tokens or no user"
+        case .sessionFileNotASession(let detail): "is not a session (\(detail))"
         case .signInToSync: "sign in to sync (splashctl login); what you do signed out is kept on this machine"
         case .signInToAdopt: "sign in first (splashctl login): the guest's likes and edits are brought into the signed-in account"
         case .noAccountServer:

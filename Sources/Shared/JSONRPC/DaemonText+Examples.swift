@@ -64,7 +64,12 @@ extension DaemonText {
         .passwordTooLong(maximum: 72),
 
         .notSignedIn,
-        .notSignedInBecause(reason: "the server ended the session"),
+        .notSignedInBecause(why: .serverEndedSession(code: "session_not_found", keptChanges: 3)),
+        .serverEndedSession(code: "refresh_token_not_found", keptChanges: 7),
+        .sessionFileMovedAside(problem: .sessionFileHoldsNoUser, movedTo: "/home/ana/.local/state/splashd/session.json.corrupt-1795000000"),
+        .sessionFileCannotBeRead,
+        .sessionFileHoldsNoUser,
+        .sessionFileNotASession(detail: "unexpected end of data"),
         .signInToSync,
         .signInToAdopt,
         .noAccountServer,

@@ -94,8 +94,15 @@ public enum DaemonText: Hashable, Sendable, Codable {
     // MARK: Accounts (AccountFailure, the account server's answers)
 
     case notSignedIn
-    /// Signed out by the daemon for `reason` (a session file it could not read, the server ending it).
-    case notSignedInBecause(reason: String)
+    /// Signed out by the daemon for `why` (a session file it could not read, the server ending it).
+    indirect case notSignedInBecause(why: DaemonText)
+    /// The server ended the session (its error `code`); `keptChanges` queued changes wait for the account.
+    case serverEndedSession(code: String, keptChanges: Int)
+    /// The session file was unreadable (`problem`, one of the three below) and was moved to `movedTo`.
+    indirect case sessionFileMovedAside(problem: DaemonText, movedTo: String)
+    case sessionFileCannotBeRead
+    case sessionFileHoldsNoUser
+    case sessionFileNotASession(detail: String)
     case signInToSync
     case signInToAdopt
     case noAccountServer
