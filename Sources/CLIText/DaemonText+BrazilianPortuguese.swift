@@ -92,9 +92,10 @@ extension DaemonText {
         case .noAccountServer:
             "nenhum servidor de conta configurado; defina backend.url e backend.anon_key (ou SPLASHD_BACKEND_URL e SPLASHD_ANON_KEY)"
         case .noAccountServerToSyncWith: "nenhum servidor de conta configurado; não há com o que sincronizar"
-        case .accountServerUnreachable(let reason): "não foi possível alcançar o servidor da conta: \(reason); tente de novo quando estiver online"
-        case .accountServerAnswerTooLarge(let reason): "a resposta do servidor da conta foi recusada: \(reason)"
-        case .accountServerUnusable(let reason): "não foi possível usar o servidor da conta: \(reason)"
+        case .accountServerUnreachable(let why):
+            "não foi possível alcançar o servidor da conta: \(why.brazilianPortuguese); tente de novo quando estiver online"
+        case .accountServerAnswerTooLarge(let why): "a resposta do servidor da conta foi recusada: \(why.brazilianPortuguese)"
+        case .accountServerUnusable(let why): "não foi possível usar o servidor da conta: \(why.brazilianPortuguese)"
         case .accountServerUnreadable(let status): "o servidor da conta enviou uma resposta que o splashd não consegue ler (HTTP \(status)); tente de novo mais tarde"
         case .accountServerRedirect(let status): "o servidor da conta respondeu com um redirecionamento (HTTP \(status)); verifique backend.url"
         case .accountServerFailedUnreadably(let status): "o servidor da conta falhou (HTTP \(status)) com uma resposta ilegível; tente de novo mais tarde"
@@ -129,9 +130,9 @@ extension DaemonText {
             "\(Self.the(service)) respondeu com um redirecionamento (HTTP \(status)); verifique a URL da API"
         case .serviceFailed(let service, let status): "\(Self.the(service)) falhou (HTTP \(status))"
         case .serviceAnswerNotJson(let service): "a resposta \(Self.of(service)) não é o JSON esperado"
-        case .cannotReachService(let service, let reason): "não foi possível alcançar \(Self.the(service)): \(reason)"
-        case .serviceAnswerRefused(let service, let reason): "a resposta \(Self.of(service)) foi recusada: \(reason)"
-        case .cannotUseService(let service, let reason): "não foi possível usar \(Self.the(service)): \(reason)"
+        case .cannotReachService(let service, let why): "não foi possível alcançar \(Self.the(service)): \(why.brazilianPortuguese)"
+        case .serviceAnswerRefused(let service, let why): "a resposta \(Self.of(service)) foi recusada: \(why.brazilianPortuguese)"
+        case .cannotUseService(let service, let why): "não foi possível usar \(Self.the(service)): \(why.brazilianPortuguese)"
         case .sourceUnreachable(let why): "\(why.brazilianPortuguese); tente de novo quando estiver online"
         case .sourceNotFound(let message): "o serviço de fotos não encontrou: \(message)"
         case .sourceRefused(let status, let message): "o serviço de fotos recusou o pedido (HTTP \(status)): \(message)"
@@ -140,6 +141,22 @@ extension DaemonText {
             why.brazilianPortuguese + (minutes.map { "; volta a ter espaço em até \($0) min" } ?? "")
         case .notFollowing(let kind, let value):
             "você não segue \(Self.feedKind(kind)) '\(value)'; splashctl feeds lista o que você segue"
+
+        case .networkError(let curlCode, let message): "erro de rede (curl \(curlCode)): \(message)"
+        case .noAnswerInTime: "sem resposta a tempo (a conexão ou a transferência parou)"
+        case .tlsUnverified(let message):
+            "não foi possível verificar a identidade TLS do servidor (\(message)); uma CA privada pode ser indicada em network.ca_file"
+        case .serverAnsweredStatus(let status): "o servidor respondeu HTTP \(status)"
+        case .answerTooLarge(let limit): "a resposta passou de \(Self.byteSize(limit)), então o splashd parou de lê-la"
+        case .insecureUrl(let host): "http:// simples para \(host) é recusado; só hosts de loopback podem usar http, use https://"
+        case .requestCancelled: "o pedido foi cancelado"
+        case .invalidUrl: "não é uma URL http(s) válida"
+        case .invalidHeader(let name): "o cabeçalho \(name) do pedido contém uma quebra de linha ou NUL"
+        case .tooManyRedirects: "redirecionamentos demais (um ciclo de redirecionamento?)"
+        case .sizeMismatch(let expected, let actual): "vieram \(actual) bytes onde foram anunciados \(expected)"
+        case .checksumMismatch: "o checksum do arquivo não confere"
+        case .cannotWriteFile(let path, let reason): "não foi possível gravar \(path): \(reason)"
+        case .shuttingDown: "o splashd está sendo encerrado"
 
         case .photoNotInStore(let id): "a foto \(id) não está no banco local; splashctl photos list mostra o que há aqui"
         case .unknownPhoto(let id): "a foto \(id) não está na biblioteca; busque-a ou abra-a antes"

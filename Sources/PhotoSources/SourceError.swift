@@ -33,8 +33,8 @@ public enum SourceError: Error, Equatable, CustomStringConvertible {
     }
 
     static func from(_ error: HTTPError, service: String) -> SourceError {
-        if error.isTransient { return .unreachable(.cannotReachService(service: service, reason: "\(error)")) }
-        if case .tooLarge = error { return .untrusted(.serviceAnswerRefused(service: service, reason: "\(error)"), tooLarge: true) }
-        return .untrusted(.cannotUseService(service: service, reason: "\(error)"), tooLarge: false)
+        if error.isTransient { return .unreachable(.cannotReachService(service: service, why: error.text)) }
+        if case .tooLarge = error { return .untrusted(.serviceAnswerRefused(service: service, why: error.text), tooLarge: true) }
+        return .untrusted(.cannotUseService(service: service, why: error.text), tooLarge: false)
     }
 }

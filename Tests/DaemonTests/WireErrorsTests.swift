@@ -86,6 +86,21 @@ struct WireErrorsTests {
         #expect(WireErrors.rpcError(for: CapabilityMissing("editing"))?.message == CapabilityMissing("editing").description)
     }
 
+    /// HTTP's failures as sentences say what HTTPError's description says, case by case.
+    @Test func anHTTPFailureSentenceIsItsDescription() {
+        let failures: [HTTPError] = [
+            .network(curlCode: 7, message: "Couldn't connect to server"), .timeout, .tls(curlCode: 60, message: "self-signed"),
+            .http(status: 503, headers: HTTPHeaders(), body: []), .tooLarge(limit: 32 << 20), .tooLarge(limit: 1000),
+            .insecureURL(host: "example.com"), .cancelled, .invalidURL, .invalidHeader(name: "X-A"), .tooManyRedirects,
+            .sizeMismatch(expected: 10, actual: 9), .checksumMismatch, .file(errno: 13, path: "/x"), .shutdown,
+        ]
+        for failure in failures {
+            #expect(failure.text.english == failure.description)
+        }
+        #expect(SourceError.from(.timeout, service: "NASA").description
+            == "cannot reach NASA: no answer in time (the connection or the transfer stalled)")
+    }
+
     @Test func editingAndSourceErrors() {
         #expect(WireErrors.rpcError(for: EditingError.noSpace(.diskFull(why: .cannotSaveEdit(reason: "No space left on device"), directory: "/d")))?.kind == .noSpace)
         #expect(WireErrors.rpcError(for: SourceError.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsBy: nil))?.data?.retryAfter == 3600)

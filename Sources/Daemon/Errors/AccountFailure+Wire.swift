@@ -1,5 +1,6 @@
 import Account
 import HTTP
+import PhotoSources
 import Shared
 
 extension WireErrors {
@@ -13,9 +14,9 @@ extension WireErrors {
             return RPCError(.offline, .noAccountServer)
         case .backend(.network(let error)):
             // As SourceError.from: waiting mends only transient failures; the rest are refusals.
-            if error.isTransient { return RPCError(.offline, .accountServerUnreachable(reason: "\(error)")) }
-            if case .tooLarge = error { return RPCError(.tooLarge, .accountServerAnswerTooLarge(reason: "\(error)")) }
-            return RPCError(.rejected, .accountServerUnusable(reason: "\(error)"))
+            if error.isTransient { return RPCError(.offline, .accountServerUnreachable(why: error.text)) }
+            if case .tooLarge = error { return RPCError(.tooLarge, .accountServerAnswerTooLarge(why: error.text)) }
+            return RPCError(.rejected, .accountServerUnusable(why: error.text))
         case .backend(.malformed(let status, _)):
             return RPCError(.offline, .accountServerUnreadable(status: status))
         case .backend(.server(let error)):

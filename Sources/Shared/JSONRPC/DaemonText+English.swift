@@ -82,9 +82,9 @@ extension DaemonText {
         case .noAccountServer:
             "no account server is configured; set backend.url and backend.anon_key (or SPLASHD_BACKEND_URL and SPLASHD_ANON_KEY)"
         case .noAccountServerToSyncWith: "no account server is configured; nothing to sync with"
-        case .accountServerUnreachable(let reason): "cannot reach the account server: \(reason); try again when online"
-        case .accountServerAnswerTooLarge(let reason): "the account server's answer was refused: \(reason)"
-        case .accountServerUnusable(let reason): "cannot use the account server: \(reason)"
+        case .accountServerUnreachable(let why): "cannot reach the account server: \(why.english); try again when online"
+        case .accountServerAnswerTooLarge(let why): "the account server's answer was refused: \(why.english)"
+        case .accountServerUnusable(let why): "cannot use the account server: \(why.english)"
         case .accountServerUnreadable(let status): "the account server sent an answer splashd cannot read (HTTP \(status)); try again later"
         case .accountServerRedirect(let status): "the account server answered with a redirect (HTTP \(status)); check backend.url"
         case .accountServerFailedUnreadably(let status): "the account server failed (HTTP \(status)) with an unreadable answer; try again later"
@@ -117,15 +117,31 @@ extension DaemonText {
         case .serviceRedirect(let service, let status): "\(service) answered with a redirect (HTTP \(status)); check its API URL"
         case .serviceFailed(let service, let status): "\(service) failed (HTTP \(status))"
         case .serviceAnswerNotJson(let service): "\(service)'s answer is not the expected JSON"
-        case .cannotReachService(let service, let reason): "cannot reach \(service): \(reason)"
-        case .serviceAnswerRefused(let service, let reason): "\(service)'s answer was refused: \(reason)"
-        case .cannotUseService(let service, let reason): "cannot use \(service): \(reason)"
+        case .cannotReachService(let service, let why): "cannot reach \(service): \(why.english)"
+        case .serviceAnswerRefused(let service, let why): "\(service)'s answer was refused: \(why.english)"
+        case .cannotUseService(let service, let why): "cannot use \(service): \(why.english)"
         case .sourceUnreachable(let why): "\(why.english); try again when online"
         case .sourceNotFound(let message): message
         case .sourceRefused(let status, let message): "the photo service refused the request (HTTP \(status)): \(message)"
         case .sourceUnreadable(let why): "the photo service sent an answer splashd cannot read: \(why.english)"
         case .sourceRateLimited(let why, let minutes): why.english + (minutes.map { "; it has room again within \($0) min" } ?? "")
         case .notFollowing(let kind, let value): "not following \(kind) '\(value)'; splashctl feeds lists them"
+
+        case .networkError(let curlCode, let message): "network error (curl \(curlCode)): \(message)"
+        case .noAnswerInTime: "no answer in time (the connection or the transfer stalled)"
+        case .tlsUnverified(let message):
+            "the server's TLS identity could not be verified (\(message)); a private CA can be given as network.ca_file"
+        case .serverAnsweredStatus(let status): "the server answered HTTP \(status)"
+        case .answerTooLarge(let limit): "the answer was larger than \(Self.byteSize(limit)), so splashd stopped reading it"
+        case .insecureUrl(let host): "plain http:// to \(host) is refused; only loopback hosts may use http, use https://"
+        case .requestCancelled: "the request was cancelled"
+        case .invalidUrl: "not a valid http(s) URL"
+        case .invalidHeader(let name): "the request header \(name) holds a line break or NUL"
+        case .tooManyRedirects: "too many redirects (a redirect loop?)"
+        case .sizeMismatch(let expected, let actual): "got \(actual) bytes where \(expected) were announced"
+        case .checksumMismatch: "the file's checksum did not match"
+        case .cannotWriteFile(let path, let reason): "cannot write \(path): \(reason)"
+        case .shuttingDown: "splashd is shutting down"
 
         case .photoNotInStore(let id): "no photo \(id) in the store; splashctl photos list shows what is here"
         case .unknownPhoto(let id): "no photo \(id) in the library; search for it or open it first"
@@ -159,6 +175,11 @@ extension DaemonText {
     /// A JSON type with its English article: "an integer", "a string".
     public static func article(_ jsonType: String) -> String {
         (jsonType.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + jsonType
+    }
+
+    /// A size limit as HTTP states it: whole MiB when it is one, else bytes.
+    public static func byteSize(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
     }
 
     /// "a, b or c" with `or` the language's word.

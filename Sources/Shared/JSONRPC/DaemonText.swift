@@ -107,9 +107,10 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case signInToAdopt
     case noAccountServer
     case noAccountServerToSyncWith
-    case accountServerUnreachable(reason: String)
-    case accountServerAnswerTooLarge(reason: String)
-    case accountServerUnusable(reason: String)
+    /// `why`: an HTTP failure (the sentences under "HTTP" below).
+    indirect case accountServerUnreachable(why: DaemonText)
+    indirect case accountServerAnswerTooLarge(why: DaemonText)
+    indirect case accountServerUnusable(why: DaemonText)
     case accountServerUnreadable(status: Int)
     case accountServerRedirect(status: Int)
     case accountServerFailedUnreadably(status: Int)
@@ -139,9 +140,9 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case serviceRedirect(service: String, status: Int)
     case serviceFailed(service: String, status: Int)
     case serviceAnswerNotJson(service: String)
-    case cannotReachService(service: String, reason: String)
-    case serviceAnswerRefused(service: String, reason: String)
-    case cannotUseService(service: String, reason: String)
+    indirect case cannotReachService(service: String, why: DaemonText)
+    indirect case serviceAnswerRefused(service: String, why: DaemonText)
+    indirect case cannotUseService(service: String, why: DaemonText)
     /// `why` (one of the sentences above), and that waiting mends it.
     indirect case sourceUnreachable(why: DaemonText)
     /// The service's own words for a 404.
@@ -151,6 +152,25 @@ public enum DaemonText: Hashable, Sendable, Codable {
     /// `why` (the budget used up), and in how many minutes it has room again when that is known.
     indirect case sourceRateLimited(why: DaemonText, minutes: Int?)
     case notFollowing(kind: String, value: String)
+
+    // MARK: HTTP (HTTPError, as a reason inside the account server's and the photo services' failures)
+
+    /// `message` is libcurl's.
+    case networkError(curlCode: Int, message: String)
+    case noAnswerInTime
+    case tlsUnverified(message: String)
+    case serverAnsweredStatus(status: Int)
+    /// `limit` in bytes.
+    case answerTooLarge(limit: Int)
+    case insecureUrl(host: String)
+    case requestCancelled
+    case invalidUrl
+    case invalidHeader(name: String)
+    case tooManyRedirects
+    case sizeMismatch(expected: Int, actual: Int)
+    case checksumMismatch
+    case cannotWriteFile(path: String, reason: String)
+    case shuttingDown
 
     // MARK: The library and its photos
 
