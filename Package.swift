@@ -161,8 +161,9 @@ let package = Package(
             name: "splashd",
             dependencies: ["Daemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
-        // splashctl's words in English and Brazilian Portuguese (a library so tests can reach them).
-        .target(name: "CLIText", swiftSettings: strict),
+        // splashctl's words, and the daemon's error sentences (Shared's DaemonText), in English and Brazilian
+        // Portuguese (a library so tests can reach them).
+        .target(name: "CLIText", dependencies: ["Shared"], swiftSettings: strict),
         // splashctl's commands, a library under the executable so that tests run them in-process.
         .target(
             name: "SplashCtlCommands",

@@ -63,6 +63,6 @@ public struct AccountCapability: Sendable {
         let profile = status.userId.flatMap(profiles.localProfile)
         return WhoamiResult(
             account: status, profile: profile, sessionExpiresAt: await manager.sessionExpiresAt,
-            signedOutReason: status.state == .signedOut ? await manager.lastSignedOutReason : nil)
+            signedOutReason: status.state == .signedOut ? await manager.lastSignedOutReason?.english : nil)
     }
 }

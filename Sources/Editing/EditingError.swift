@@ -1,5 +1,8 @@
+import Shared
+
 /// Why an image could not be read, edited or written. Each case becomes a clear protocol error
-/// (EditRoutes maps them) and none leaves a file or a row behind.
+/// (WireErrors maps them) and none leaves a file or a row behind. A file's failure is a sentence of
+/// the protocol's (DaemonText), so the wire carries it for clients in other languages.
 public enum EditingError: Error, Equatable, CustomStringConvertible {
     /// Not an image libvips can read (a text file, an unsupported format).
     case unsupported(String)
@@ -7,11 +10,11 @@ public enum EditingError: Error, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// Above the configured pixel limit; checked from the header, before any pixel is decoded.
     case tooLarge(width: Int, height: Int, limitPixels: Int)
-    /// Reading or writing a file failed (a full disk, permissions).
-    case io(String)
+    /// Reading or writing a file failed (permissions, a missing file).
+    case io(DaemonText)
     /// The disk (or the quota) is full: nothing was written, and the same request succeeds once
     /// there is room.
-    case noSpace(String)
+    case noSpace(DaemonText)
     /// libvips itself failed.
     case engine(String)
 
@@ -21,7 +24,7 @@ public enum EditingError: Error, Equatable, CustomStringConvertible {
         case .corrupt(let detail): "the image is damaged: \(detail)"
         case .tooLarge(let width, let height, let limit):
             "the image is \(width) × \(height) (\(megapixels(width * height)) MP), above the limit of \(megapixels(limit)) MP (images.max_megapixels)"
-        case .io(let detail), .noSpace(let detail): detail
+        case .io(let text), .noSpace(let text): text.english
         case .engine(let detail): "the image engine failed: \(detail)"
         }
     }

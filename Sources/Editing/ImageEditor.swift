@@ -77,10 +77,10 @@ public struct ImageEditor: Sendable {
         let path = source.path
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
+            throw .io(.cannotRead(path: path, reason: String(cString: strerror(errno))))
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw .unsupported("\(path) is not a regular file") }
-        guard access(path, R_OK) == 0 else { throw .io("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard access(path, R_OK) == 0 else { throw .io(.cannotRead(path: path, reason: String(cString: strerror(errno)))) }
         guard let loader = splashd_vips_find_loader(path) else {
             _ = VipsRuntime.takeError()
             throw .unsupported("\(URL(fileURLWithPath: path).lastPathComponent) is not in a known image format (JPEG, PNG, WebP, TIFF, GIF, HEIF)")

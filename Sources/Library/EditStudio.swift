@@ -66,7 +66,7 @@ public struct EditStudio: Sendable {
                 bytes: Int64(rendered.jpeg.count), checksum: checksum
             ) {
                 guard rename(staged, final) == 0 else {
-                    throw Self.writeError(errno, "cannot move the edit into the library", directory: (final as NSString).deletingLastPathComponent)
+                    throw Self.writeError(errno, DaemonText.cannotMoveEditIntoLibrary, directory: (final as NSString).deletingLastPathComponent)
                 }
             }
         } catch {
@@ -113,7 +113,7 @@ public struct EditStudio: Sendable {
         }
         try await fetchOriginal(photoId)
         guard let path = try await settledOriginal(photoId) else {
-            throw EditingError.io("the original of \(photoId) could not be brought to this machine")
+            throw EditingError.io(.originalNotBrought(id: photoId))
         }
         return path
     }
@@ -143,12 +143,13 @@ public struct EditStudio: Sendable {
     }
 
     /// A full disk or quota is its own error: the person can act on it, and nothing is a bug.
-    static func writeError(_ code: Int32, _ what: String, directory: String) -> EditingError {
+    /// `failed` says what could not be done, given the system's reason.
+    static func writeError(_ code: Int32, _ failed: (_ reason: String) -> DaemonText, directory: String) -> EditingError {
         let reason = String(cString: strerror(code))
         if code == ENOSPC || code == EDQUOT {
-            return .noSpace("\(what): \(reason) in \(directory); free some space and try again")
+            return .noSpace(.diskFull(why: failed(reason), directory: directory))
         }
-        return .io("\(what): \(reason)")
+        return .io(failed(reason))
     }
 
     /// `<final>.part`, written and flushed, then renamed: the library never holds half an edit, even
@@ -158,7 +159,7 @@ public struct EditStudio: Sendable {
         do {
             try DurableFile.rename(part, to: final)
         } catch {
-            throw Self.writeError(error.errno, "cannot save the edit", directory: (final as NSString).deletingLastPathComponent)
+            throw Self.writeError(error.errno, DaemonText.cannotSaveEdit, directory: (final as NSString).deletingLastPathComponent)
         }
     }
 
@@ -168,13 +169,13 @@ public struct EditStudio: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw EditingError.io("cannot create \(directory): \(error.localizedDescription)")
+            throw EditingError.io(.cannotCreateFolder(path: directory, reason: error.localizedDescription))
         }
         let part = final + ".part"
         do {
             try DurableFile.write(data, to: part)
         } catch {
-            throw Self.writeError(error.errno, "cannot save the edit", directory: directory)
+            throw Self.writeError(error.errno, DaemonText.cannotSaveEdit, directory: directory)
         }
         return part
     }

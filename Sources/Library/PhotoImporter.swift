@@ -86,7 +86,7 @@ public struct PhotoImporter: Sendable {
         do {
             checksum = try FileDigest.sha256Hex(path: path)
         } catch {
-            throw EditingError.io("cannot read \(path): \(error)")
+            throw EditingError.io(.cannotRead(path: path, reason: "\(error)"))
         }
         let id = "local:" + checksum.prefix(16)
         if try store.read({ db in try PhotoRecord.fetchOne(db, key: id) }) != nil { return .alreadyThere }

@@ -173,7 +173,7 @@ public final class SearchService: Sendable {
 
     func unsplashKey() throws(SourceError) -> String {
         guard let key = configuration.unsplashAccessKey, !key.isEmpty else {
-            throw .notConfigured("no Unsplash access key is configured; set unsplash.access_key_file (or SPLASHD_UNSPLASH_ACCESS_KEY)")
+            throw .notConfigured(.unsplashKeyMissing)
         }
         return key
     }

@@ -1,6 +1,7 @@
 import Connectivity
 import Foundation
 import HTTP
+import Shared
 import Synchronization
 
 /// GET requests to the photo APIs: query encoding, status classification, both error body shapes, and
@@ -94,11 +95,11 @@ final class SourceHTTP: Sendable {
             return response
         case 429, 403 where text.contains("Rate Limit Exceeded"):
             let resetsBy = hourlyBudget ? budgetWindow.withLock { $0.freesARequestBy(now: Date()) } : nil
-            throw .rateLimited("\(service)'s hourly request limit is used up", resetsBy: resetsBy)
+            throw .rateLimited(.hourlyLimitUsedUp(service: service), resetsBy: resetsBy)
         case 300..<400:
-            throw .untrusted("\(service) answered with a redirect (HTTP \(response.status)); check its API URL", tooLarge: false)
+            throw .untrusted(.serviceRedirect(service: service, status: response.status), tooLarge: false)
         case 500..., 408:
-            throw .unreachable("\(service) failed (HTTP \(response.status))")
+            throw .unreachable(.serviceFailed(service: service, status: response.status))
         default:
             throw .refused(status: response.status, message: Self.errorMessage(response.body) ?? text)
         }
@@ -108,7 +109,7 @@ final class SourceHTTP: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
-            throw failed(.malformed("\(service)'s answer is not the expected JSON"), service: service)
+            throw failed(.malformed(.serviceAnswerNotJson(service: service)), service: service)
         }
     }
 

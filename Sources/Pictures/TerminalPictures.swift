@@ -115,7 +115,7 @@ public final class TerminalPictures: Sendable {
     private static func key(_ file: URL, box: (width: Int, height: Int)) throws(EditingError) -> PixelCache.Key {
         var status = stat()
         guard stat(file.path, &status) == 0 else {
-            throw .io("cannot read \(file.path): \(String(cString: strerror(errno)))")
+            throw .io(.cannotRead(path: file.path, reason: String(cString: strerror(errno))))
         }
         let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
         return PixelCache.Key(path: file.path, fileBytes: Int64(status.st_size), modified: modified, width: box.width, height: box.height)

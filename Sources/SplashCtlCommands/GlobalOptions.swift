@@ -42,7 +42,7 @@ struct GlobalOptions: ParsableArguments {
             if json {
                 Output.errorJSON(error)
             } else {
-                Output.error(error.message)
+                Output.error(error.text())
             }
             throw ExitCode(error.kind?.exitCode ?? ErrorKind.internalError.exitCode)
         }

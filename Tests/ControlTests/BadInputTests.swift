@@ -81,6 +81,31 @@ import TestSupport
         }
     }
 
+    /// The daemon's answer names its sentence (`data.text`), which a client in another language
+    /// renders; its English is the message.
+    @Test(arguments: [
+        (#"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":{}}"#,
+         DaemonText.paramRequired(method: "events.unsubscribe", path: "params.subscription")),
+        (#"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":"ten"}}"#,
+         .paramWrongType(method: "photos.list", path: "params.limit", expected: "integer")),
+        (#"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":0}}"#,
+         .mustBeBetweenNot(name: "limit", minimum: 1, maximum: PhotosListRequest.maxLimit, given: 0)),
+        (#"{"jsonrpc":"2.0","id":1,"method":"photos.explode"}"#, .unknownMethod(method: "photos.explode")),
+        (#"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":{"subscription":99}}"#, .unknownSubscription(subscription: 99)),
+    ])
+    func theAnswerCarriesItsSentence(line: String, text: DaemonText) async throws {
+        try await SplashdFixture.run { fixture in
+            let harness = try await fixture.controlServer()
+            let connection = try harness.raw()
+            let answer = try #require(try await connection.exchange(line))
+            let errorObject = try #require(answer["error"])
+            let error = try JSONCoding.decoder().decode(RPCError.self, from: JSONSerialization.data(withJSONObject: errorObject))
+            #expect(error.data?.text == text)
+            #expect(error.message == text.english)
+            await connection.close()
+        }
+    }
+
     @Test func notificationsGetNoAnswerEvenWhenWrong() async throws {
         try await SplashdFixture.run { fixture in
             let harness = try await fixture.controlServer()

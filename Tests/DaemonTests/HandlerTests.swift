@@ -31,7 +31,7 @@ import TestSupport
             } catch let error as RPCError {
                 return error
             }
-            throw RPCError(.internalError, "\(R.method) succeeded")
+            throw RPCError(code: ErrorKind.internalError.code, message: "\(R.method) succeeded", data: RPCError.Details(kind: .internalError))
         }
     }
 

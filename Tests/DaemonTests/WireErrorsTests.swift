@@ -43,7 +43,7 @@ struct WireErrorsTests {
     @Test func offlineAndNotConfigured() {
         #expect(AccountFailure.backend(.network(.timeout)).wire.kind == .offline)
         #expect(AccountFailure.backend(.notConfigured).wire.message.contains("SPLASHD_BACKEND_URL"))
-        #expect(AccountFailure.notSignedIn("not signed in").wire.kind == .notSignedIn)
+        #expect(AccountFailure.notSignedIn(.notSignedIn).wire.kind == .notSignedIn)
     }
 
     /// Failures that waiting will not mend are not called "offline", and no Swift value leaks into the words.
@@ -59,18 +59,53 @@ struct WireErrorsTests {
     }
 
     @Test func libraryErrorsNameTheFieldAtFault() {
-        #expect(WireErrors.rpcError(for: LibraryError.unknownPhoto("unsplash:x")) == RPCError(.notFound, LibraryError.unknownPhoto("unsplash:x").description, field: "id"))
+        #expect(WireErrors.rpcError(for: LibraryError.unknownPhoto("unsplash:x")) == RPCError(.notFound, .unknownPhoto(id: "unsplash:x"), field: "id"))
         #expect(WireErrors.rpcError(for: LibraryError.unknownEdit("e1"))?.data?.field == "edit_id")
         #expect(WireErrors.rpcError(for: LibraryError.unreadable("/nowhere", "no such folder"))?.message == "/nowhere: no such folder")
         #expect(WireErrors.rpcError(for: LibraryError.unknownOp("op1"))?.kind == .notFound)
         #expect(WireErrors.rpcError(for: LibraryError.opInFlight("op1"))?.kind == .conflict)
     }
 
+    /// The domain's own words (its logs) and the wire's English are the same sentence.
+    @Test func theWireSaysWhatTheDomainErrorSays() {
+        let library: [LibraryError] = [
+            .unknownPhoto("unsplash:x"), .unknownEdit("e1"), .unreadable("/nowhere", "no such folder"), .unknownOp("op1"),
+            .opInFlight("op2"), .duplicate("unsplash:a", of: "local:b", distance: 4),
+        ]
+        for error in library {
+            #expect(WireErrors.library(error).message == error.description)
+        }
+        let editing: [EditingError] = [
+            .tooLarge(width: 12000, height: 9000, limitPixels: 100_000_000), .noSpace(.diskFull(why: .cannotSaveEdit(reason: "No space left on device"), directory: "/d")), .io(.cannotRead(path: "/x", reason: "gone")),
+            .engine("out of memory"),
+        ]
+        for error in editing {
+            #expect(WireErrors.editing(error).message == error.description)
+        }
+        #expect(WireErrors.editing(.corrupt("truncated")).message == "the photo's original cannot be edited: the image is damaged: truncated")
+        #expect(WireErrors.rpcError(for: CapabilityMissing("editing"))?.message == CapabilityMissing("editing").description)
+    }
+
+    /// HTTP's failures as sentences say what HTTPError's description says, case by case.
+    @Test func anHTTPFailureSentenceIsItsDescription() {
+        let failures: [HTTPError] = [
+            .network(curlCode: 7, message: "Couldn't connect to server"), .timeout, .tls(curlCode: 60, message: "self-signed"),
+            .http(status: 503, headers: HTTPHeaders(), body: []), .tooLarge(limit: 32 << 20), .tooLarge(limit: 1000),
+            .insecureURL(host: "example.com"), .cancelled, .invalidURL, .invalidHeader(name: "X-A"), .tooManyRedirects,
+            .sizeMismatch(expected: 10, actual: 9), .checksumMismatch, .file(errno: 13, path: "/x"), .shutdown,
+        ]
+        for failure in failures {
+            #expect(failure.text.english == failure.description)
+        }
+        #expect(SourceError.from(.timeout, service: "NASA").description
+            == "cannot reach NASA: no answer in time (the connection or the transfer stalled)")
+    }
+
     @Test func editingAndSourceErrors() {
-        #expect(WireErrors.rpcError(for: EditingError.noSpace("disk full"))?.kind == .noSpace)
-        #expect(WireErrors.rpcError(for: SourceError.rateLimited("Unsplash's hourly limit", resetsBy: nil))?.data?.retryAfter == 3600)
+        #expect(WireErrors.rpcError(for: EditingError.noSpace(.diskFull(why: .cannotSaveEdit(reason: "No space left on device"), directory: "/d")))?.kind == .noSpace)
+        #expect(WireErrors.rpcError(for: SourceError.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsBy: nil))?.data?.retryAfter == 3600)
         #expect(WireErrors.rpcError(for: SourceError.refused(status: 404, message: "gone"))?.kind == .notFound)
-        let limited = WireErrors.rateLimited("Unsplash's hourly request limit is used up", resetsIn: 17 * 60 + 1)
+        let limited = WireErrors.rateLimited(.hourlyLimitUsedUp(service: "Unsplash"), resetsIn: 17 * 60 + 1)
         #expect(limited.message == "Unsplash's hourly request limit is used up; it has room again within 18 min")
         #expect(limited.data?.retryAfter == Double(17 * 60 + 1))
     }

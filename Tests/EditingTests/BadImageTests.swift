@@ -52,8 +52,8 @@ import Testing
         do {
             _ = try await editor.render(source: URL(fileURLWithPath: "/nonexistent/x.jpg"), steps: steps)
         } catch {
-            guard case .io(let detail) = error else { Issue.record("expected io, got \(error)"); return }
-            #expect(detail.contains("No such file"))
+            guard case .io(let text) = error else { Issue.record("expected io, got \(error)"); return }
+            #expect(text.english.contains("No such file"))
         }
         do {
             _ = try await editor.probe(GoldenImage.fixtures)

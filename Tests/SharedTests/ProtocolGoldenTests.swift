@@ -27,14 +27,24 @@ import Testing
     }
 
     @Test func errorEnvelopeMatchesGolden() throws {
-        let envelope = ErrorEnvelope(id: .number(3), error: RPCError(.rateLimited, "Unsplash's hourly limit is used up; it resets at 13:00", retryAfter: 1200))
+        let envelope = ErrorEnvelope(
+            id: .number(3), error: RPCError(.rateLimited, .sourceRateLimited(why: .hourlyLimitUsedUp(service: "Unsplash"), minutes: 20), retryAfter: 1200))
         let data = try JSONCoding.encoder().encode(envelope)
         try GoldenFile.check(data, name: "error.rate_limited")
         #expect(try JSONCoding.decoder().decode(ErrorEnvelope.self, from: data) == envelope)
     }
 
+    /// An error's sentence as data beside its English: `data.text` holds the sentence's name and the
+    /// parts that vary, for clients that render it in their own language.
+    @Test func errorWithTextMatchesGolden() throws {
+        let envelope = ErrorEnvelope(id: .number(5), error: RPCError(.notFound, .unknownPhoto(id: "unsplash:abc"), field: "id"))
+        let data = try JSONCoding.encoder().encode(envelope)
+        try GoldenFile.check(data, name: "error.not_found")
+        #expect(try JSONCoding.decoder().decode(ErrorEnvelope.self, from: data) == envelope)
+    }
+
     @Test func errorWithoutIDEncodesNullID() throws {
-        let data = try JSONCoding.encoder().encode(ErrorEnvelope(id: nil, error: RPCError(.parseError, "not valid JSON")))
+        let data = try JSONCoding.encoder().encode(ErrorEnvelope(id: nil, error: RPCError(.parseError, .notJson(detail: "Unexpected end of file"))))
         try GoldenFile.check(data, name: "error.parse_error")
         #expect(String(decoding: data, as: UTF8.self).contains(#""id":null"#))
     }

@@ -209,7 +209,7 @@ import TestSupport
         } catch let error as RPCError {
             return error
         } catch {
-            return RPCError(.internalError, "\(error)")
+            return RPCError(code: ErrorKind.internalError.code, message: "\(error)", data: RPCError.Details(kind: .internalError))
         }
     }
 }

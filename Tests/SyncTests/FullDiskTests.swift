@@ -60,8 +60,8 @@ struct FullDiskTests {
         #expect {
             try EditStudio.writeAtomically(Data(repeating: 7, count: 1 << 20), to: final)
         } throws: { error in
-            guard case EditingError.noSpace(let message) = error else { return false }
-            return message.contains("No space left on device") && message.contains(data)
+            guard case EditingError.noSpace(let text) = error else { return false }
+            return text.english.contains("No space left on device") && text.english.contains(data)
         }
         let left = (try? FileManager.default.contentsOfDirectory(atPath: data + "/library/edits")) ?? []
         #expect(left.isEmpty, "nothing half-written: \(left)")

@@ -61,7 +61,7 @@ public final class ProfileService: Sendable {
 
     public func setUsername(_ username: String) async throws(AccountFailure) -> SetUsernameResult {
         // The request's own validation refuses such a name first; nothing reaches the server.
-        if let problem = AccountRules.usernameProblem(username) { throw .backend(.local("refusing the username: \(problem)")) }
+        if let problem = AccountRules.usernameProblem(username) { throw .backend(.local("refusing the username: \(problem.english)")) }
         guard let user = await manager.currentUser else { throw await notSignedIn() }
         let opId = try AccountFailure.storing { try profiles.setUsername(username, userId: user.id) }
         guard let profile = try AccountFailure.storing({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
@@ -231,6 +231,6 @@ public final class ProfileService: Sendable {
 
     private func notSignedIn() async -> AccountFailure {
         let reason = await manager.lastSignedOutReason
-        return .notSignedIn(reason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>")
+        return .notSignedIn(reason.map { .notSignedInBecause(why: $0) } ?? .notSignedIn)
     }
 }

@@ -1,16 +1,17 @@
 import HTTP
+import Shared
 
 /// Why an account operation failed. The daemon puts it into the protocol's words (`WireErrors`); the
 /// description is for logs and for reasons shown beside a sync's outcome.
 public enum AccountFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No session (never signed in, signed out, or the server ended it: the reason says which).
-    case notSignedIn(String)
+    /// No session (never signed in, signed out, or the server ended it: the text says which).
+    case notSignedIn(DaemonText)
     /// The server did not give a usable answer, or (`.local`) nothing could be sent from this machine.
     case backend(BackendError)
 
     public var description: String {
         switch self {
-        case .notSignedIn(let why): why
+        case .notSignedIn(let text): text.english
         case .backend(let error): error.description
         }
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Shared
 import Support
 
 /// The session on disk: `<state>/session.json`, mode 0600.
@@ -16,8 +17,8 @@ public struct SessionFile: Sendable {
     public enum Loaded: Sendable, Equatable {
         case none
         case session(Session)
-        /// The file was unreadable and now lives at `movedTo`.
-        case corrupt(movedTo: String, reason: String)
+        /// The file was unreadable (`problem` says how) and now lives at `movedTo`.
+        case corrupt(movedTo: String, problem: DaemonText)
     }
 
     public init(directory: String) {
@@ -26,16 +27,16 @@ public struct SessionFile: Sendable {
 
     public func load() -> Loaded {
         guard let data = FileManager.default.contents(atPath: path) else {
-            return FileManager.default.fileExists(atPath: path) ? moveAside(reason: "cannot be read") : .none
+            return FileManager.default.fileExists(atPath: path) ? moveAside(problem: .sessionFileCannotBeRead) : .none
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         do {
             let session = try decoder.decode(Session.self, from: data)
-            guard session.isUsable else { return moveAside(reason: "holds empty tokens or no user") }
+            guard session.isUsable else { return moveAside(problem: .sessionFileHoldsNoUser) }
             return .session(session)
         } catch {
-            return moveAside(reason: "is not a session (\(Self.describe(error)))")
+            return moveAside(problem: .sessionFileNotASession(detail: Self.describe(error)))
         }
     }
 
@@ -51,7 +52,7 @@ public struct SessionFile: Sendable {
         DurableFile.syncDirectory(of: path)
     }
 
-    private func moveAside(reason: String) -> Loaded {
+    private func moveAside(problem: DaemonText) -> Loaded {
         let stamp = Int(Date().timeIntervalSince1970)
         var target = "\(path).corrupt-\(stamp)"
         var n = 1
@@ -61,10 +62,10 @@ public struct SessionFile: Sendable {
         }
         if rename(path, target) != 0 {
             // Could not move it: leave it in place rather than delete it; the daemon starts signed out.
-            return .corrupt(movedTo: path, reason: reason)
+            return .corrupt(movedTo: path, problem: problem)
         }
         DurableFile.syncDirectory(of: path)
-        return .corrupt(movedTo: target, reason: reason)
+        return .corrupt(movedTo: target, problem: problem)
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -92,7 +92,7 @@ extension SessionManager {
             guard startedGeneration == generation, session != nil else { return .signedOut }
             if let server = error.serverError, server.endsSession {
                 let kept = accounts.changesKept(accountId: presented.user.id)
-                let reason = "the server ended the session (\(server.code ?? "?")); sign in again — \(kept) queued change(s) are kept for this account"
+                let reason = DaemonText.serverEndedSession(code: server.code ?? "?", keptChanges: kept)
                 logger.warning("signed out by the server", metadata: [
                     "splashd_op": "session_refresh", "splashd_account": "\(presented.user.id)",
                     "splashd_code": "\(server.code ?? "")", "splashd_outbox_kept": "\(kept)",

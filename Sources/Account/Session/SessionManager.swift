@@ -42,7 +42,7 @@ public actor SessionManager {
     var generation = 0
     var refreshTask: Task<RefreshOutcome, Never>?
     var schedule = RefreshSchedule()
-    var signedOutReason: String?
+    var signedOutReason: DaemonText?
     var sleeper: Task<Void, Never>?
     /// Refresh requests sent (for tests and the log).
     public internal(set) var refreshesSent = 0
@@ -85,7 +85,7 @@ public actor SessionManager {
     public var sessionExpiresAt: Date? { session?.expiresAt }
     /// When the session's token is next refreshed (by the refresh service), nil while signed out.
     public var sessionRefreshDueAt: Date? { session?.refreshDueAt }
-    public var lastSignedOutReason: String? { signedOutReason }
+    public var lastSignedOutReason: DaemonText? { signedOutReason }
     public var isReachable: Bool { reachable }
 
     /// The username changed locally or on the server.
@@ -104,10 +104,10 @@ public actor SessionManager {
         switch file.load() {
         case .none:
             publishStatus()
-        case .corrupt(let movedTo, let reason):
-            signedOutReason = "the session file \(reason); it was moved to \(movedTo); sign in again"
+        case .corrupt(let movedTo, let problem):
+            signedOutReason = .sessionFileMovedAside(problem: problem, movedTo: movedTo)
             logger.warning("session file unreadable; starting signed out", metadata: [
-                "splashd_op": "session_restore", "splashd_path": "\(movedTo)", "splashd_reason": "\(reason)",
+                "splashd_op": "session_restore", "splashd_path": "\(movedTo)", "splashd_reason": "\(problem.english)",
             ])
             publishStatus()
         case .session(let restored):
@@ -151,7 +151,7 @@ public actor SessionManager {
     /// Signs out here at once, then tells the server (best effort). Returns the account's id, how many
     /// of its changes stay queued, and whether the server heard of it.
     public func signOut() async throws(AccountFailure) -> LogoutResult {
-        guard let ended = session else { throw .notSignedIn("not signed in") }
+        guard let ended = session else { throw .notSignedIn(.notSignedIn) }
         clearSession(reason: nil)
         let kept = accounts.changesKept(accountId: ended.user.id)
         logger.notice("signed out", metadata: [
@@ -194,7 +194,7 @@ public actor SessionManager {
     }
 
     /// Ends the session locally. `reason` nil: the person asked; otherwise the server ended it.
-    func clearSession(reason: String?) {
+    func clearSession(reason: DaemonText?) {
         guard let ended = session else { return }
         generation += 1
         session = nil
@@ -223,8 +223,8 @@ public actor SessionManager {
 
     // MARK: - Helpers
 
-    var notSignedInMessage: String {
-        signedOutReason.map { "not signed in: \($0)" } ?? "not signed in; run: splashctl login --email <address>"
+    var notSignedInMessage: DaemonText {
+        signedOutReason.map { .notSignedInBecause(why: $0) } ?? .notSignedIn
     }
 
     func noteReachable() {

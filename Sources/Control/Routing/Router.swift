@@ -79,21 +79,21 @@ public struct Router: Sendable {
         do {
             head = try JSONCoding.decoder().decode(RequestHead.self, from: line)
         } catch DecodingError.typeMismatch(_, let error) where error.codingPath.isEmpty {
-            return .answered(Self.encode(error: RPCError(.invalidRequest, "a request must be a JSON object (batches are not supported)"), id: nil))
+            return .answered(Self.encode(error: RPCError(.invalidRequest, .requestNotAnObject), id: nil))
         } catch {
-            return .answered(Self.encode(error: RPCError(.parseError, "not valid JSON: \(Self.describe(error))"), id: nil))
+            return .answered(Self.encode(error: RPCError(.parseError, .notJson(detail: Self.describe(error))), id: nil))
         }
         if head.idIsInvalid || (head.id?.isNumber == true && !RawIDCheck.idIsIntegerLiteral(in: line)) {
-            return .answered(Self.encode(error: RPCError(.invalidRequest, "id must be a string, an integer or null"), id: nil))
+            return .answered(Self.encode(error: RPCError(.invalidRequest, .badRequestId), id: nil))
         }
         guard head.jsonrpc == "2.0" else {
-            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, "jsonrpc must be \"2.0\""), id: head.id) : nil)
+            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, .badJsonrpcVersion), id: head.id) : nil)
         }
         guard let method = head.method else {
-            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, "method is missing or not a string"), id: head.id) : nil)
+            return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, .methodMissing), id: head.id) : nil)
         }
         guard routes[method] != nil else {
-            let error = RPCError(.methodNotFound, "unknown method '\(method)'; daemon.describe lists every method")
+            let error = RPCError(.methodNotFound, .unknownMethod(method: method))
             return .answered(head.hasID ? Self.encode(error: error, id: head.id) : nil)
         }
         return .request(method: method, id: head.id, hasID: head.hasID)
@@ -143,19 +143,40 @@ public struct Router: Sendable {
             ?? Data(#"{"error":{"code":-32603,"message":"internal error"},"id":null,"jsonrpc":"2.0"}"#.utf8)
     }
 
+    /// Params that do not decode, as a sentence: where, and what was expected. What Foundation says
+    /// of a corrupt value stays its words.
+    static func paramsProblem(_ error: any Error, method: String) -> DaemonText {
+        guard let decoding = error as? DecodingError else { return .invalidParams(method: method, detail: describe(error)) }
+        switch decoding {
+        case .typeMismatch(let type, let context):
+            return .paramWrongType(method: method, path: path(context.codingPath), expected: jsonType(type))
+        case .valueNotFound(let type, let context):
+            return .paramNull(method: method, path: path(context.codingPath), expected: jsonType(type))
+        case .keyNotFound(let key, let context):
+            return .paramRequired(method: method, path: path(context.codingPath + [key]))
+        default:
+            return .invalidParams(method: method, detail: describe(error))
+        }
+    }
+
+    /// Where in the request: `params.photos[2].id`; empty for the request itself.
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        let names = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+        return names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+    }
+
     /// A decoding error in words a person can act on: where, and what was expected.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ codingPath: [any CodingKey]) -> String {
-            let names = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            let text = names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            let text = Self.path(codingPath)
             return text.isEmpty ? "the message" : text
         }
         switch error {
         case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)): expected \(typeName(type))"
+            return "\(path(context.codingPath)): expected \(DaemonText.article(jsonType(type)))"
         case .valueNotFound(let type, let context):
-            return "\(path(context.codingPath)): expected \(typeName(type)), found null"
+            return "\(path(context.codingPath)): expected \(DaemonText.article(jsonType(type))), found null"
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is required"
         case .dataCorrupted(let context):
@@ -168,13 +189,14 @@ public struct Router: Sendable {
         }
     }
 
-    private static func typeName(_ type: Any.Type) -> String {
+    /// The JSON type a Swift type is read from, as DaemonText names it.
+    private static func jsonType(_ type: Any.Type) -> String {
         switch type {
-        case is Bool.Type: "a boolean"
-        case is Int.Type, is Int64.Type, is UInt64.Type, is Int32.Type: "an integer"
-        case is Double.Type: "a number"
-        case is String.Type: "a string"
-        default: String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        case is Bool.Type: "boolean"
+        case is Int.Type, is Int64.Type, is UInt64.Type, is Int32.Type: "integer"
+        case is Double.Type: "number"
+        case is String.Type: "string"
+        default: String(describing: type).hasPrefix("Array") ? "array" : "object"
         }
     }
 }
@@ -195,7 +217,7 @@ private struct Replies: Sendable {
         } catch let error as RPCError {
             return .failure(Failed(reply: Router.encode(error: error, id: id)))
         } catch {
-            return .failure(Failed(reply: Router.encode(error: .invalidInput("invalid params for \(R.method): \(Router.describe(error))"), id: id)))
+            return .failure(Failed(reply: Router.encode(error: .invalidInput(Router.paramsProblem(error, method: R.method)), id: id)))
         }
     }
 
@@ -209,6 +231,6 @@ private struct Replies: Sendable {
         if let error = error as? RPCError { return Router.encode(error: error, id: id) }
         if let mapped = wireError(error) { return Router.encode(error: mapped, id: id) }
         logger.error("handler failed", metadata: ["splashd_method": "\(method)", "splashd_error": "\(error)"])
-        return Router.encode(error: RPCError(.internalError, "internal error in \(method); see the daemon's log"), id: id)
+        return Router.encode(error: RPCError(.internalError, .internalErrorIn(method: method)), id: id)
     }
 }

@@ -181,12 +181,12 @@ public final class ControlServer: Service, Sendable {
                     logger.warning("refused a control connection from another user", metadata: [
                         "splashd_peer_uid": "\(accepted.peer.uid)", "splashd_peer_pid": "\(accepted.peer.pid)",
                     ])
-                    let error = RPCError(.permissionDenied, "permission denied: only uid \(configuration.daemonUID) and root may use this socket")
+                    let error = RPCError(.permissionDenied, .peerNotAllowed(uid: Int(configuration.daemonUID)))
                     try await refuse(accepted, with: error)
                     return
                 }
                 if open > configuration.maximumConnections {
-                    let error = RPCError(.busy, "too many control connections (\(configuration.maximumConnections)); try again", retryAfter: 1)
+                    let error = RPCError(.busy, .tooManyConnections(limit: configuration.maximumConnections), retryAfter: 1)
                     try await refuse(accepted, with: error)
                     return
                 }
@@ -208,7 +208,7 @@ public final class ControlServer: Service, Sendable {
                     } catch let error as LineTooLong {
                         // No event may follow the refusal.
                         group.cancelAll()
-                        let rpcError = RPCError(.tooLarge, "request line longer than \(error.limit) bytes; closing the connection")
+                        let rpcError = RPCError(.tooLarge, .lineTooLong(limit: error.limit))
                         try await refuse(accepted, with: rpcError)
                     }
                     group.cancelAll()

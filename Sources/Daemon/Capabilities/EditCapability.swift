@@ -70,12 +70,12 @@ struct EditCapability: Sendable {
         let studio = EditStudio(
             store: store, editor: editor, dataDirectory: directories.data, cacheDirectory: directories.cache,
             fetchOriginal: { photoId in
-                guard let images else { throw RPCError(.offline, "the original of \(photoId) is not on this machine and downloads are unavailable") }
+                guard let images else { throw RPCError(.offline, .originalNotHereOffline(id: photoId)) }
                 // Its image host is asked, whatever the backend's state (a host known down says so at once).
                 do throws(ImageFailure) {
                     try await images.queue.fetchNow(photoId: photoId)
                 } catch {
-                    throw RPCError(error.transient ? .offline : .notFound, "cannot download the original of \(photoId): \(error.message)")
+                    throw RPCError(error.transient ? .offline : .notFound, .originalDownloadFailed(id: photoId, reason: error.message))
                 }
             })
         return EditCapability(studio: studio, state: state, counter: counter, push: push, pictures: pictures, logger: logger)

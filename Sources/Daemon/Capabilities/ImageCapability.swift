@@ -54,7 +54,11 @@ struct ImageCapability: Sendable {
             hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
             accountId: { state.current.account.userId ?? "" },
             transfersActive: { (transfers.queue.withLock { $0 }?.progress.active ?? 0) > 0 },
-            likesReleased: { push?.ring() }, logger: logger)
+            likesSettled: {
+                // A held like leaves the pending count for the duplicates'; a released one is sent.
+                counter.refresh()
+                push?.ring()
+            }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)

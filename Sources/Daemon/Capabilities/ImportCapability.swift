@@ -26,7 +26,7 @@ final class ImportCapability: Sendable {
                 running = path
                 return nil
             }
-            if let busyWith { throw RPCError(.busy, "an import of \(busyWith) is running; wait for it to finish", retryAfter: 5) }
+            if let busyWith { throw RPCError(.busy, .importRunning(path: busyWith), retryAfter: 5) }
             defer { running.withLock { $0 = nil } }
             return try await body()
         }

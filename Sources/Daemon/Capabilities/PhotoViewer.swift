@@ -30,7 +30,7 @@ struct PhotoViewer: Sendable {
             id: id, accountId: state.current.account.userId ?? "", duplicateThreshold: duplicateThreshold,
             dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)
         else {
-            throw RPCError(.notFound, "no photo \(id) in the store; splashctl photos list shows what is here", field: "id")
+            throw RPCError(.notFound, .photoNotInStore(id: id), field: "id")
         }
         detail.download = images?.queue.downloadStatus(of: id)
         return detail
@@ -93,7 +93,7 @@ struct PhotoViewer: Sendable {
     func picture(_ request: PhotosPictureRequest) async throws -> PhotoPicture {
         guard let pictures else { throw CapabilityMissing("pictures") }
         guard let files = try library.files(photoId: request.id, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) else {
-            throw RPCError(.notFound, "no photo \(request.id) in the store; splashctl photos list shows what is here", field: "id")
+            throw RPCError(.notFound, .photoNotInStore(id: request.id), field: "id")
         }
         let present = files.filter(\.present)
         var origin = PhotoPicture.Origin.library
@@ -103,20 +103,20 @@ struct PhotoViewer: Sendable {
         }
         if path == nil {
             guard let images else {
-                throw RPCError(.offline, "no picture of \(request.id) is on this machine, and downloads are unavailable")
+                throw RPCError(.offline, .noPictureHere(id: request.id))
             }
             do throws(ImageFailure) {
                 (origin, path) = (.fetched, try await images.queue.thumbnailNow(photoId: request.id))
             } catch {
-                throw RPCError(error.transient ? .offline : .notFound, "no picture of \(request.id) is on this machine: \(error.message)")
+                throw RPCError(error.transient ? .offline : .notFound, .noPictureHereBecause(id: request.id, reason: error.message))
             }
         }
-        guard let path else { throw RPCError(.notFound, "no picture of \(request.id)") }
+        guard let path else { throw RPCError(.notFound, .noPictureHere(id: request.id)) }
         do throws(EditingError) {
             let drawn = try await pictures.draw(file: path, fetched: origin == .fetched, for: request.terminal)
             return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: origin, path: path)
         } catch {
-            throw RPCError(.invalidInput, "the picture of \(request.id) cannot be drawn from \(path): \(error.description)", field: "id")
+            throw RPCError(.invalidInput, .pictureCannotBeDrawn(id: request.id, path: path, reason: error.description), field: "id")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Account
 import HTTP
+import PhotoSources
 import Shared
 
 extension WireErrors {
@@ -7,70 +8,61 @@ extension WireErrors {
     /// (`invalid_credentials`, `user_already_exists`, `weak_password`, ...).
     static func account(_ failure: AccountFailure) -> RPCError {
         switch failure {
-        case .notSignedIn(let why):
-            return RPCError(.notSignedIn, why)
+        case .notSignedIn(let text):
+            return RPCError(.notSignedIn, text)
         case .backend(.notConfigured):
-            return RPCError(.offline, "no account server is configured; set backend.url and backend.anon_key (or SPLASHD_BACKEND_URL and SPLASHD_ANON_KEY)")
+            return RPCError(.offline, .noAccountServer)
         case .backend(.network(let error)):
             // As SourceError.from: waiting mends only transient failures; the rest are refusals.
-            if error.isTransient { return RPCError(.offline, "cannot reach the account server: \(error); try again when online") }
-            if case .tooLarge = error { return RPCError(.tooLarge, "the account server's answer was refused: \(error)") }
-            return RPCError(.rejected, "cannot use the account server: \(error)")
+            if error.isTransient { return RPCError(.offline, .accountServerUnreachable(why: error.text)) }
+            if case .tooLarge = error { return RPCError(.tooLarge, .accountServerAnswerTooLarge(why: error.text)) }
+            return RPCError(.rejected, .accountServerUnusable(why: error.text))
         case .backend(.malformed(let status, _)):
-            return RPCError(.offline, "the account server sent an answer splashd cannot read (HTTP \(status)); try again later")
+            return RPCError(.offline, .accountServerUnreadable(status: status))
         case .backend(.server(let error)):
             return supabase(error)
         case .backend(.local(let detail)):
-            return RPCError(.internalError, detail)
+            return RPCError(.internalError, .accountLocalFailure(detail: detail))
         }
     }
 
     static func supabase(_ error: SupabaseError) -> RPCError {
         if error.status == 429 {
-            let wait = error.retryAfter.map { " in \(Int($0.rounded(.up))) s" } ?? " later"
-            return RPCError(.rateLimited, "too many attempts; the server asks to try again\(wait)", retryAfter: error.retryAfter)
+            let seconds = error.retryAfter.map { Int($0.rounded(.up)) }
+            return RPCError(.rateLimited, .tooManyAttemptsServerSays(seconds: seconds), retryAfter: error.retryAfter)
         }
         if (300..<400).contains(error.status) {
-            return RPCError(.rejected, "the account server answered with a redirect (HTTP \(error.status)); check backend.url")
+            return RPCError(.rejected, .accountServerRedirect(status: error.status))
         }
         if error.unreadable {
-            return RPCError(.offline, "the account server failed (HTTP \(error.status)) with an unreadable answer; try again later")
+            return RPCError(.offline, .accountServerFailedUnreadably(status: error.status))
         }
         switch error.code {
         case "invalid_credentials", "invalid_grant":
-            return RPCError(.rejected, "wrong e-mail or password")
+            return RPCError(.rejected, .wrongCredentials)
         case "user_already_exists", "email_exists":
-            return RPCError(.conflict, "an account with this e-mail address already exists; sign in instead", field: "email")
+            return RPCError(.conflict, .accountExists, field: "email")
         case "weak_password":
-            return RPCError(.invalidInput, "the password is too weak: " + weakReasons(error), field: "password")
+            return RPCError(
+                .invalidInput,
+                .weakPassword(reasons: error.weakPasswordReasons, minimumLength: AccountRules.passwordLength.lowerBound, message: error.message),
+                field: "password")
         case "email_not_confirmed":
-            return RPCError(.rejected, "the e-mail address is not confirmed yet; follow the link sent to it, then sign in")
+            return RPCError(.rejected, .emailNotConfirmed)
         case "user_banned":
-            return RPCError(.permissionDenied, "this account is banned on the server")
+            return RPCError(.permissionDenied, .accountBanned)
         case "validation_failed", "email_address_invalid":
-            return RPCError(.invalidInput, "the server refused the input: \(error.message)")
+            return RPCError(.invalidInput, .serverRefusedInput(message: error.message))
         case "signup_disabled", "email_provider_disabled":
-            return RPCError(.rejected, "the server does not accept new accounts")
+            return RPCError(.rejected, .signupsClosed)
         case "over_request_rate_limit", "over_email_send_rate_limit":
-            return RPCError(.rateLimited, "too many attempts; try again later", retryAfter: error.retryAfter)
+            return RPCError(.rateLimited, .tooManyAttempts, retryAfter: error.retryAfter)
         default:
             break
         }
         if error.status >= 500 || error.status == 408 {
-            return RPCError(.offline, "the account server failed (HTTP \(error.status)); try again later")
+            return RPCError(.offline, .accountServerFailed(status: error.status))
         }
-        return RPCError(.rejected, "the account server refused: \(error.message)")
-    }
-
-    static func weakReasons(_ error: SupabaseError) -> String {
-        let words = error.weakPasswordReasons.map { reason -> String in
-            switch reason {
-            case "length": "it is shorter than \(AccountRules.passwordLength.lowerBound) characters"
-            case "characters": "it needs more kinds of characters (lower case, upper case, digits, symbols)"
-            case "pwned": "it appears in known data breaches"
-            default: reason
-            }
-        }
-        return words.isEmpty ? error.message : words.joined(separator: "; ")
+        return RPCError(.rejected, .accountServerRefused(message: error.message))
     }
 }

@@ -13,29 +13,32 @@ enum WireErrors {
         case let error as EditingError: editing(error)
         case let error as SourceError: source(error)
         case let error as AccountFailure: account(error)
-        case let error as CapabilityMissing: RPCError(.internalError, error.description)
+        case let error as CapabilityMissing: RPCError(.internalError, .capabilityMissing(capability: error.capability))
         default: nil
         }
     }
 
     static func library(_ error: LibraryError) -> RPCError {
         switch error {
-        case .unknownPhoto: RPCError(.notFound, error.description, field: "id")
-        case .unknownEdit: RPCError(.notFound, error.description, field: "edit_id")
-        case .unreadable: RPCError(.notFound, error.description, field: "path")
-        case .unknownOp: RPCError(.notFound, error.description, field: "op_id")
-        case .opInFlight: RPCError(.conflict, error.description, field: "op_id")
-        case .duplicate: RPCError(.duplicate, error.description, field: "id")
+        case .unknownPhoto(let id): RPCError(.notFound, .unknownPhoto(id: id), field: "id")
+        case .unknownEdit(let id): RPCError(.notFound, .unknownEdit(id: id), field: "edit_id")
+        case .unreadable(let path, let reason): RPCError(.notFound, .unreadablePath(path: path, reason: reason), field: "path")
+        case .unknownOp(let id): RPCError(.notFound, .unknownOp(id: id), field: "op_id")
+        case .opInFlight(let id): RPCError(.conflict, .opInFlight(id: id), field: "op_id")
+        case .duplicate(let id, let twin, let distance): RPCError(.duplicate, .duplicate(id: id, twin: twin, distance: distance), field: "id")
         }
     }
 
     /// An original the editor cannot work on is the request's problem, named by its photo id.
     static func editing(_ error: EditingError) -> RPCError {
         switch error {
-        case .tooLarge: RPCError(.tooLarge, error.description, field: "id")
-        case .unsupported, .corrupt: RPCError(.invalidInput, "the photo's original cannot be edited: \(error.description)", field: "id")
-        case .noSpace: RPCError(.noSpace, error.description)
-        case .io, .engine: RPCError(.internalError, error.description)
+        case .tooLarge(let width, let height, let limitPixels):
+            RPCError(.tooLarge, .imageTooLarge(width: width, height: height, limitPixels: limitPixels), field: "id")
+        case .unsupported(let detail): RPCError(.invalidInput, .originalNotAnImage(detail: detail), field: "id")
+        case .corrupt(let detail): RPCError(.invalidInput, .originalDamaged(detail: detail), field: "id")
+        case .noSpace(let text): RPCError(.noSpace, text)
+        case .io(let text): RPCError(.internalError, text)
+        case .engine(let detail): RPCError(.internalError, .imageEngineFailed(detail: detail))
         }
     }
 }

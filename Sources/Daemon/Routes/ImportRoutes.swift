@@ -15,7 +15,7 @@ enum ImportRoutes {
         router.register(LibraryUnwatchRequest.self) { request, _ in
             guard let imports else { throw CapabilityMissing("importing") }
             guard try imports.watcher.unwatch(request.path) else {
-                throw RPCError(.notFound, "\(request.path) is not watched; splashctl import --watching lists the watched folders", field: "path")
+                throw RPCError(.notFound, .folderNotWatched(path: request.path), field: "path")
             }
             return WatchedFoldersResult(folders: try imports.watcher.folders())
         }

@@ -7,8 +7,6 @@ import Sync
 
 /// Likes, dismissals, the queue and `sync.now`.
 enum LibraryRoutes {
-    static let signInToSync = "sign in to sync (splashctl login); what you do signed out is kept on this machine"
-
     static func register(
         into router: inout Router, state: DaemonState, library: PhotoLibrary, counter: LibraryCounter, sync: SyncCapability?,
         duplicateThreshold: Int, likeCheck: LikeActions.ArrivalCheck?, logger: Logger
@@ -50,8 +48,8 @@ enum LibraryRoutes {
         }
 
         router.register(SyncNowRequest.self) { request, _ in
-            let account = try state.requireAccount(signInToSync)
-            guard let service = sync?.service else { throw RPCError(.offline, "no account server is configured; nothing to sync with") }
+            let account = try state.requireAccount(.signInToSync)
+            guard let service = sync?.service else { throw RPCError(.offline, .noAccountServerToSyncWith) }
             guard request.wait == true else {
                 service.start(accountId: account)
                 counter.refresh()

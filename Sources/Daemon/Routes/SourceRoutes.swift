@@ -6,19 +6,19 @@ import Shared
 enum SourceRoutes {
     /// Runs a source call; without sources (no HTTP client) the request is `offline`.
     static func sourced<T>(_ search: SearchService?, _ body: (SearchService) async throws -> T) async throws -> T {
-        guard let search else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
+        guard let search else { throw RPCError(.offline, .photoSourcesUnavailable) }
         return try await body(search)
     }
 
     static func register(into router: inout Router, state: DaemonState, search: SearchService?, feeds: FeedService?) {
         router.register(FeedsFollowRequest.self) { request, _ in
-            guard let feeds else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
+            guard let feeds else { throw RPCError(.offline, .photoSourcesUnavailable) }
             return try feeds.follow(request)
         }
         router.register(FeedsUnfollowRequest.self) { request, _ in
-            guard let feeds else { throw RPCError(.offline, "photo sources are not available (no HTTP client)") }
+            guard let feeds else { throw RPCError(.offline, .photoSourcesUnavailable) }
             guard try feeds.unfollow(request.feed) else {
-                throw RPCError(.notFound, "not following \(request.feed.kind.rawValue) '\(request.feed.value)'; splashctl feeds lists them", field: "feed")
+                throw RPCError(.notFound, .notFollowing(kind: request.feed.kind.rawValue, value: request.feed.value), field: "feed")
             }
             return try feeds.list()
         }

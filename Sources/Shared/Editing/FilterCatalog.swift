@@ -45,24 +45,22 @@ public enum FilterCatalog {
     /// Checks a pipeline and fills in defaults for the parameters left out, so a stored edit always
     /// says exactly what was applied. `field` names the offending step (`filters[2]`).
     public static func resolve(_ steps: [FilterStep]) throws(RPCError) -> [FilterStep] {
-        guard !steps.isEmpty else { throw .invalidInput("give at least one filter (splashctl filters lists them)", field: "filters") }
+        guard !steps.isEmpty else { throw .invalidInput(.noFilters, field: "filters") }
         guard steps.count <= maxSteps else {
-            throw .invalidInput("at most \(maxSteps) filters in one edit, not \(steps.count)", field: "filters")
+            throw .invalidInput(.tooManyFilters(maximum: maxSteps, given: steps.count), field: "filters")
         }
         var resolved: [FilterStep] = []
         for (index, step) in steps.enumerated() {
             let field = "filters[\(index)]"
             guard let definition = definition(named: step.filter) else {
-                throw .invalidInput(
-                    "unknown filter '\(step.filter.prefix(40))'; known filters: " + all.map(\.name).joined(separator: ", "),
-                    field: field)
+                throw .invalidInput(.unknownFilter(filter: String(step.filter.prefix(40)), known: all.map(\.name)), field: field)
             }
             let params = step.params ?? []
             guard params.count <= definition.parameters.count else {
                 throw .invalidInput(
-                    "\(definition.name) takes \(definition.parameters.count) parameter(s)"
-                        + (definition.parameters.isEmpty ? "" : " (" + definition.parameters.map(\.name).joined(separator: ", ") + ")")
-                        + ", not \(params.count)",
+                    .filterParameterCount(
+                        filter: definition.name, expected: definition.parameters.count, parameters: definition.parameters.map(\.name),
+                        given: params.count),
                     field: field)
             }
             var full: [Double] = []
@@ -70,7 +68,9 @@ public enum FilterCatalog {
                 let value = position < params.count ? params[position] : parameter.defaultValue
                 guard value.isFinite, value >= parameter.minimum, value <= parameter.maximum else {
                     throw .invalidInput(
-                        "\(definition.name) \(parameter.name) must be between \(format(parameter.minimum)) and \(format(parameter.maximum)), not \(format(value))",
+                        .filterParameterOutOfRange(
+                            filter: definition.name, parameter: parameter.name, minimum: parameter.minimum, maximum: parameter.maximum,
+                            given: value),
                         field: field)
                 }
                 full.append(value)
@@ -80,7 +80,9 @@ public enum FilterCatalog {
         return resolved
     }
 
-    static func format(_ value: Double) -> String {
+    /// A parameter as written on the command line (`sepia:0.8`), in every language: whole numbers
+    /// without ".0".
+    public static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

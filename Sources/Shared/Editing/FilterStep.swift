@@ -16,13 +16,13 @@ public struct FilterStep: Codable, Sendable, Equatable, CustomStringConvertible 
     public init(parsing text: String) throws(RPCError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let name = String(parts[0]).trimmingCharacters(in: .whitespaces).lowercased()
-        guard !name.isEmpty else { throw .invalidInput("'\(text)' has no filter name; write e.g. sepia:0.8", field: "filters") }
+        guard !name.isEmpty else { throw .invalidInput(.filterStepWithoutName(step: text), field: "filters") }
         var values: [Double] = []
         if parts.count == 2 {
             for piece in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
                 let trimmed = piece.trimmingCharacters(in: .whitespaces)
                 guard let value = Double(trimmed), value.isFinite else {
-                    throw .invalidInput("'\(trimmed)' in '\(text)' is not a number; write e.g. vignette:1.0,0.6", field: "filters")
+                    throw .invalidInput(.filterParameterNotANumber(value: trimmed, step: text), field: "filters")
                 }
                 values.append(value)
             }

@@ -11,31 +11,31 @@ public enum AccountRules {
     public static let passwordLength = 6...72
 
     /// Nil if `username` is acceptable, else why not.
-    public static func usernameProblem(_ username: String) -> String? {
+    public static func usernameProblem(_ username: String) -> DaemonText? {
         guard usernameLength.contains(username.count) else {
-            return "a username is 3 to 32 characters, not \(username.count)"
+            return .usernameLength(minimum: usernameLength.lowerBound, maximum: usernameLength.upperBound, given: username.count)
         }
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_")
         guard username.allSatisfy(allowed.contains) else {
-            return "a username may hold only lower-case letters a-z, digits 0-9 and '_'"
+            return .usernameCharacters
         }
         return nil
     }
 
     /// Nil if `email` looks like an address, else why not. The server has the last word.
-    public static func emailProblem(_ email: String) -> String? {
-        if email.isEmpty { return "an e-mail address is required" }
-        if email.utf8.count > maxEmailLength { return "an e-mail address is at most \(maxEmailLength) bytes" }
+    public static func emailProblem(_ email: String) -> DaemonText? {
+        if email.isEmpty { return .emailRequired }
+        if email.utf8.count > maxEmailLength { return .emailTooLong(maximum: maxEmailLength) }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
               !email.contains(where: { $0.isWhitespace || $0.isNewline })
-        else { return "'\(email.prefix(64))' is not an e-mail address" }
+        else { return .notAnEmail(email: String(email.prefix(64))) }
         return nil
     }
 
-    public static func passwordProblem(_ password: String) -> String? {
-        if password.isEmpty { return "a password is required" }
-        if password.utf8.count > passwordLength.upperBound { return "a password is at most 72 bytes" }
+    public static func passwordProblem(_ password: String) -> DaemonText? {
+        if password.isEmpty { return .passwordRequired }
+        if password.utf8.count > passwordLength.upperBound { return .passwordTooLong(maximum: passwordLength.upperBound) }
         return nil
     }
 }
@@ -324,7 +324,7 @@ public struct UsersRecentRequest: RPCRequest {
 
     public func validate() throws(RPCError) {
         if let limit, !(1...Self.maxLimit).contains(limit) {
-            throw .invalidInput("limit must be between 1 and \(Self.maxLimit), not \(limit)", field: "limit")
+            throw .invalidInput(.mustBeBetweenNot(name: "limit", minimum: 1, maximum: Self.maxLimit, given: limit), field: "limit")
         }
     }
 }

@@ -22,10 +22,10 @@ public struct PhotosRandomRequest: RPCRequest {
         self.query = query
     }
     public func validate() throws(RPCError) {
-        if let count, !(1...30).contains(count) { throw .invalidInput("count must be between 1 and 30", field: "count") }
-        if let topic, topic.isEmpty || topic.count > 100 { throw .invalidInput("topic must be a slug or id", field: "topic") }
+        if let count, !(1...30).contains(count) { throw .invalidInput(.mustBeBetween(name: "count", minimum: 1, maximum: 30), field: "count") }
+        if let topic, topic.isEmpty || topic.count > 100 { throw .invalidInput(.topicNotSlugOrId, field: "topic") }
         if let query, query.trimmingCharacters(in: .whitespaces).isEmpty || query.count > 200 {
-            throw .invalidInput("query must be 1 to 200 characters", field: "query")
+            throw .invalidInput(.queryLength(maximum: 200), field: "query")
         }
     }
 }
@@ -50,7 +50,7 @@ public struct TopicsListRequest: RPCRequest {
     public init(order: String? = nil) { self.order = order }
     public func validate() throws(RPCError) {
         if let order, !["featured", "latest", "oldest", "position"].contains(order) {
-            throw .invalidInput("order must be featured, latest, oldest or position", field: "order")
+            throw .invalidInput(.mustBeOneOf(name: "order", choices: ["featured", "latest", "oldest", "position"]), field: "order")
         }
     }
 }
@@ -120,10 +120,10 @@ public struct TopicPhotosRequest: RPCRequest {
     }
     public func validate() throws(RPCError) {
         guard !slug.isEmpty, slug.count <= 100, slug.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-            throw .invalidInput("'\(slug.prefix(40))' is not a topic slug", field: "slug")
+            throw .invalidInput(.notATopicSlug(slug: String(slug.prefix(40))), field: "slug")
         }
-        if let order, !["latest", "oldest", "popular"].contains(order) { throw .invalidInput("order must be latest, oldest or popular", field: "order") }
-        if let perPage, !(1...30).contains(perPage) { throw .invalidInput("per_page must be between 1 and 30", field: "per_page") }
-        if let page, page < 1 { throw .invalidInput("page must be 1 or more", field: "page") }
+        if let order, !["latest", "oldest", "popular"].contains(order) { throw .invalidInput(.mustBeOneOf(name: "order", choices: ["latest", "oldest", "popular"]), field: "order") }
+        if let perPage, !(1...30).contains(perPage) { throw .invalidInput(.mustBeBetween(name: "per_page", minimum: 1, maximum: 30), field: "per_page") }
+        if let page, page < 1 { throw .invalidInput(.pageBelowOne, field: "page") }
     }
 }

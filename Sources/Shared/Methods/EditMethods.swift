@@ -53,7 +53,7 @@ public struct EditsPreviewRequest: RPCRequest {
         try PhotoID.validate(id)
         try validatePipeline(filters)
         if let size, !Self.sizes.contains(size) {
-            throw .invalidInput("size must be between \(Self.sizes.lowerBound) and \(Self.sizes.upperBound), not \(size)", field: "size")
+            throw .invalidInput(.mustBeBetweenNot(name: "size", minimum: Self.sizes.lowerBound, maximum: Self.sizes.upperBound, given: size), field: "size")
         }
         try terminal?.validate()
     }
@@ -140,7 +140,7 @@ public struct EditsDeleteRequest: RPCRequest {
     public init(editId: String) { self.editId = editId }
     public func validate() throws(RPCError) {
         guard UUID(uuidString: editId) != nil else {
-            throw .invalidInput("'\(editId.prefix(60))' is not an edit id; splashctl edits list shows them", field: "edit_id")
+            throw .invalidInput(.notAnEditId(editId: String(editId.prefix(60))), field: "edit_id")
         }
     }
 }

@@ -22,9 +22,7 @@ public struct SubscribeRequest: RPCRequest {
 
     public func validate() throws(RPCError) {
         for type in types ?? [] where EventType(rawValue: type) == nil {
-            throw .invalidInput(
-                "unknown event type '\(type)'; known: " + EventType.allCases.map(\.rawValue).joined(separator: ", "),
-                field: "types")
+            throw .invalidInput(.unknownEventType(type: type, known: EventType.allCases.map(\.rawValue)), field: "types")
         }
     }
 }

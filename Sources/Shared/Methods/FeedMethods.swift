@@ -15,9 +15,9 @@ public struct FeedKey: Codable, Sendable, Equatable {
 
     func validate() throws(RPCError) {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, value.count <= 200 else { throw .invalidInput("a feed needs a topic slug or a query (1 to 200 characters)", field: "value") }
-        if kind == .topic, source == .nasa { throw .invalidInput("topics are Unsplash's", field: "source") }
-        if source == .local { throw .invalidInput("follow unsplash or nasa", field: "source") }
+        guard !trimmed.isEmpty, value.count <= 200 else { throw .invalidInput(.feedValueLength(maximum: 200), field: "value") }
+        if kind == .topic, source == .nasa { throw .invalidInput(.topicsAreUnsplash, field: "source") }
+        if source == .local { throw .invalidInput(.followUnsplashOrNasa, field: "source") }
     }
 }
 
@@ -43,7 +43,7 @@ public struct FeedsFollowRequest: RPCRequest {
     }
     public func validate() throws(RPCError) {
         try feed.validate()
-        if let keep, !(1...30).contains(keep) { throw .invalidInput("keep must be between 1 and 30", field: "keep") }
+        if let keep, !(1...30).contains(keep) { throw .invalidInput(.mustBeBetween(name: "keep", minimum: 1, maximum: 30), field: "keep") }
     }
 }
 

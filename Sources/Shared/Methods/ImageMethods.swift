@@ -253,7 +253,7 @@ public struct CachePruneRequest: RPCRequest {
     public var keepBytes: Int64?
     public init(keepBytes: Int64? = nil) { self.keepBytes = keepBytes }
     public func validate() throws(RPCError) {
-        if let keepBytes, keepBytes < 0 { throw .invalidInput("keep_bytes cannot be negative", field: "keep_bytes") }
+        if let keepBytes, keepBytes < 0 { throw .invalidInput(.negativeKeepBytes, field: "keep_bytes") }
     }
 }
 

@@ -31,7 +31,7 @@ public struct LibraryImportRequest: RPCRequest {
 
     public func validate() throws(RPCError) {
         guard path.hasPrefix("/"), !path.contains("\0"), path.utf8.count <= 4096 else {
-            throw .invalidInput("path must be an absolute path (splashctl makes relative ones absolute)", field: "path")
+            throw .invalidInput(.pathNotAbsoluteRelativeMadeAbsolute, field: "path")
         }
     }
 }
@@ -168,6 +168,6 @@ public struct LibraryUnwatchRequest: RPCRequest {
     }
 
     public func validate() throws(RPCError) {
-        guard path.hasPrefix("/"), !path.contains("\0") else { throw .invalidInput("path must be an absolute path", field: "path") }
+        guard path.hasPrefix("/"), !path.contains("\0") else { throw .invalidInput(.pathNotAbsolute, field: "path") }
     }
 }

@@ -5,7 +5,7 @@ public enum PhotoID {
     public static func validate(_ id: String, field: String = "id") throws(RPCError) {
         let parts = id.split(separator: ":", maxSplits: 1)
         guard parts.count == 2, PhotoSource(rawValue: String(parts[0])) != nil, !parts[1].isEmpty, id.utf8.count <= 512 else {
-            throw .invalidInput("'\(id.prefix(80))' is not a photo id; ids look like unsplash:Dwu85P9SOIk, nasa:PIA12345 or local:<hash>", field: field)
+            throw .invalidInput(.notAPhotoId(id: String(id.prefix(80))), field: field)
         }
     }
 }

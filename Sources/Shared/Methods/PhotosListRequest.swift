@@ -65,20 +65,18 @@ public struct PhotosListRequest: RPCRequest {
 
     public func validate() throws(RPCError) {
         if let limit, !(1...Self.maxLimit).contains(limit) {
-            throw .invalidInput("limit must be between 1 and \(Self.maxLimit), not \(limit)", field: "limit")
+            throw .invalidInput(.mustBeBetweenNot(name: "limit", minimum: 1, maximum: Self.maxLimit, given: limit), field: "limit")
         }
         if let offset, offset < 0 {
-            throw .invalidInput("offset must be 0 or more, not \(offset)", field: "offset")
+            throw .invalidInput(.negativeOffset(given: offset), field: "offset")
         }
         if let color, ColorBucket(rawValue: color) == nil {
-            throw .invalidInput(
-                "unknown colour '\(color)'; use one of " + ColorBucket.allCases.map(\.rawValue).joined(separator: ", "),
-                field: "color")
+            throw .invalidInput(.unknownColour(color: color, known: ColorBucket.allCases.map(\.rawValue)), field: "color")
         }
         if let text {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || text.count > 256 {
-                throw .invalidInput("text must be 1 to 256 characters", field: "text")
+                throw .invalidInput(.textLength(maximum: 256), field: "text")
             }
         }
     }

@@ -42,9 +42,9 @@ public struct TerminalSpec: Codable, Sendable, Equatable {
     public static let maximumRows = 200
 
     public func validate() throws(RPCError) {
-        guard columns >= 1, rows >= 1 else { throw .invalidInput("a picture needs at least 1 column and 1 row", field: "terminal") }
-        if let cellWidth, !(1...256).contains(cellWidth) { throw .invalidInput("cell_width must be between 1 and 256 pixels", field: "terminal") }
-        if let cellHeight, !(1...512).contains(cellHeight) { throw .invalidInput("cell_height must be between 1 and 512 pixels", field: "terminal") }
+        guard columns >= 1, rows >= 1 else { throw .invalidInput(.pictureNeedsRoom, field: "terminal") }
+        if let cellWidth, !(1...256).contains(cellWidth) { throw .invalidInput(.mustBeBetween(name: "cell_width", minimum: 1, maximum: 256), field: "terminal") }
+        if let cellHeight, !(1...512).contains(cellHeight) { throw .invalidInput(.mustBeBetween(name: "cell_height", minimum: 1, maximum: 512), field: "terminal") }
     }
 }
 
@@ -163,7 +163,7 @@ public struct PhotosPicturesRequest: RPCRequest {
         self.terminal = terminal
     }
     public func validate() throws(RPCError) {
-        guard (1...Self.maximumIDs).contains(ids.count) else { throw .invalidInput("ids must hold 1 to \(Self.maximumIDs) photo ids", field: "ids") }
+        guard (1...Self.maximumIDs).contains(ids.count) else { throw .invalidInput(.photoIdsCount(maximum: Self.maximumIDs), field: "ids") }
         for id in ids { try PhotoID.validate(id) }
         try terminal.validate()
     }

@@ -56,29 +56,29 @@ public struct PhotosSearchRequest: RPCRequest {
 
     public func validate() throws(RPCError) {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, query.count <= 200 else { throw .invalidInput("the query must be 1 to 200 characters", field: "query") }
+        guard !trimmed.isEmpty, query.count <= 200 else { throw .invalidInput(.searchQueryLength(maximum: 200), field: "query") }
         let source = self.source ?? .unsplash
-        guard source != .local else { throw .invalidInput("search unsplash or nasa; local photos are in photos.list", field: "source") }
+        guard source != .local else { throw .invalidInput(.searchLocalSource, field: "source") }
         let maxPerPage = source == .nasa ? 100 : 30
         if let perPage, !(1...maxPerPage).contains(perPage) {
-            throw .invalidInput("per_page must be between 1 and \(maxPerPage) for \(source.rawValue), not \(perPage)", field: "per_page")
+            throw .invalidInput(.perPageOutOfRange(maximum: maxPerPage, source: source.rawValue, given: perPage), field: "per_page")
         }
-        if let page, page < 1 || page > 10_000 { throw .invalidInput("page must be 1 or more", field: "page") }
+        if let page, page < 1 || page > 10_000 { throw .invalidInput(.pageBelowOne, field: "page") }
         if let color, ColorBucket(rawValue: color) == nil {
-            throw .invalidInput("unknown colour '\(color)'; use one of " + ColorBucket.allCases.map(\.rawValue).joined(separator: ", "), field: "color")
+            throw .invalidInput(.unknownColour(color: color, known: ColorBucket.allCases.map(\.rawValue)), field: "color")
         }
         if let orientation, !["landscape", "portrait", "squarish"].contains(orientation) {
-            throw .invalidInput("orientation must be landscape, portrait or squarish", field: "orientation")
+            throw .invalidInput(.mustBeOneOf(name: "orientation", choices: ["landscape", "portrait", "squarish"]), field: "orientation")
         }
-        if let order, !["relevant", "latest"].contains(order) { throw .invalidInput("order must be relevant or latest", field: "order") }
-        if let media, !["image", "video", "audio"].contains(media) { throw .invalidInput("media must be image, video or audio", field: "media") }
+        if let order, !["relevant", "latest"].contains(order) { throw .invalidInput(.mustBeOneOf(name: "order", choices: ["relevant", "latest"]), field: "order") }
+        if let media, !["image", "video", "audio"].contains(media) { throw .invalidInput(.mustBeOneOf(name: "media", choices: ["image", "video", "audio"]), field: "media") }
         if source == .unsplash, media != nil || yearFrom != nil || yearTo != nil {
-            throw .invalidInput("media, year_from and year_to are NASA filters; add source nasa", field: "source")
+            throw .invalidInput(.nasaFiltersNeedNasa, field: "source")
         }
         if source == .nasa, color != nil || orientation != nil || order != nil {
-            throw .invalidInput("color, orientation and order are Unsplash filters", field: "source")
+            throw .invalidInput(.unsplashFiltersOnly, field: "source")
         }
-        if let yearFrom, let yearTo, yearFrom > yearTo { throw .invalidInput("year_from is after year_to", field: "year_from") }
+        if let yearFrom, let yearTo, yearFrom > yearTo { throw .invalidInput(.yearFromAfterYearTo, field: "year_from") }
     }
 }
 

@@ -16,7 +16,7 @@ public struct PhotosStatsRequest: RPCRequest {
     public init(id: String) { self.id = id }
     public func validate() throws(RPCError) {
         try PhotoID.validate(id)
-        guard id.hasPrefix("unsplash:") else { throw .invalidInput("statistics exist for Unsplash photos only", field: "id") }
+        guard id.hasPrefix("unsplash:") else { throw .invalidInput(.statisticsUnsplashOnly, field: "id") }
     }
 }
 

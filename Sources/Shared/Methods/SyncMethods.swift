@@ -25,7 +25,7 @@ public struct SyncNowRequest: RPCRequest {
     }
     public func validate() throws(RPCError) {
         if let timeoutSeconds, !(1...3600).contains(timeoutSeconds) {
-            throw .invalidInput("timeout_seconds must be between 1 and 3600", field: "timeout_seconds")
+            throw .invalidInput(.mustBeBetween(name: "timeout_seconds", minimum: 1, maximum: 3600), field: "timeout_seconds")
         }
     }
 }

@@ -18,8 +18,8 @@ struct SignupCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Checked before asking for a password, so a typo costs nothing.
-        if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
-        if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
+        if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem.text()) }
+        if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem.text()) }
         let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: passwordStdin, global: global)
         let password = try PasswordPrompt.read(fromStdin: passwordStdin)
         let wanted = username
@@ -45,7 +45,7 @@ struct LoginCommand: AsyncParsableCommand {
     var adoptGuest: Bool?
 
     func run() async throws {
-        if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem) }
+        if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem.text()) }
         let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: passwordStdin, global: global)
         let password = try PasswordPrompt.read(fromStdin: passwordStdin)
         try await global.run(LoginRequest(email: email, password: password, adoptGuest: adopt)) { result, style in
@@ -205,7 +205,7 @@ struct SetUsername: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem) }
+        if let problem = AccountRules.usernameProblem(username) { throw ValidationError(problem.text()) }
         guard wait else {
             try await global.run(SetUsernameRequest(username: username)) { result, style in
                 guard result.opId != nil else { return Message.usernameAlready(style.bold(username)).text() }
@@ -277,7 +277,7 @@ struct RecentUsers: AsyncParsableCommand {
         do {
             try request.validate()
         } catch {
-            throw ValidationError(error.message)
+            throw ValidationError(error.text())
         }
         try await global.run(request) { result, style in
             var table = Table(headers: [Column.username, .joined].map { $0.text() })

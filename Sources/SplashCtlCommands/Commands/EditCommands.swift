@@ -31,7 +31,7 @@ struct EditCommand: AsyncParsableCommand {
         do throws(RPCError) {
             for filter in filters { steps.append(try FilterStep(parsing: filter)) }
         } catch {
-            Output.error(error.message)
+            Output.error(error.text())
             throw ExitCode(ErrorKind.invalidInput.exitCode)
         }
         guard let preview else {
@@ -190,7 +190,8 @@ struct EditsRemove: AsyncParsableCommand {
         if UUID(uuidString: text) != nil { return text.lowercased() }
         let matches = try await client.send(EditsListRequest()).edits.map(\.editId).filter { $0.hasPrefix(text.lowercased()) }
         guard matches.count == 1 else {
-            throw RPCError(.notFound, (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(language), field: "edit_id")
+            let message = (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(language)
+            throw RPCError(code: ErrorKind.notFound.code, message: message, data: .init(kind: .notFound, field: "edit_id"))
         }
         return matches[0]
     }

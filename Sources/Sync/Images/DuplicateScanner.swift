@@ -35,8 +35,9 @@ public final class DuplicateScanner: Service, Sendable {
     private let settleFor: Duration
     private let waiting = Mutex<[Arrival]>([])
     private let wakeup = Wakeup()
-    /// Likes were released by a comparison: the push engine may send them.
-    private let likesReleased: @Sendable () -> Void
+    /// Likes were held or released by a comparison: the outbox's counts changed, and the push engine
+    /// may send the released ones.
+    private let likesSettled: @Sendable () -> Void
 
     typealias Arrival = (photoId: String, path: String, report: Bool)
 
@@ -46,9 +47,9 @@ public final class DuplicateScanner: Service, Sendable {
     public init(
         store: Store, dataDirectory: String, threshold: Int, hash: @escaping Hasher, accountId: @escaping @Sendable () -> String,
         transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30),
-        settleFor: Duration = .seconds(10), likesReleased: @escaping @Sendable () -> Void = {}, logger: Logger
+        settleFor: Duration = .seconds(10), likesSettled: @escaping @Sendable () -> Void = {}, logger: Logger
     ) {
-        self.likesReleased = likesReleased
+        self.likesSettled = likesSettled
         self.transfersActive = transfersActive
         self.settleFor = settleFor
         self.patience = patience
@@ -223,19 +224,20 @@ public final class DuplicateScanner: Service, Sendable {
     /// Holds the waiting likes of photos near a library photo, releases the others.
     private func settleLikes(_ photoIds: [String], near: [String: [(id: String, distance: Int)]]) throws {
         guard !photoIds.isEmpty else { return }
-        let released = try store.write { db -> Int in
-            var released = 0
+        let settled = try store.write { db -> Int in
+            var settled = 0
             for photoId in try LikeCheckRows.waiting(db, photoIds: photoIds) {
                 let twin = near[photoId]?.first.map { LikeCheckRows.Hold(twinId: $0.id, distance: $0.distance) }
-                released += try LikeCheckRows.settle(db, photoId: photoId, twin: twin, now: Date())
+                _ = try LikeCheckRows.settle(db, photoId: photoId, twin: twin, now: Date())
+                settled += 1
                 if let twin {
                     logger.notice("the like of \(photoId) waits: it looks like \(twin.twinId), already in the library", metadata: [
                         "splashd_op": "images", "splashd_photo": "\(photoId)", "splashd_duplicate_of": "\(twin.twinId)",
                     ])
                 }
             }
-            return released
+            return settled
         }
-        if released > 0 { likesReleased() }
+        if settled > 0 { likesSettled() }
     }
 }

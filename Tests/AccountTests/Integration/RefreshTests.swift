@@ -133,7 +133,7 @@ struct RefreshTests {
         try await devstack.revokeSessions(email: email)
         #expect(await manager.refresh() == .signedOut)
         #expect(await manager.currentUser == nil)
-        #expect(await manager.lastSignedOutReason?.contains("the server ended the session") == true)
+        #expect(await manager.lastSignedOutReason?.english.contains("the server ended the session") == true)
         #expect(SessionFile(directory: directory.path).load() == .none)
     }
 

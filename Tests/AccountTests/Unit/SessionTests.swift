@@ -71,12 +71,12 @@ struct SessionFileTests {
     func corruptFileIsMovedAsideNotDeleted(_ content: String) throws {
         let file = SessionFile(directory: directory.path)
         try Data(content.utf8).write(to: URL(fileURLWithPath: file.path))
-        guard case .corrupt(let movedTo, let reason) = file.load() else {
+        guard case .corrupt(let movedTo, let problem) = file.load() else {
             Issue.record("expected .corrupt")
             return
         }
         #expect(movedTo != file.path)
-        #expect(!reason.isEmpty)
+        #expect(!problem.english.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(FileManager.default.contents(atPath: movedTo) == Data(content.utf8))
         #expect(file.load() == .none)
