@@ -101,6 +101,9 @@ import TestSupport
             let name = try #require(Self.names(daemon, "My Collection").first)
             let file = try #require(try await Self.libraryFile(daemon, photo.id))
             #expect(Self.inode(Self.folder(daemon) + "/My Collection/" + name)?.ino == Self.inode(file)?.ino)
+            // By the reconcile every start begins with, not by some later event.
+            let made = daemon.process.stderr.split(separator: "\n").filter { $0.contains("Pictures folder: 1 made") }
+            #expect(made.count == 1 && made[0].contains("splashd_reason=start"), "\(made)")
         }
     }
 
