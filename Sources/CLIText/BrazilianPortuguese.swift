@@ -200,12 +200,12 @@ enum BrazilianPortuguese {
 
         case .picturesFolderInStep(let entries, let folder): "\(folder) está em dia com a biblioteca (\(plural(entries, "entrada", "entradas")))"
         case .picturesFolderOutOfStep(let missing, let extra, let wrong, let folder):
-            "\(folder) está fora de sincronia com a biblioteca: \(missing) faltando, \(extra) sobrando, \(wrong) erradas (splashctl library export a refaz)"
+            "\(folder) está fora de sincronia com a biblioteca: \(missing) faltando, \(extra) sobrando, \(plural(wrong, "errada", "erradas")) (splashctl library export a refaz)"
         case .picturesFolderMissing(let path): "faltando  \(path)"
         case .picturesFolderExtra(let path): "sobrando  \(path)"
         case .picturesFolderWrong(let path): "errada    \(path)"
         case .picturesFolderRebuilt(let entries, let made, let removed, let folder):
-            "\(folder) tem as \(plural(entries, "entrada", "entradas")) da biblioteca: \(made) criadas, \(removed) removidas"
+            "\(folder) tem \(plural(entries, "entrada", "entradas")) da biblioteca: \(plural(made, "criada", "criadas")), \(plural(removed, "removida", "removidas"))"
         case .picturesFolderSymlinks(let n):
             "\(plural(n, "entrada é um link simbólico", "entradas são links simbólicos")): a pasta e a biblioteca estão em sistemas de arquivos ou montagens diferentes"
 

@@ -235,7 +235,7 @@ extension Message {
         .downloadingFiles(1), .filesWaitingToRetry(1),
         .pruned(files: 1, bytes: "1 MB", cacheBytes: "1 MB"),
         .picturesFolderInStep(entries: 1, folder: "/p"), .picturesFolderRebuilt(entries: 1, made: 1, removed: 1, folder: "/p"),
-        .picturesFolderSymlinks(1),
+        .picturesFolderSymlinks(1), .picturesFolderOutOfStep(missing: 1, extra: 1, wrong: 1, folder: "/p"),
         .watchingFrom(seq: 1),
         .libraryCountsShort(photos: 1, liked: 1, edited: 1),
         .imageQueueCounts(downloading: 1, waiting: 1),
