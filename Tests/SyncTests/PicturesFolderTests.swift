@@ -103,7 +103,7 @@ import TestSupport
             #expect(Self.inode(Self.folder(daemon) + "/My Collection/" + name)?.ino == Self.inode(file)?.ino)
             // By the reconcile every start begins with, not by some later event.
             let made = daemon.process.stderr.split(separator: "\n").filter { $0.contains("Pictures folder: 1 made") }
-            #expect(made.count == 1 && made[0].contains("splashd_reason=start"), "\(made)")
+            #expect(made.count == 1 && made[0].contains("splashd_trigger=start"), "\(made)")
         }
     }
 

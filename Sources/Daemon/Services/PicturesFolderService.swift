@@ -105,7 +105,7 @@ final class PicturesFolderService: Service, Sendable {
         }
         guard outcome.made + outcome.removed > 0 else { return }
         var metadata: Logger.Metadata = [
-            "splashd_op": "pictures_folder", "splashd_reason": "\(reason)", "splashd_made": "\(outcome.made)",
+            "splashd_op": "pictures_folder", "splashd_trigger": "\(reason)", "splashd_made": "\(outcome.made)",
             "splashd_removed": "\(outcome.removed)", "splashd_symlinks": "\(outcome.symlinked)",
         ]
         if let started { metadata["splashd_duration_ms"] = "\(started.millisecondsElapsed)" }
