@@ -14,13 +14,15 @@ public enum PicturesFolderRows {
         public var path: String
     }
 
-    /// `(collection, edits)` for `accountId`. A liked photo with no library file yet (downloading) has
+    /// `(collection, edits)` for `accountId`. Each like looks up its photo's files by the primary key
+    /// (`+in_library` keeps SQLite off `photo_files_lru`, which read every library row per like: 1.6 s
+    /// for 5,000 likes instead of milliseconds). A liked photo with no library file yet (downloading) has
     /// no entry; of several library files (variants changed over time) the largest is the one.
     public static func entries(_ db: Database, accountId: String) throws -> (collection: [Entry], edits: [Entry]) {
         let collection = try Row.fetchAll(db, sql: """
             SELECT p.id, p.author_name, coalesce(nullif(p.title, ''), p.alt_description) AS title,
                    (SELECT f.path FROM photo_files f
-                    WHERE f.photo_id = l.photo_id AND f.in_library = 1 AND f.variant NOT LIKE 'edit:%'
+                    WHERE f.photo_id = l.photo_id AND +f.in_library = 1 AND f.variant NOT LIKE 'edit:%'
                     ORDER BY f.bytes DESC, f.variant LIMIT 1) AS path
             FROM likes l JOIN photos p ON p.id = l.photo_id
             WHERE l.account_id = ? AND l.deleted_at IS NULL
