@@ -26,6 +26,8 @@ final class PicturesFolderService: Service, Sendable {
     private let busy = Mutex(())
     /// How long a wake waits for more before reconciling (a pull's burst of arrivals).
     private let settle: Duration
+    /// The failures last logged: a folder that cannot be written is said once, not at every like.
+    private let lastFailures = Mutex<[String]>([])
 
     init(
         folder: PicturesFolder, enabled: Bool, accountId: @escaping @Sendable () -> String, settle: Duration = .milliseconds(150),
@@ -38,8 +40,9 @@ final class PicturesFolderService: Service, Sendable {
         self.logger = logger
     }
 
-    /// Wakes it on the events that change what the folder should hold.
+    /// Wakes it on the events that change what the folder should hold (off: nothing to follow).
     func follow(_ bus: EventBus) {
+        guard enabled else { return }
         _ = bus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) { [wakeup] notification in
             if case .imagesChanged(let progress) = notification.event, progress.change != .finished { return }
             wakeup.ring()
@@ -100,8 +103,17 @@ final class PicturesFolderService: Service, Sendable {
     }
 
     private func log(_ outcome: PicturesFolder.Outcome, reason: String, started: ContinuousClock.Instant? = nil) {
-        for failure in outcome.failures.prefix(5) {
-            logger.warning("Pictures folder: \(failure)", metadata: ["splashd_op": "pictures_folder"])
+        let repeated = lastFailures.withLock { last in
+            defer { last = outcome.failures }
+            return last == outcome.failures
+        }
+        if !repeated {
+            for failure in outcome.failures.prefix(5) {
+                logger.warning("Pictures folder: \(failure)", metadata: ["splashd_op": "pictures_folder"])
+            }
+            if outcome.failures.count > 5 {
+                logger.warning("Pictures folder: \(outcome.failures.count - 5) more entries failed", metadata: ["splashd_op": "pictures_folder"])
+            }
         }
         guard outcome.made + outcome.removed > 0 else { return }
         var metadata: Logger.Metadata = [
