@@ -145,6 +145,16 @@ extension BrazilianPortuguese {
         case .cacheShowAbstract: "Mostra o uso da biblioteca e do cache."
         case .cachePruneAbstract: "Remove agora arquivos do cache, primeiro os usados há mais tempo. A biblioteca nunca é tocada."
         case .cachePruneKeep: "Mantém esta quantidade de bytes dos arquivos do cache usados mais recentemente (padrão 0: esvazia o cache)."
+        case .libraryAbstract: "A biblioteca vista por outros programas."
+        case .libraryExportAbstract: "Refaz exatamente a pasta da biblioteca em Imagens (My Collection/, Edits/)."
+        case .libraryExportDiscussion: """
+            O splashd mantém pictures.folder (padrão: Splash na pasta de imagens do XDG) em dia sozinho: um link \
+            físico (um link simbólico entre sistemas de arquivos) por arquivo de foto curtida em My Collection/ e \
+            por edição salva em Edits/. Este comando recoloca o que falta ou está errado e remove as entradas do \
+            splashd que não deveriam estar lá; os outros arquivos da pasta ficam como estão. Com --check só compara, \
+            e sai com status 1 quando a pasta está fora de sincronia.
+            """
+        case .libraryExportCheck: "Só compara a pasta com a biblioteca; não muda nada (status 1 quando fora de sincronia)."
 
         case .signupAbstract: "Cria uma conta e entra nela (pede a senha sem mostrá-la)."
         case .signupUsername: "Nome de usuário: de 3 a 32 caracteres entre a-z, 0-9 e '_'."

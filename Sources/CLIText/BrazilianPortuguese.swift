@@ -198,6 +198,17 @@ enum BrazilianPortuguese {
         case .pruned(let files, let bytes, let cacheBytes):
             "\(plural(files, "arquivo removido", "arquivos removidos")) (\(bytes)); o cache ocupa \(cacheBytes)"
 
+        case .picturesFolderInStep(let entries, let folder): "\(folder) está em dia com a biblioteca (\(plural(entries, "entrada", "entradas")))"
+        case .picturesFolderOutOfStep(let missing, let extra, let wrong, let folder):
+            "\(folder) está fora de sincronia com a biblioteca: \(missing) faltando, \(extra) sobrando, \(plural(wrong, "errada", "erradas")) (splashctl library export a refaz)"
+        case .picturesFolderMissing(let path): "faltando  \(path)"
+        case .picturesFolderExtra(let path): "sobrando  \(path)"
+        case .picturesFolderWrong(let path): "errada    \(path)"
+        case .picturesFolderRebuilt(let entries, let made, let removed, let folder):
+            "\(folder) tem \(plural(entries, "entrada", "entradas")) da biblioteca: \(plural(made, "criada", "criadas")), \(plural(removed, "removida", "removidas"))"
+        case .picturesFolderSymlinks(let n):
+            "\(plural(n, "entrada é um link simbólico", "entradas são links simbólicos")): a pasta e a biblioteca estão em sistemas de arquivos ou montagens diferentes"
+
         case .watchingFrom(let seq): "acompanhando a partir do evento \(seq); Ctrl-C para parar"
         case .libraryCountsShort(let photos, let liked, let edited):
             "\(plural(photos, "foto", "fotos")), \(plural(liked, "curtida", "curtidas")), \(plural(edited, "editada", "editadas"))"

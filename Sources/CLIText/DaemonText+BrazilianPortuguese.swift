@@ -184,6 +184,8 @@ extension DaemonText {
         case .imageEngineFailed(let detail): "o mecanismo de imagens falhou: \(detail)"
         case .originalNotHereOffline(let id): "o original de \(id) não está nesta máquina e não é possível baixá-lo"
         case .originalDownloadFailed(let id, let reason): "não foi possível baixar o original de \(id): \(reason)"
+        case .noPicturesFolder: "não há pasta de Imagens: pictures.folder não está definido e não há pasta pessoal"
+        case .picturesExportOff(let folder): "pictures.export está desligado na configuração do splashd; nada é mantido em \(folder)"
         case .pictureNeedsRoom: "uma imagem precisa de ao menos 1 coluna e 1 linha"
         case .photoIdsCount(let maximum): "ids deve ter de 1 a \(maximum) ids de fotos"
         case .noPictureHere(let id): "nenhuma imagem de \(id) está nesta máquina, e downloads não estão disponíveis"

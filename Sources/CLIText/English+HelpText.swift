@@ -143,6 +143,16 @@ extension English {
         case .cacheShowAbstract: "Show library and cache usage."
         case .cachePruneAbstract: "Evict cache files now, least recently used first. The library is never touched."
         case .cachePruneKeep: "Keep this many bytes of the most recently used cache files (default 0: empty the cache)."
+        case .libraryAbstract: "The library as seen by other programs."
+        case .libraryExportAbstract: "Rebuild the library's folder under Pictures exactly (My Collection/, Edits/)."
+        case .libraryExportDiscussion: """
+            splashd keeps pictures.folder (default: the XDG Pictures folder's Splash) in step by itself: one hard link \
+            (a symbolic link across file systems) per liked photo's file in My Collection/ and per saved edit in \
+            Edits/. This puts back what is missing or wrong and removes splashd's entries that should not be there; \
+            other files in the folder are left alone. With --check it only compares, and exits with status 1 when the \
+            folder is out of step.
+            """
+        case .libraryExportCheck: "Only compare the folder with the library; change nothing (exit status 1 when out of step)."
 
         case .signupAbstract: "Create an account and sign in to it (asks for the password without echo)."
         case .signupUsername: "Username: 3 to 32 of a-z, 0-9 and '_'."

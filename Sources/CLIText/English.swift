@@ -192,6 +192,17 @@ enum English {
         case .keepCannotBeNegative: "--keep cannot be negative"
         case .pruned(let files, let bytes, let cacheBytes): "removed \(plural(files, "file", "files")) (\(bytes)); the cache holds \(cacheBytes)"
 
+        case .picturesFolderInStep(let entries, let folder): "\(folder) is in step with the library (\(plural(entries, "entry", "entries")))"
+        case .picturesFolderOutOfStep(let missing, let extra, let wrong, let folder):
+            "\(folder) is out of step with the library: \(missing) missing, \(extra) extra, \(wrong) wrong (splashctl library export rebuilds it)"
+        case .picturesFolderMissing(let path): "missing  \(path)"
+        case .picturesFolderExtra(let path): "extra    \(path)"
+        case .picturesFolderWrong(let path): "wrong    \(path)"
+        case .picturesFolderRebuilt(let entries, let made, let removed, let folder):
+            "\(folder) holds the library's \(plural(entries, "entry", "entries")): \(made) made, \(removed) removed"
+        case .picturesFolderSymlinks(let n):
+            "\(plural(n, "entry is a symbolic link", "entries are symbolic links")): the folder and the library are on different file systems or mounts"
+
         case .watchingFrom(let seq): "watching from event \(seq); Ctrl-C to stop"
         case .libraryCountsShort(let photos, let liked, let edited): "\(plural(photos, "photo", "photos")), \(liked) liked, \(edited) edited"
         case .imageQueueCounts(let downloading, let waiting): "(\(downloading) downloading, \(waiting) waiting)"

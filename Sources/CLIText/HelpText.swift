@@ -156,6 +156,12 @@ public enum HelpText: Sendable, Equatable {
     case cachePruneAbstract
     case cachePruneKeep
 
+    // library export (the Pictures folder)
+    case libraryAbstract
+    case libraryExportAbstract
+    case libraryExportDiscussion
+    case libraryExportCheck
+
     // Account: signup, login, logout, whoami, guest, profile, users
     case signupAbstract
     case signupUsername

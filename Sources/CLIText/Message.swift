@@ -207,6 +207,15 @@ public enum Message: Sendable, Equatable {
     case keepCannotBeNegative
     case pruned(files: Int, bytes: String, cacheBytes: String)
 
+    // The Pictures folder (library export)
+    case picturesFolderInStep(entries: Int, folder: String)
+    case picturesFolderOutOfStep(missing: Int, extra: Int, wrong: Int, folder: String)
+    case picturesFolderMissing(String)
+    case picturesFolderExtra(String)
+    case picturesFolderWrong(String)
+    case picturesFolderRebuilt(entries: Int, made: Int, removed: Int, folder: String)
+    case picturesFolderSymlinks(Int)
+
     // Watch
     case watchingFrom(seq: Int)
     case libraryCountsShort(photos: Int, liked: Int, edited: Int)

@@ -115,6 +115,13 @@ public enum DaemonRunner {
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)
+        // The library as a folder of links where picture viewers look (pictures.folder).
+        let picturesFolder = config.picturesFolder.map { folder in
+            PicturesFolderService(
+                folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
+                accountId: { state.actingAccount }, logger: logger)
+        }
+        picturesFolder?.follow(state.bus)
 
         var serverConfiguration = ControlServer.Configuration(
             socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
@@ -126,7 +133,7 @@ public enum DaemonRunner {
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
                 feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
-                pictures: pictures),
+                pictures: pictures, picturesFolder: picturesFolder),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -177,6 +184,7 @@ public enum DaemonRunner {
             services.append(.init(service: images.scanner))
             services.append(.init(service: images.queue))
         }
+        if let picturesFolder { services.append(.init(service: picturesFolder)) }
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),

@@ -14,7 +14,7 @@ public struct SplashCtl: AsyncParsableCommand {
             SearchCommand.self, HistoryCommand.self, RandomCommand.self, TopicsCommand.self, TopicCommand.self,
             FollowCommand.self, UnfollowCommand.self, FeedsCommand.self,
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,
-            ImportCommand.self, EditCommand.self, FiltersCommand.self, EditsCommand.self, CacheCommand.self,
+            ImportCommand.self, EditCommand.self, FiltersCommand.self, EditsCommand.self, CacheCommand.self, LibraryCommand.self,
             SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, GuestCommand.self, ProfileCommand.self,
             UsersCommand.self,
         ])

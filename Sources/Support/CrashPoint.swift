@@ -24,6 +24,9 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case importCopied = "import.copied"
     /// A batch of the guest's likes or edits is the account's now, its ops queued; more remain.
     case guestBatchAdopted = "guest.batch_adopted"
+    /// The Pictures folder is about to get an entry it is missing (a liked photo's file arrived, or an
+    /// edit was saved); the entry is not made yet.
+    case picturesLinking = "pictures.linking"
 
     /// The point this process was told to die at, read once.
     public static let armed: CrashPoint? = getenv("SPLASHD_TEST_CRASH_AT").flatMap { CrashPoint(rawValue: String(cString: $0)) }

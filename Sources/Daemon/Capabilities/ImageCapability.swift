@@ -69,6 +69,9 @@ struct ImageCapability: Sendable {
         configuration.thumbnailArrived = { photoId, path in scanner.arrived(photoId: photoId, path: path, report: false) }
         // A like waiting for a file that could not be had is not held back by it.
         configuration.fileFailed = { photoId in scanner.cannotCompare(photoId: photoId) }
+        // The library's file and byte counts move with the files (library.changed; the Pictures folder
+        // follows that event).
+        configuration.filesMoved = { counter.refresh() }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
             // Signed out, the guest's liked and edited photos are downloaded too.

@@ -59,6 +59,11 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The original of a liked or edited local photo above this many MiB stays on this machine (its
     /// upload is rejected, with the reason).
     public var originalsMaxMiB = 100
+    /// The library as a folder of links for picture viewers (`My Collection/`, `Edits/`); nil: the XDG
+    /// Pictures folder's `Splash`, resolved by `load` (still nil when there is no home to resolve in).
+    public var picturesFolder: String?
+    /// Whether that folder is kept; off, the entries splashd made there are removed at the start.
+    public var picturesExport = true
 
     public init() {}
 
@@ -112,6 +117,14 @@ public struct DaemonConfig: Sendable, Equatable {
         "pictures.memory_mib": { config, value, path throws(ConfigError) in
             config.picturesMemoryMiB = try value.integer("pictures.memory_mib", in: 0...4096, path)
         },
+        "pictures.folder": { config, value, path throws(ConfigError) in
+            let folder = try value.string("pictures.folder", path)
+            guard folder.hasPrefix("/") || folder.hasPrefix("~/"), !folder.contains("\0") else {
+                throw ConfigError(path: path, line: nil, message: "pictures.folder must be an absolute path or start with ~/")
+            }
+            config.picturesFolder = folder
+        },
+        "pictures.export": { config, value, path throws(ConfigError) in config.picturesExport = try value.bool("pictures.export", path) },
         "cache.max_bytes": { config, value, path throws(ConfigError) in
             config.cacheMaxBytes = Int64(try value.integer("cache.max_bytes", in: 0...(1 << 50), path))
         },
@@ -190,7 +203,44 @@ public struct DaemonConfig: Sendable, Equatable {
             try config.apply(try ConfigFile(path: file, text: text))
         }
         try config.apply(environment: environment)
+        config.picturesFolder = config.picturesFolder.map { folder in
+            folder.hasPrefix("~/") ? environment["HOME"].map { $0 + folder.dropFirst() } : folder
+        } ?? picturesDirectory(environment: environment).map { $0 + "/Splash" }
         return config
+    }
+
+    /// The XDG Pictures folder, as `xdg-user-dir PICTURES` finds it: `XDG_PICTURES_DIR` in
+    /// `$XDG_CONFIG_HOME/user-dirs.dirs` (or `~/.config/user-dirs.dirs`), a `"$HOME/…"` or absolute
+    /// path; else `~/Pictures`. Nil without a home.
+    public static func picturesDirectory(environment: [String: String]) -> String? {
+        guard let home = environment["HOME"].flatMap({ $0.hasPrefix("/") ? $0 : nil }) else { return nil }
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        if let text = try? String(contentsOfFile: base + "/user-dirs.dirs", encoding: .utf8),
+           let directory = userDir("XDG_PICTURES_DIR", in: text, home: home) {
+            return directory
+        }
+        return home + "/Pictures"
+    }
+
+    /// One `NAME="value"` line of a user-dirs.dirs file (shell syntax, as xdg-user-dirs writes it:
+    /// the value double-quoted, `$HOME/…` or absolute). The last line naming it wins; `$HOME/` alone
+    /// (the home itself) is not a pictures folder of its own, and is taken as no answer.
+    static func userDir(_ name: String, in text: String, home: String) -> String? {
+        var found: String?
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.hasPrefix("#"), line.hasPrefix(name + "=") else { continue }
+            var value = String(line.dropFirst(name.count + 1))
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+            value = value.replacingOccurrences(of: "\\\"", with: "\"")
+            if value.hasPrefix("$HOME/") {
+                let rest = value.dropFirst("$HOME/".count)
+                found = rest.isEmpty ? nil : home + "/" + rest
+            } else if value.hasPrefix("/") {
+                found = value
+            }
+        }
+        return found.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
     }
 
     /// The config file to read when none is named: `$XDG_CONFIG_HOME/splashd/config.toml` (or

@@ -14,7 +14,7 @@ enum Routes {
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
         images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil,
-        pictures: PictureCapability? = nil
+        pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let counter = LibraryCounter(state: state, library: library, logger: logger)
@@ -30,6 +30,7 @@ enum Routes {
             duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, pictures: pictures)
         EditRoutes.register(into: &router, state: state, edits: edits)
         ImportRoutes.register(into: &router, imports: imports)
+        ExportRoutes.register(into: &router, picturesFolder: picturesFolder)
 
         // Answered from memory, on the thread that read the request (Router.registerImmediate).
         router.registerImmediate(PingRequest.self) { _ in

@@ -174,6 +174,8 @@ extension DaemonText {
         case .noPictureHere(let id): "no picture of \(id) is on this machine, and downloads are unavailable"
         case .noPictureHereBecause(let id, let reason): "no picture of \(id) is on this machine: \(reason)"
         case .pictureCannotBeDrawn(let id, let path, let reason): "the picture of \(id) cannot be drawn from \(path): \(reason)"
+        case .noPicturesFolder: "there is no Pictures folder: pictures.folder is not set and there is no home directory"
+        case .picturesExportOff(let folder): "pictures.export is off in splashd's config; nothing is kept in \(folder)"
         }
     }
 

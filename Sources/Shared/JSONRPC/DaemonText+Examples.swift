@@ -149,6 +149,8 @@ extension DaemonText {
         .originalNotHereOffline(id: "nasa:PIA12345"),
         .originalDownloadFailed(id: "unsplash:gone", reason: "HTTP 404"),
         .pictureNeedsRoom,
+        .noPicturesFolder,
+        .picturesExportOff(folder: "/home/ana/Pictures/Splash"),
         .photoIdsCount(maximum: 60),
         .noPictureHere(id: "unsplash:far"),
         .noPictureHereBecause(id: "unsplash:far", reason: "images.unsplash.com does not answer"),

@@ -209,4 +209,9 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case noPictureHere(id: String)
     case noPictureHereBecause(id: String, reason: String)
     case pictureCannotBeDrawn(id: String, path: String, reason: String)
+
+    // MARK: The Pictures folder (library.export)
+
+    case noPicturesFolder
+    case picturesExportOff(folder: String)
 }

@@ -26,6 +26,7 @@ public enum MethodRegistry {
         LibraryImportRequest.self,
         LibraryWatchingRequest.self,
         LibraryUnwatchRequest.self,
+        LibraryExportRequest.self,
         FiltersListRequest.self,
         EditsPreviewRequest.self,
         EditsCreateRequest.self,

@@ -1,0 +1,14 @@
+import Control
+import Shared
+
+/// `library.export`: the Pictures folder checked or rebuilt.
+enum ExportRoutes {
+    static func register(into router: inout Router, picturesFolder: PicturesFolderService?) {
+        router.register(LibraryExportRequest.self) { request, _ in
+            guard let picturesFolder else {
+                throw RPCError(.conflict, .noPicturesFolder)
+            }
+            return try picturesFolder.export(check: request.check == true)
+        }
+    }
+}

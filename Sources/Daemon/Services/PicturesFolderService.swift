@@ -1,0 +1,135 @@
+import Foundation
+import Library
+import Logging
+import ServiceLifecycle
+import Shared
+import Store
+import Support
+import Synchronization
+
+/// Keeps the Pictures folder (`PicturesFolder`: `My Collection/`, `Edits/`) in step with the library.
+/// A full reconcile at the start mends whatever a stop or a crash left (a like whose link was never
+/// made); after that the bus wakes it — a like, unlike or edit (`photo.changed`), a file arrived
+/// (`images.changed` finished), files moved or an edit removed (`library.changed`), another account —
+/// and a burst of wakes is one reconcile. A reconcile reads what the folder should hold in one query
+/// and the two directories once, and changes nothing when they agree.
+///
+/// With `pictures.export = false` it makes nothing, and removes at the start the entries it made
+/// before (the person's own files stay).
+final class PicturesFolderService: Service, Sendable {
+    let folder: PicturesFolder
+    let enabled: Bool
+    private let accountId: @Sendable () -> String
+    private let logger: Logger
+    private let wakeup = Wakeup()
+    /// One reconcile at a time: the service's and a `library.export` request's.
+    private let busy = Mutex(())
+    /// How long a wake waits for more before reconciling (a pull's burst of arrivals).
+    private let settle: Duration
+    /// The failures last logged: a folder that cannot be written is said once, not at every like.
+    private let lastFailures = Mutex<[String]>([])
+
+    init(
+        folder: PicturesFolder, enabled: Bool, accountId: @escaping @Sendable () -> String, settle: Duration = .milliseconds(150),
+        logger: Logger
+    ) {
+        self.folder = folder
+        self.enabled = enabled
+        self.accountId = accountId
+        self.settle = settle
+        self.logger = logger
+    }
+
+    /// Wakes it on the events that change what the folder should hold (off: nothing to follow).
+    func follow(_ bus: EventBus) {
+        guard enabled else { return }
+        _ = bus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) { [wakeup] notification in
+            if case .imagesChanged(let progress) = notification.event, progress.change != .finished { return }
+            wakeup.ring()
+        }
+    }
+
+    func ring() { wakeup.ring() }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            guard self.enabled else {
+                self.clear()
+                while !Task.isCancelled { await self.wakeup.wait(until: nil) }
+                return
+            }
+            _ = self.reconcile(reason: "start")
+            while !Task.isCancelled {
+                await self.wakeup.wait(until: nil)
+                if Task.isCancelled { return }
+                try? await Task.sleep(for: self.settle)
+                _ = self.reconcile(reason: "change")
+            }
+        }
+    }
+
+    /// `library.export`: compares (`check`) or rebuilds, now.
+    func export(check: Bool) throws -> LibraryExportResult {
+        guard enabled else {
+            throw RPCError(.conflict, .picturesExportOff(folder: folder.folder))
+        }
+        let wanted = try folder.wanted(accountId: accountId())
+        if check {
+            let difference = busy.withLock { _ in folder.check(wanted) }
+            return LibraryExportResult(
+                folder: folder.folder, checked: true, inStep: difference.inStep, entries: wanted.count, missing: difference.missing,
+                extra: difference.extra, wrong: difference.wrong, made: 0, removed: 0, symlinks: 0, failures: [])
+        }
+        let outcome = busy.withLock { _ in folder.reconcile(wanted) }
+        log(outcome, reason: "request")
+        return LibraryExportResult(
+            folder: folder.folder, checked: false, inStep: outcome.failures.isEmpty, entries: wanted.count,
+            missing: outcome.before.missing, extra: outcome.before.extra, wrong: outcome.before.wrong, made: outcome.made,
+            removed: outcome.removed, symlinks: outcome.symlinked, failures: outcome.failures)
+    }
+
+    @discardableResult
+    func reconcile(reason: String) -> PicturesFolder.Outcome? {
+        let started = ContinuousClock.now
+        do {
+            let wanted = try folder.wanted(accountId: accountId())
+            let outcome = busy.withLock { _ in folder.reconcile(wanted) }
+            log(outcome, reason: reason, started: started)
+            return outcome
+        } catch {
+            logger.error("cannot read what the Pictures folder should hold: \(error)", metadata: ["splashd_op": "pictures_folder"])
+            return nil
+        }
+    }
+
+    private func log(_ outcome: PicturesFolder.Outcome, reason: String, started: ContinuousClock.Instant? = nil) {
+        let repeated = lastFailures.withLock { last in
+            defer { last = outcome.failures }
+            return last == outcome.failures
+        }
+        if !repeated {
+            for failure in outcome.failures.prefix(5) {
+                logger.warning("Pictures folder: \(failure)", metadata: ["splashd_op": "pictures_folder"])
+            }
+            if outcome.failures.count > 5 {
+                logger.warning("Pictures folder: \(outcome.failures.count - 5) more entries failed", metadata: ["splashd_op": "pictures_folder"])
+            }
+        }
+        guard outcome.made + outcome.removed > 0 else { return }
+        var metadata: Logger.Metadata = [
+            "splashd_op": "pictures_folder", "splashd_trigger": "\(reason)", "splashd_made": "\(outcome.made)",
+            "splashd_removed": "\(outcome.removed)", "splashd_symlinks": "\(outcome.symlinked)",
+        ]
+        if let started { metadata["splashd_duration_ms"] = "\(started.millisecondsElapsed)" }
+        logger.info("Pictures folder: \(outcome.made) made, \(outcome.removed) removed in \(folder.folder)", metadata: metadata)
+    }
+
+    private func clear() {
+        let outcome = busy.withLock { _ in folder.clear() }
+        if outcome.removed > 0 {
+            logger.notice("pictures.export is off: removed the \(outcome.removed) entries splashd had made in \(folder.folder)", metadata: [
+                "splashd_op": "pictures_folder",
+            ])
+        }
+    }
+}

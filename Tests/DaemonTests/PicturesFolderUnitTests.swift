@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Daemon
+import Foundation
+import GRDB
+@testable import Library
+import Shared
+import Store
+import Testing
+import TestSupport
+
+/// The Pictures folder's names, what it counts as its own, the reconcile against a real directory, and
+/// where the folder is by default (no daemon; the integration tests are PicturesFolderTests).
+@Suite struct PicturesFolderUnitTests {
+    @Test func namesAreAuthorTitleAndTheWholeID() {
+        #expect(PicturesFolder.name(author: "Ana", title: "Tram in Lisbon", id: "unsplash:Dwu85P9SOIk", extension: "jpg")
+            == "Ana – Tram in Lisbon (unsplash:Dwu85P9SOIk).jpg")
+        #expect(PicturesFolder.name(author: nil, title: "Tram", id: "unsplash:a", extension: "jpg") == "Tram (unsplash:a).jpg")
+        #expect(PicturesFolder.name(author: " ", title: nil, id: "unsplash:a", extension: "png") == "(unsplash:a).png")
+        // No slash, control character, line break, leading dot or parenthesis from a catalogue.
+        let hostile = PicturesFolder.name(author: "../..\u{0}x", title: "a/b\nc (1)\u{7}", id: "nasa:PIA/1 2", extension: "jpg")
+        #expect(hostile == "∕.. x – a∕b c [1] (nasa:PIA_1 2).jpg", "\(hostile)")
+        #expect(!hostile.contains("/") && !hostile.unicodeScalars.contains { $0.properties.generalCategory == .control })
+        // Bounded, cut on a character, the id kept whole.
+        let long = PicturesFolder.name(author: "Ana", title: String(repeating: "ç", count: 400), id: "unsplash:x", extension: "jpg")
+        #expect(long.utf8.count <= 200 && long.hasSuffix("… (unsplash:x).jpg"), "\(long.utf8.count)")
+    }
+
+    @Test func onlyItsOwnNamesAreSplashds() {
+        #expect(PicturesFolder.isOurs("Ana – Tram (unsplash:abc).jpg", in: .collection))
+        #expect(PicturesFolder.isOurs("(local:0123456789abcdef).png", in: .collection))
+        #expect(!PicturesFolder.isOurs("holiday (2).jpg", in: .collection))
+        #expect(!PicturesFolder.isOurs("Tram (unsplash:abc).txt", in: .collection))
+        #expect(!PicturesFolder.isOurs("Tram(unsplash:abc).jpg", in: .collection))
+        #expect(!PicturesFolder.isOurs("notes.txt", in: .collection))
+        #expect(PicturesFolder.isOurs("Ana – Tram (3f2a9c1e-5b7d-4e0a-9c1f-2d3e4f5a6b7c).jpg", in: .edits))
+        #expect(!PicturesFolder.isOurs("Ana – Tram (unsplash:abc).jpg", in: .edits))
+        #expect(!PicturesFolder.isOurs("Ana (3f2a9c1e-5b7d-4e0a-9c1f-2d3e4f5a6b7c).jpg", in: .collection))
+    }
+
+    /// A store with two liked photos (one with an edit) and their files; the reconcile makes hard links,
+    /// leaves a person's file, removes an entry for a photo no longer liked, and is then in step.
+    @Test func aReconcileMakesExactlyWhatTheLibraryHolds() throws {
+        let dir = TemporaryDirectory()
+        let data = dir.file("data")
+        try FileManager.default.createDirectory(atPath: data + "/library/unsplash", withIntermediateDirectories: true)
+        let store = try Store(path: dir.file("s.sqlite"))
+        try store.write { db in
+            for id in ["a", "b", "c"] {
+                try PhotoRecord(source: "unsplash", remoteId: id, title: "T\(id)", authorName: "Ana", fetchedAt: Date()).insert(db)
+                try PhotoFileStore.record(db, .init(
+                    photoId: "unsplash:\(id)", variant: "regular", path: "library/unsplash/\(id).regular.jpg", inLibrary: true, bytes: 1,
+                    checksum: nil, createdAt: Date(), lastAccessAt: Date()))
+            }
+            for id in ["a", "b"] { try LikeRecord(accountId: "me", photoId: "unsplash:\(id)", likedAt: Date(), updatedAt: Date()).insert(db) }
+        }
+        for id in ["a", "b", "c"] { try Data(id.utf8).write(to: URL(fileURLWithPath: data + "/library/unsplash/\(id).regular.jpg")) }
+        let root = dir.file("Pictures/Splash")
+        let folder = PicturesFolder(store: store, folder: root, dataDirectory: data)
+        try FileManager.default.createDirectory(atPath: root + "/My Collection", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/My Collection/Ana – Tc (unsplash:c).jpg"))
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: root + "/My Collection/mine.jpg"))
+
+        let wanted = try folder.wanted(accountId: "me")
+        #expect(wanted.map(\.name).sorted() == ["Ana – Ta (unsplash:a).jpg", "Ana – Tb (unsplash:b).jpg"])
+        let outcome = folder.reconcile(wanted)
+        #expect(outcome.made == 2 && outcome.removed == 1 && outcome.failures.isEmpty, "\(outcome)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/My Collection").sorted()
+            == ["Ana – Ta (unsplash:a).jpg", "Ana – Tb (unsplash:b).jpg", "mine.jpg"])
+        var entry = stat(), file = stat()
+        #expect(lstat(root + "/My Collection/Ana – Ta (unsplash:a).jpg", &entry) == 0 && stat(data + "/library/unsplash/a.regular.jpg", &file) == 0)
+        #expect(entry.st_ino == file.st_ino && entry.st_nlink == 2)
+        #expect(folder.check(wanted).inStep)
+        #expect(folder.reconcile(wanted).made == 0, "nothing to do the second time")
+
+        // A stale hard link (the library file replaced under the same name) is wrong, and mended.
+        unlink(data + "/library/unsplash/a.regular.jpg")
+        try Data("a2".utf8).write(to: URL(fileURLWithPath: data + "/library/unsplash/a.regular.jpg"))
+        #expect(folder.check(wanted).wrong == ["My Collection/Ana – Ta (unsplash:a).jpg"])
+        #expect(folder.reconcile(wanted).made == 1 && folder.check(wanted).inStep)
+
+        // Off: splashd's entries go, the person's file and its folder stay.
+        #expect(folder.clear().removed == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/My Collection") == ["mine.jpg"])
+    }
+
+    @Test func theDefaultFolderIsTheXDGPicturesFoldersSplash() throws {
+        let dir = TemporaryDirectory()
+        let home = dir.path
+        #expect(DaemonConfig.picturesDirectory(environment: ["HOME": home]) == home + "/Pictures")
+        #expect(DaemonConfig.picturesDirectory(environment: [:]) == nil)
+        try FileManager.default.createDirectory(atPath: home + "/.config", withIntermediateDirectories: true)
+        try """
+            # written by xdg-user-dirs-update
+            XDG_DESKTOP_DIR="$HOME/Área de trabalho"
+            XDG_PICTURES_DIR="$HOME/Imagens"
+            """.write(toFile: home + "/.config/user-dirs.dirs", atomically: true, encoding: .utf8)
+        #expect(DaemonConfig.picturesDirectory(environment: ["HOME": home]) == home + "/Imagens")
+        let config = try DaemonConfig.load(file: nil, environment: ["HOME": home])
+        #expect(config.picturesFolder == home + "/Imagens/Splash" && config.picturesExport)
+        #expect(DaemonConfig.userDir("XDG_PICTURES_DIR", in: #"XDG_PICTURES_DIR="/srv/photos/""#, home: home) == "/srv/photos")
+        #expect(DaemonConfig.userDir("XDG_PICTURES_DIR", in: #"XDG_PICTURES_DIR="$HOME/""#, home: home) == nil)
+
+        let file = dir.file("c.toml")
+        try "[pictures]\nfolder = \"~/Fotos\"\nexport = false\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let set = try DaemonConfig.load(file: file, environment: ["HOME": home])
+        #expect(set.picturesFolder == home + "/Fotos" && !set.picturesExport)
+        try "[pictures]\nfolder = \"Fotos\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) { try DaemonConfig.load(file: file, environment: ["HOME": home]) }
+    }
+}
