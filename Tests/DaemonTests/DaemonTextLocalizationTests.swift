@@ -9,22 +9,10 @@ import Testing
 @Suite struct DaemonTextLocalizationTests {
     /// The case names declared in `DaemonText`, read from its source, so an example cannot be forgotten.
     static func declaredCases() throws -> Set<String> {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/Shared/JSONRPC/DaemonText.swift")
-        let text = try String(contentsOf: source, encoding: .utf8)
-        let start = try #require(text.range(of: "public enum DaemonText"))
-        let names = text[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
-            var trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("indirect ") { trimmed.removeFirst("indirect ".count) }
-            guard trimmed.hasPrefix("case ") else { return nil }
-            return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
-        }
-        return Set(names)
+        try DeclaredCases.names(of: "DaemonText", in: "Sources/Shared/JSONRPC/DaemonText.swift")
     }
 
-    static func caseName(_ text: DaemonText) -> String {
-        Mirror(reflecting: text).children.first?.label ?? String(describing: text)
-    }
+    static func caseName(_ text: DaemonText) -> String { DeclaredCases.name(of: text) }
 
     /// The values of a sentence that must show in every language: its strings and whole numbers.
     static func placeholders(_ text: DaemonText) -> [String] {

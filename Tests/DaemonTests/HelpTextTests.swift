@@ -17,22 +17,10 @@ import TestSupport
 
     /// The case names declared in `HelpText`, read from its source, so an example cannot be forgotten.
     static func declaredCases() throws -> Set<String> {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/CLIText/HelpText.swift")
-        let text = try String(contentsOf: source, encoding: .utf8)
-        let start = try #require(text.range(of: "public enum HelpText"))
-        let end = try #require(text.range(of: "public func text", range: start.upperBound..<text.endIndex))
-        let names = text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line -> String? in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("case ") else { return nil }
-            return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
-        }
-        return Set(names)
+        try DeclaredCases.names(of: "HelpText", in: "Sources/CLIText/HelpText.swift", until: "public func text")
     }
 
-    static func caseName(_ help: HelpText) -> String {
-        Mirror(reflecting: help).children.first?.label ?? String(describing: help)
-    }
+    static func caseName(_ help: HelpText) -> String { DeclaredCases.name(of: help) }
 
     /// The examples, with the values the binary really shows where a text varies.
     static var asTheBinaryShowsThem: [HelpText] {

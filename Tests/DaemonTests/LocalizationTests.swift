@@ -11,23 +11,10 @@ import TestSupport
 
     /// The case names declared in `Message`, read from its source, so an example cannot be forgotten.
     static func declaredCases() throws -> Set<String> {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/CLIText/Message.swift")
-        let text = try String(contentsOf: source, encoding: .utf8)
-        let start = try #require(text.range(of: "public enum Message"))
-        let end = try #require(text.range(of: "public func text", range: start.upperBound..<text.endIndex))
-        let body = text[start.upperBound..<end.lowerBound]
-        let names = body.split(separator: "\n").compactMap { line -> String? in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("case ") else { return nil }
-            return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
-        }
-        return Set(names)
+        try DeclaredCases.names(of: "Message", in: "Sources/CLIText/Message.swift", until: "public func text")
     }
 
-    static func caseName(_ message: Message) -> String {
-        Mirror(reflecting: message).children.first?.label ?? String(describing: message)
-    }
+    static func caseName(_ message: Message) -> String { DeclaredCases.name(of: message) }
 
     /// The associated values of a message, as the text they should show up as.
     static func placeholders(_ message: Message) -> [String] {
