@@ -62,33 +62,33 @@ import TestSupport
         }
     }
 
-    /// 1,200 guest likes adopted at sign-up; splashd dies by SIGKILL as the first batch of 500 commits
-    /// (crash point guest.batch_adopted). Started again, it goes on with the adoption by itself: the
-    /// server ends with each like once, the guest with none.
+    /// 10,000 guest likes adopted at sign-up (issue 20's bad input); splashd dies by SIGKILL as the
+    /// first batch of 500 commits (crash point guest.batch_adopted). Started again, it goes on with the
+    /// adoption by itself: the server ends with each like once, the guest with none.
     @Test func anAdoptionKilledMidwayGoesOnAtTheNextStart() async throws {
         try await SplashdFixture.run { fixture in
             let crashing = try await fixture.splashd(.init(sources: true, environment: ["SPLASHD_TEST_CRASH_AT": "guest.batch_adopted"]))
             let directory = crashing.directory
-            let ids = try crashing.seedPhotos(1_200, prefix: "many")
+            let ids = try crashing.seedPhotos(10_000, prefix: "many")
             let store = try Store(path: crashing.databasePath)
             try store.write { db in
                 for id in ids {
                     try LikeRecord(accountId: GuestRows.accountId, photoId: id, likedAt: Date(), updatedAt: Date()).insert(db)
                 }
             }
-            #expect(try await crashing.send(GuestStatusRequest()).likes == 1_200)
+            #expect(try await crashing.send(GuestStatusRequest()).likes == 10_000)
             let email = uniqueEmail("many")
             // The answer is lost with the process.
             _ = try? await crashing.send(SignupRequest(email: email, password: Splashd.password, username: uniqueUsername(), adoptGuest: true))
             await crashing.kill9()
             let guestLeft = try store.read { db in try GuestRows.counts(db) }.likes
-            #expect(guestLeft == 700, "one batch of 500 was adopted before the crash point")
+            #expect(guestLeft == 9_500, "one batch of 500 was adopted before the crash point")
 
             let daemon = try await fixture.splashd(.init(directory: directory, sources: true, account: .existing(email: email)))
             #expect(try await daemon.send(GuestStatusRequest()).likes == 0, "the adoption went on at the start")
-            #expect(try await daemon.syncUntilDrained(timeout: .seconds(60)).drained)
+            #expect(try await daemon.syncUntilDrained(timeout: .seconds(120)).drained)
             let server = try await Self.serverLikes(daemon, email: email)
-            #expect(server.count == 1_200 && Set(server.keys) == Set(ids))
+            #expect(server.count == 10_000 && Set(server.keys) == Set(ids))
             #expect(try store.integrityCheck() == ["ok"])
         }
     }
