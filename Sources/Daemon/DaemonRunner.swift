@@ -108,8 +108,6 @@ public enum DaemonRunner {
             push: sync.engine, pictures: pictures, logger: logger)
         let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
-        // An adoption of the guest's likes and edits that a crash cut short goes on (in batches).
-        _ = guests.resume(for: state.current.account.userId)
         let sources = SourceCapability.make(config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
@@ -185,6 +183,9 @@ public enum DaemonRunner {
             services.append(.init(service: images.queue))
         }
         if let picturesFolder { services.append(.init(service: picturesFolder)) }
+        // An adoption of the guest's likes and edits that a crash cut short goes on, beside the rest.
+        services.append(.init(
+            service: GuestAdoptionResumer(guests: guests, accountId: state.current.account.userId), successTerminationBehavior: .ignore))
         // Registered last, so it is the first to hear of a graceful shutdown.
         services.append(.init(
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
