@@ -29,18 +29,16 @@ public enum LikeCheckRows {
     }
 
     /// The check of `photoId`'s waiting likes is done: with a twin, they are held; without, they are
-    /// due now. Returns how many were released to be sent.
-    @discardableResult
-    public static func settle(_ db: Database, photoId: String, twin: Hold?, now: Date) throws -> Int {
+    /// due now.
+    public static func settle(_ db: Database, photoId: String, twin: Hold?, now: Date) throws {
         if let twin {
             try db.execute(sql: """
                 UPDATE like_checks SET twin_id = ?, distance = ?, checked_at = ? WHERE photo_id = ? AND twin_id IS NULL
                 """, arguments: [twin.twinId, twin.distance, now, photoId])
-            return 0
+        } else {
+            let opIds = try String.fetchAll(db, sql: "SELECT op_id FROM like_checks WHERE photo_id = ? AND twin_id IS NULL", arguments: [photoId])
+            try release(db, opIds: opIds, now: now)
         }
-        let opIds = try String.fetchAll(db, sql: "SELECT op_id FROM like_checks WHERE photo_id = ? AND twin_id IS NULL", arguments: [photoId])
-        try release(db, opIds: opIds, now: now)
-        return opIds.count
     }
 
     /// The ops go out now: their checks end (the person kept a held like, or its file was compared).
@@ -51,6 +49,14 @@ public enum LikeCheckRows {
         try db.execute(
             sql: "UPDATE outbox SET next_attempt_at = NULL, updated_at = ? WHERE op_id IN (\(list)) AND state = 'pending' AND attempts = 0",
             arguments: StatementArguments([now] + opIds.map { $0 as any DatabaseValueConvertible }))
+    }
+
+    /// Pending ops held as near-duplicates, of `accountId` or of every account (nil).
+    public static func heldCount(_ db: Database, accountId: String?) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT count(*) FROM like_checks c JOIN outbox o ON o.op_id = c.op_id
+            WHERE o.state = 'pending' AND c.twin_id IS NOT NULL AND (? IS NULL OR o.account_id = ?)
+            """, arguments: [accountId, accountId]) ?? 0
     }
 
     /// Every held op, by op id.

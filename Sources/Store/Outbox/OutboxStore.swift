@@ -103,10 +103,7 @@ public enum OutboxStore {
             default: break
             }
         }
-        left.held = try Int.fetchOne(db, sql: """
-            SELECT count(*) FROM like_checks c JOIN outbox o ON o.op_id = c.op_id
-            WHERE o.account_id = ? AND o.state = 'pending' AND c.twin_id IS NOT NULL
-            """, arguments: [accountId]) ?? 0
+        left.held = try LikeCheckRows.heldCount(db, accountId: accountId)
         left.pending -= left.held
         left.lastError = try String.fetchOne(db, sql: """
             SELECT last_error FROM outbox WHERE account_id = ? AND state = 'pending' AND last_error IS NOT NULL ORDER BY updated_at DESC LIMIT 1

@@ -18,9 +18,7 @@ public enum CountsQuery {
     public static func outbox(_ db: Database, accountId: String?) throws -> OutboxCounts {
         let counters = try values(db, ["outbox:pending", "outbox:in_flight", "outbox:rejected"])
         // Likes held as near-duplicates are pending ops that wait for the person, not for the server.
-        let held = try Int.fetchOne(db, sql: """
-            SELECT count(*) FROM like_checks c JOIN outbox o ON o.op_id = c.op_id WHERE o.state = 'pending' AND c.twin_id IS NOT NULL
-            """) ?? 0
+        let held = try LikeCheckRows.heldCount(db, accountId: nil)
         return OutboxCounts(
             pending: counters["outbox:pending"] - held, inFlight: counters["outbox:in_flight"], rejected: counters["outbox:rejected"],
             duplicates: held > 0 ? held : nil)

@@ -228,7 +228,7 @@ public final class DuplicateScanner: Service, Sendable {
             var settled = 0
             for photoId in try LikeCheckRows.waiting(db, photoIds: photoIds) {
                 let twin = near[photoId]?.first.map { LikeCheckRows.Hold(twinId: $0.id, distance: $0.distance) }
-                _ = try LikeCheckRows.settle(db, photoId: photoId, twin: twin, now: Date())
+                try LikeCheckRows.settle(db, photoId: photoId, twin: twin, now: Date())
                 settled += 1
                 if let twin {
                     logger.notice("the like of \(photoId) waits: it looks like \(twin.twinId), already in the library", metadata: [
