@@ -84,31 +84,33 @@ extension ImageQueue {
                 continue
             }
             defer { state.withLock { _ = $0.active.removeValue(forKey: key) } }
-            let host = host(of: job, variant: "thumb")
-            do throws(ImageFailure) {
-                let file = try await download(job, variant: "thumb", inLibrary: false)
-                if let host { report(.success(()), host: host) }
-                let path = configuration.cacheDirectory + "/" + file.path
-                configuration.thumbnailArrived?(photoId, path)
-                return path
-            } catch {
-                if let host { report(.failure(error), host: host) }
-                throw error
-            }
+            return try await downloadThumbnail(job)
         }
     }
 
     func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
         defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
+        do throws(ImageFailure) {
+            _ = try await downloadThumbnail(job)
+            cache.evict(maxBytes: configuration.cacheMaxBytes)
+        } catch {
+            logger.debug("thumbnail not fetched: \(error.message)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
+        }
+    }
+
+    /// A thumbnail into the cache, its host's health told either way and the arrival announced; its
+    /// absolute path. The caller holds the job's `thumb:` slot.
+    private func downloadThumbnail(_ job: PhotoFileStore.Missing) async throws(ImageFailure) -> String {
         let host = host(of: job, variant: "thumb")
         do throws(ImageFailure) {
             let file = try await download(job, variant: "thumb", inLibrary: false)
             if let host { report(.success(()), host: host) }
-            configuration.thumbnailArrived?(job.photoId, configuration.cacheDirectory + "/" + file.path)
-            cache.evict(maxBytes: configuration.cacheMaxBytes)
+            let path = configuration.cacheDirectory + "/" + file.path
+            configuration.thumbnailArrived?(job.photoId, path)
+            return path
         } catch {
             if let host { report(.failure(error), host: host) }
-            logger.debug("thumbnail not fetched: \(error.message)", metadata: ["splashd_op": "images", "splashd_photo": "\(job.photoId)"])
+            throw error
         }
     }
 }
