@@ -36,9 +36,6 @@ static inline int splashd_vips_thumbnail_forced(const char *path, VipsImage **ou
     return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE,
         "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
-static inline int splashd_vips_thumbnail_buffer(void *data, size_t length, VipsImage **out, int size) {
-    return vips_thumbnail_buffer(data, length, out, size, "height", size, "size", VIPS_SIZE_DOWN, NULL);
-}
 static inline int splashd_vips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
 static inline int splashd_vips_to_srgb(VipsImage *in, VipsImage **out) { return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL); }
 static inline int splashd_vips_to_bw(VipsImage *in, VipsImage **out) { return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL); }

@@ -18,16 +18,23 @@ public struct RawPixels: Sendable, Equatable {
 public enum PixelReader {
     /// Every pixel of an encoded image (JPEG, PNG, ...) as 8-bit sRGB.
     public static func rgb(encoded data: Data) throws(EditingError) -> RawPixels {
+        try decoding(data, width: 1 << 20, height: 1 << 20) { decoded throws(EditingError) in
+            try raw(try decoded.then("colourspace") { splashd_vips_to_srgb($0, $1) })
+        }
+    }
+
+    /// `data` decoded to fit inside `width` × `height` and made into pixels by `pixels`, inside the scope
+    /// that keeps the bytes alive: the decoder reads them lazily.
+    private static func decoding(
+        _ data: Data, width: Int, height: Int, _ pixels: (VipsPicture) throws(EditingError) -> RawPixels
+    ) throws(EditingError) -> RawPixels {
         try VipsRuntime.start()
         var bytes = [UInt8](data)
-        // The decoder reads the bytes lazily: they must outlive the picture, so it is made into raw
-        // pixels inside this scope.
         let result = bytes.withUnsafeMutableBytes { buffer in
             Result { () throws(EditingError) -> RawPixels in
-                let decoded = try VipsPicture.make("decode") { out in
-                    splashd_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, out, 1 << 20)
-                }
-                return try raw(try decoded.then("colourspace") { splashd_vips_to_srgb($0, $1) })
+                try pixels(try VipsPicture.make("decode") { out in
+                    splashd_vips_thumbnail_buffer_box(buffer.baseAddress, buffer.count, out, Int32(max(1, width)), Int32(max(1, height)))
+                })
             }
         }
         return try result.get()
@@ -59,17 +66,7 @@ public enum PixelReader {
 
     /// An encoded image (a preview's JPEG) as `rgba(file:)` makes a file.
     public static func rgba(encoded data: Data, width: Int, height: Int) throws(EditingError) -> RawPixels {
-        try VipsRuntime.start()
-        var bytes = [UInt8](data)
-        // The decoder reads the bytes lazily: they must outlive the picture.
-        let result = bytes.withUnsafeMutableBytes { buffer in
-            Result { () throws(EditingError) -> RawPixels in
-                try rgba(try VipsPicture.make("decode") { out in
-                    splashd_vips_thumbnail_buffer_box(buffer.baseAddress, buffer.count, out, Int32(max(1, width)), Int32(max(1, height)))
-                })
-            }
-        }
-        return try result.get()
+        try decoding(data, width: width, height: height) { decoded throws(EditingError) in try rgba(decoded) }
     }
 
     private static func rgba(_ picture: VipsPicture) throws(EditingError) -> RawPixels {

@@ -43,24 +43,22 @@ public final class TerminalPictures: Sendable {
     /// `file` drawn to fit inside the room `terminal` gives (capped at TerminalSpec's maximum), its
     /// aspect kept.
     public func draw(file: URL, for terminal: TerminalSpec) async throws(EditingError) -> Drawn {
-        let result: Result<Drawn, EditingError> = await withCheckedContinuation { continuation in
-            Self.queue.async {
-                continuation.resume(returning: Result { () throws(EditingError) -> Drawn in try self.drawNow(file: file, for: terminal) })
-            }
-        }
-        return try result.get()
+        try await run { () throws(EditingError) -> Drawn in try self.drawNow(file: file, for: terminal) }
     }
 
     /// An encoded image (an edit's preview, in memory only) drawn the same way; nothing is kept.
     public func draw(encoded: Data, for terminal: TerminalSpec) async throws(EditingError) -> Drawn {
+        try await run { () throws(EditingError) -> Drawn in
+            let room = Room(terminal)
+            let pixels = try PixelReader.rgba(encoded: encoded, width: room.box.width, height: room.box.height)
+            return Self.draw(pixels, in: room, for: terminal, fromMemory: false)
+        }
+    }
+
+    /// `body` on the pictures' queue, its result or error handed back.
+    private func run(_ body: @escaping @Sendable () throws(EditingError) -> Drawn) async throws(EditingError) -> Drawn {
         let result: Result<Drawn, EditingError> = await withCheckedContinuation { continuation in
-            Self.queue.async {
-                continuation.resume(returning: Result { () throws(EditingError) -> Drawn in
-                    let room = Room(terminal)
-                    let pixels = try PixelReader.rgba(encoded: encoded, width: room.box.width, height: room.box.height)
-                    return Self.draw(pixels, in: room, for: terminal, fromMemory: false)
-                })
-            }
+            Self.queue.async { continuation.resume(returning: Result { () throws(EditingError) -> Drawn in try body() }) }
         }
         return try result.get()
     }
