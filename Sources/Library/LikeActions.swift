@@ -69,12 +69,13 @@ public struct LikeActions: Sendable {
         now: Date = Date()
     ) throws -> Outcome {
         try store.write { db in
-            if let threshold, let twin = try Self.twin(of: photoId, accountId: accountId, within: threshold, db: db) {
+            guard let threshold else { return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
+            let hash = try PerceptualHashQuery.hash(db, photoId: photoId)
+            if let hash, let twin = try Self.twin(of: photoId, hash: hash, accountId: accountId, within: threshold, db: db) {
                 throw LibraryError.duplicate(photoId, of: twin.id, distance: twin.distance)
             }
             let outcome = try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now)
-            if threshold != nil, let check, outcome == .changed(queued: true),
-               try PerceptualHashQuery.hash(db, photoId: photoId) == nil,
+            if hash == nil, let check, outcome == .changed(queued: true),
                let photo = try PhotoRecord.fetchOne(db, key: photoId), photo.source != "local", check.canArrive(photo.urls),
                var op = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: photoId).last {
                 op.nextAttemptAt = now.addingTimeInterval(check.seconds)
@@ -85,10 +86,11 @@ public struct LikeActions: Sendable {
         }
     }
 
-    /// The nearest photo of the account's library that `photoId` looks like, if its hash is known and
+    /// The nearest photo of the account's library that `photoId` (whose hash is `value`) looks like, if
     /// one is within `threshold` bits (itself aside; an already-liked photo has no twin to refuse for).
-    static func twin(of photoId: String, accountId: String, within threshold: Int, db: Database) throws -> (id: String, distance: Int)? {
-        guard let value = try PerceptualHashQuery.hash(db, photoId: photoId) else { return nil }
+    static func twin(
+        of photoId: String, hash value: UInt64, accountId: String, within threshold: Int, db: Database
+    ) throws -> (id: String, distance: Int)? {
         if let like = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId]), like.deletedAt == nil { return nil }
         let known = try DuplicateFinder.libraryHashes(db, accountId: accountId)
         guard let nearest = DuplicateFinder.nearest(to: PerceptualHash(value: value), in: known, excluding: photoId),
