@@ -106,7 +106,8 @@ public enum DaemonRunner {
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
             push: sync.engine, pictures: pictures, logger: logger)
-        let imports = ImportCapability.make(config: config, store: store, state: state, counter: counter, logger: logger)
+        let imports = ImportCapability.make(
+            config: config, store: store, state: state, counter: counter, renditions: images?.renditions, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
         let sources = SourceCapability.make(config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -180,6 +181,7 @@ public enum DaemonRunner {
             // The scanner stops after the queue (reverse order): no arrival is left unscanned by a stop
             // before the transfers' end.
             services.append(.init(service: images.scanner))
+            services.append(.init(service: images.renditions))
             services.append(.init(service: images.queue))
         }
         if let picturesFolder { services.append(.init(service: picturesFolder)) }

@@ -39,6 +39,20 @@ public struct ImageEditor: Sendable {
         try await run { () throws(EditingError) -> PerceptualHash in try PerceptualHash.of(file: source, limits: limits) }
     }
 
+    /// A copy of a large photo for drawing terminal pictures from (see ScreenRendition), orientation
+    /// applied; nil when the photo is small enough to be drawn from its own file.
+    public func screenRendition(_ source: URL) async throws(EditingError) -> RenderedImage? {
+        try await run { () throws(EditingError) -> RenderedImage? in
+            let opened = try Self.open(source, limits: limits, sequential: true)
+            guard opened.info.width * opened.info.height > ScreenRendition.worthwhilePixels else { return nil }
+            let thumbnail = try VipsPicture.make("thumbnail") { out in
+                source.path.withCString { splashd_vips_thumbnail($0, out, Int32(ScreenRendition.longEdge)) }
+            }
+            let scale = Double(thumbnail.width) / Double(max(1, opened.info.width))
+            return try Self.render(thumbnail, steps: [], scale: scale, quality: ScreenRendition.jpegQuality)
+        }
+    }
+
     /// A small rendering, `size` pixels on its longer side at most, decoded with shrink-on-load.
     public func preview(source: URL, steps: [FilterStep], size: Int) async throws(EditingError) -> RenderedImage {
         try await run { () throws(EditingError) -> RenderedImage in

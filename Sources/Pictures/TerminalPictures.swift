@@ -16,6 +16,8 @@ public final class TerminalPictures: Sendable {
         public var rows: Int
         /// Drawn from pixels the memory tier kept (no file was read).
         public var fromMemory: Bool
+        /// The screen copy it was drawn from (nil: from the file itself).
+        public var copy: String?
     }
 
     public struct Usage: Sendable, Equatable {
@@ -25,6 +27,9 @@ public final class TerminalPictures: Sendable {
         public var hits: Int
         public var misses: Int
     }
+
+    /// The longest side, in pixels, of a picture drawn in a pixel mode (see Room).
+    public static let maximumPixels = 2560
 
     /// A cell's size when the terminal does not say: the common 8 × 16 of a console font.
     public static let defaultCell = (width: 8, height: 16)
@@ -41,9 +46,18 @@ public final class TerminalPictures: Sendable {
     }
 
     /// `file` drawn to fit inside the room `terminal` gives (capped at TerminalSpec's maximum), its
-    /// aspect kept.
-    public func draw(file: URL, for terminal: TerminalSpec) async throws(EditingError) -> Drawn {
-        try await run { () throws(EditingError) -> Drawn in try self.drawNow(file: file, for: terminal) }
+    /// aspect kept — from `copy`, the file's screen rendition, when the picture needs no more pixels
+    /// than the copy has.
+    public func draw(file: URL, copy: URL? = nil, for terminal: TerminalSpec) async throws(EditingError) -> Drawn {
+        try await run { () throws(EditingError) -> Drawn in
+            let room = Room(terminal)
+            if let copy, ScreenRendition.serves(boxWidth: room.box.width, boxHeight: room.box.height) {
+                var drawn = try self.drawNow(file: copy, in: room, for: terminal)
+                drawn.copy = copy.path
+                return drawn
+            }
+            return try self.drawNow(file: file, in: room, for: terminal)
+        }
     }
 
     /// An encoded image (an edit's preview, in memory only) drawn the same way; nothing is kept.
@@ -83,14 +97,23 @@ public final class TerminalPictures: Sendable {
             cellHeight = terminal.cellHeight ?? TerminalPictures.defaultCell.height
             // Pixel modes draw every pixel of the room; symbols take about 8 × 16 samples a cell.
             let pixelMode = terminal.mode != .symbols
+            // Pixel modes send every pixel (kitty four bytes each, in base64, in a JSON string): a huge
+            // room is drawn at most maximumPixels on its longer side, its cells scaled down alike. The
+            // terminal stretches the picture over the same cells (kitty's c= and r=, sixel and iTerm2
+            // by their size), so only the resolution goes.
+            let longer = max(columns * cellWidth, rows * cellHeight)
+            if pixelMode, longer > TerminalPictures.maximumPixels {
+                let scale = Double(TerminalPictures.maximumPixels) / Double(longer)
+                cellWidth = max(1, Int(Double(cellWidth) * scale))
+                cellHeight = max(1, Int(Double(cellHeight) * scale))
+            }
             box = (
                 width: columns * (pixelMode ? cellWidth : TerminalPictures.defaultCell.width),
                 height: rows * (pixelMode ? cellHeight : TerminalPictures.defaultCell.height))
         }
     }
 
-    private func drawNow(file: URL, for terminal: TerminalSpec) throws(EditingError) -> Drawn {
-        let room = Room(terminal)
+    private func drawNow(file: URL, in room: Room, for terminal: TerminalSpec) throws(EditingError) -> Drawn {
         let key = try Self.key(file, box: room.box)
         if let kept = memory.pixels(for: key) { return Self.draw(kept, in: room, for: terminal, fromMemory: true) }
         let pixels = try PixelReader.rgba(file: file, width: room.box.width, height: room.box.height, limits: limits)
@@ -106,7 +129,7 @@ public final class TerminalPictures: Sendable {
             columns: fit.columns, rows: fit.rows, cellWidth: room.cellWidth, cellHeight: room.cellHeight, mode: terminal.mode,
             colors: terminal.colors ?? .truecolor)
         let text = canvas.draw(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
-        return Drawn(text: text, columns: fit.columns, rows: fit.rows, fromMemory: fromMemory)
+        return Drawn(text: text, columns: fit.columns, rows: fit.rows, fromMemory: fromMemory, copy: nil)
     }
 
     /// The file's identity now: its path, size and modification time.

@@ -90,12 +90,49 @@ import Testing
         #expect(usage.bytes <= 64 << 10 && usage.entries == 2, "\(usage)")
     }
 
+    /// A large photo's screen copy: 1600 pixels on its longer side, the EXIF orientation applied (the
+    /// fixture is stored 2400 × 1600 with orientation 6, its red corner top left); a small photo gets none.
+    @Test func aLargePhotoGetsAScreenCopyAndASmallOneNone() async throws {
+        let editor = ImageEditor()
+        #expect(try await editor.screenRendition(source) == nil, "96 × 64 is drawn from its own file")
+        let copy = try #require(try await editor.screenRendition(GoldenImage.fixture("large-rotated.jpg")))
+        #expect(copy.height == ScreenRendition.longEdge && (1066...1067).contains(copy.width), "\(copy.width)×\(copy.height)")
+        let pixels = try PixelReader.rgb(encoded: copy.jpeg)
+        #expect(pixels.width == copy.width && pixels.height == copy.height)
+        let corner = (0..<3).map { pixels.value(x: pixels.width - 40, y: 40, band: $0) }
+        #expect(corner[0] > 180 && corner[1] < 90 && corner[2] < 90, "turned upright, the red corner is top right: \(corner)")
+    }
+
+    /// A picture is drawn from the screen copy when its box needs no more pixels than the copy has, and
+    /// from the file when it does (a pixel-mode picture in a huge terminal).
+    @Test func aPictureIsDrawnFromTheScreenCopyOnlyWhenTheCopyServes() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let large = GoldenImage.fixture("large-rotated.jpg")
+        let copy = directory.appendingPathComponent("large.screen.jpg")
+        try #require(try await ImageEditor().screenRendition(large)).jpeg.write(to: copy)
+
+        let symbols = try await pictures.draw(file: large, copy: copy, for: TerminalSpec(mode: .symbols, columns: 80, rows: 24))
+        #expect(symbols.copy == copy.path)
+        let fromFile = try await pictures.draw(file: large, for: TerminalSpec(mode: .symbols, columns: 80, rows: 24))
+        #expect(fromFile.copy == nil && fromFile.columns == symbols.columns && fromFile.rows == symbols.rows)
+        let huge = TerminalSpec(mode: .kitty, columns: 300, rows: 100, cellWidth: 10, cellHeight: 20)
+        #expect(try await pictures.draw(file: large, copy: copy, for: huge).copy == nil, "a 3000 × 2000 box needs the file")
+    }
+
     /// A 1-column terminal gets a 1-cell picture; a huge one a picture no larger than the cap.
     @Test func tinyAndHugeTerminals() async throws {
         let tiny = try await pictures.draw(file: source, for: TerminalSpec(mode: .symbols, columns: 1, rows: 1))
         #expect(tiny.columns == 1 && tiny.rows == 1 && !tiny.text.isEmpty)
         let huge = try await pictures.draw(file: source, for: TerminalSpec(mode: .symbols, columns: 5000, rows: 5000))
         #expect(huge.columns <= TerminalSpec.maximumColumns && huge.rows <= TerminalSpec.maximumRows, "\(huge.columns)×\(huge.rows)")
+        // In kitty's protocol, with the largest cells a terminal may say: the cells still, fewer pixels.
+        let pixels = try await pictures.draw(
+            file: GoldenImage.fixture("large-rotated.jpg"), for: TerminalSpec(mode: .kitty, columns: 5000, rows: 5000, cellWidth: 256, cellHeight: 512))
+        let size = try #require(pixels.text.firstMatch(of: /s=(\d+),v=(\d+),c=(\d+),r=(\d+)/))
+        #expect(Int(size.1)! <= TerminalPictures.maximumPixels && Int(size.2)! <= TerminalPictures.maximumPixels, "\(size.0)")
+        #expect(Int(size.3)! == pixels.columns && Int(size.4)! == pixels.rows && pixels.columns > 100, "\(size.0)")
     }
 
     @Test func aDamagedFileSaysWhy() async throws {

@@ -45,6 +45,46 @@ import TestSupport
         }
     }
 
+    /// A large photo (issue 21, item 5): its library file gets a screen copy in the cache once it
+    /// arrives, downloaded or imported, and pictures are drawn from the copy — unless the picture needs
+    /// more pixels than it has. A large file drawn without one gets one for the next time.
+    @Test func aLargePhotoIsDrawnFromItsScreenCopy() async throws {
+        try await SplashdFixture.run { fixture in
+            // devstack's full variant: 2400 pixels on the longer side, 3.8 MP or more.
+            let daemon = try await fixture.splashd(.sync(config: "[images]\nvariant = \"full\"\n"))
+            let devstack = try #require(daemon.devstack)
+            let photos = try await daemon.seedCatalogue(count: 2)
+            @Sendable func screenCopy(_ id: String) async throws -> PhotoFileInfo? {
+                try await daemon.send(PhotosShowRequest(id: id)).files.first { $0.variant == "screen" && $0.present }
+            }
+            _ = try await daemon.send(PhotosLikeRequest(id: photos[0].id, allowDuplicate: true))
+            _ = try await daemon.waitForLibrary(files: 1)
+            try await daemon.wait(for: "the screen copy of \(photos[0].id)") { try await screenCopy(photos[0].id) != nil }
+            let copy = try #require(try await screenCopy(photos[0].id))
+            #expect(copy.location == .cache && copy.path.hasSuffix(".screen.jpg"), "\(copy)")
+            let drawn = try await daemon.send(PhotosPictureRequest(id: photos[0].id, terminal: Self.terminal))
+            #expect(drawn.from == .screen && drawn.path == copy.path, "\(drawn.from) \(drawn.path)")
+            // 2000 pixels wide: wider than the copy (its picture is small, kept so: the payload is JSON).
+            let wide = TerminalSpec(mode: .kitty, columns: 200, rows: 12, cellWidth: 10, cellHeight: 20)
+            #expect(try await daemon.send(PhotosPictureRequest(id: photos[0].id, terminal: wide)).from == .library)
+
+            let folder = daemon.directory + "/Pictures"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let full = photos[1].url.replacingOccurrences(of: "&w=1080&fit=max", with: "")
+            try Data(try await devstack.cdnBytes(full)).write(to: URL(fileURLWithPath: folder + "/large.jpg"))
+            let imported = try #require(try await daemon.send(LibraryImportRequest(path: folder)).imported.first)
+            try await daemon.wait(for: "the imported photo's screen copy") { try await screenCopy(imported.id) != nil }
+            #expect(try await daemon.send(PhotosPictureRequest(id: imported.id, terminal: Self.terminal)).from == .screen)
+
+            // The copy gone behind the daemon's back: drawn from the file, which asks for a copy again.
+            let gone = try #require(try await screenCopy(imported.id))
+            try FileManager.default.removeItem(atPath: gone.path)
+            #expect(try await daemon.send(PhotosPictureRequest(id: imported.id, terminal: Self.terminal)).from == .library)
+            try await daemon.wait(for: "the screen copy made again") { try await screenCopy(imported.id) != nil }
+            #expect(try await daemon.send(PhotosPictureRequest(id: imported.id, terminal: Self.terminal)).from == .screen)
+        }
+    }
+
     /// A damaged file: the picture says why, and `photos show` still prints the details, with one line
     /// saying why there is no picture.
     @Test func aDamagedFileGivesTheDetailsAndOneLineSayingWhy() async throws {

@@ -26,7 +26,7 @@ struct EditCapability: Sendable {
             return EditPreviewResult(jpeg: rendered.jpeg, width: rendered.width, height: rendered.height)
         }
         let (rendered, original) = try await studio.previewBeside(photoId: photoId, steps: steps, size: size)
-        let before = try await pictures.draw(file: original.path, fetched: false, for: terminal)
+        let before = try await pictures.draw(file: original.path, copy: nil, fetched: false, for: terminal)
         let after = try await pictures.renderer.draw(encoded: rendered.jpeg, for: terminal)
         return EditPreviewResult(
             jpeg: rendered.jpeg, width: rendered.width, height: rendered.height,

@@ -16,6 +16,8 @@ struct ImageCapability: Sendable {
     let queue: ImageQueue
     /// Hashes arriving files and reports near-duplicates, apart from the transfers.
     let scanner: DuplicateScanner
+    /// Screen-sized copies of large photos, for terminal pictures.
+    let renditions: ScreenRenditions
     let cache: ImageCache
     let maxBytes: Int64
     let dataDirectory: String
@@ -49,19 +51,27 @@ struct ImageCapability: Sendable {
             http: client, apiURL: config.unsplashAPIURL, accessKey: config.unsplashAccessKey, logger: logger)
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000))
         let transfers = QueueHandle()
+        let downloading: @Sendable () -> Bool = { (transfers.queue.withLock { $0 }?.progress.active ?? 0) > 0 }
         let scanner = DuplicateScanner(
             store: store, dataDirectory: directories.data, threshold: config.duplicateThreshold,
             hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
             accountId: { state.current.account.userId ?? "" },
-            transfersActive: { (transfers.queue.withLock { $0 }?.progress.active ?? 0) > 0 },
+            transfersActive: downloading,
             likesSettled: {
                 // A held like leaves the pending count for the duplicates'; a released one is sent.
                 counter.refresh()
                 push?.ring()
             }, logger: logger)
+        let cache = ImageCache(store: store, cacheDirectory: directories.cache, logger: logger)
+        let renditions = ScreenRenditions(
+            store: store, cacheDirectory: directories.cache,
+            make: { source throws(EditingError) in try await editor.screenRendition(source) },
+            transfersActive: downloading,
+            recorded: { [maxBytes = config.cacheMaxBytes] in cache.evict(maxBytes: maxBytes) }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)
+            renditions.wanted(photoId: photoId, source: path)
         }
         // A thumbnail's hash is the photo's (a perceptual hash is taken from a 32×32 reduction): known
         // before any download, it lets a like of a near-duplicate be refused. Not reported: a search
@@ -81,12 +91,15 @@ struct ImageCapability: Sendable {
                 state.bus.publish(.imagesChanged(progress))
                 // A file arrived: the library's file and byte counts in status and library.changed move too.
                 if progress.change == .finished { counter.refresh() }
-                if progress.downloading == 0 { scanner.transfersMayHaveEnded() }
+                if progress.downloading == 0 {
+                    scanner.transfersMayHaveEnded()
+                    renditions.transfersMayHaveEnded()
+                }
             })
         transfers.queue.withLock { $0 = queue }
         _ = state.bus.subscribe(types: [.photoChanged, .accountChanged, .connectivityChanged], snapshot: {}) { _ in queue.ring() }
         return ImageCapability(
-            queue: queue, scanner: scanner, cache: ImageCache(store: store, cacheDirectory: directories.cache, logger: logger),
+            queue: queue, scanner: scanner, renditions: renditions, cache: cache,
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache,
             likeCheck: config.duplicateCheckSeconds <= 0 ? nil : LikeActions.ArrivalCheck(
                 seconds: TimeInterval(config.duplicateCheckSeconds),

@@ -5,6 +5,7 @@ import Logging
 import Shared
 import Store
 import Support
+import Sync
 import Synchronization
 
 /// `library.import` and watched folders: folders of local photos into the library with perceptual
@@ -43,11 +44,14 @@ final class ImportCapability: Sendable {
         }
     }
 
-    init(importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, store: Store, logger: Logger) {
+    /// `renditions`: where a large imported photo asks for its screen copy (nil: no image capability).
+    init(
+        importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, store: Store, renditions: ScreenRenditions?, logger: Logger
+    ) {
         self.importer = importer
         let runs = Runs()
         self.runs = runs
-        let perform = Self.performer(importer: importer, state: state, counter: counter, logger: logger)
+        let perform = Self.performer(importer: importer, state: state, counter: counter, renditions: renditions, logger: logger)
         watcher = FolderWatcher(store: store, logger: logger) { path, recursive, since in
             _ = try? await runs.whenFree(importing: path) { try await perform(path, recursive, since) }
         }
@@ -64,10 +68,10 @@ final class ImportCapability: Sendable {
         return result
     }
 
-    /// An import of `path` with its progress on the bus; then each new photo on the bus, the library's
-    /// counts refreshed, and one log line with what came of it.
+    /// An import of `path` with its progress on the bus; then each new photo on the bus, a screen copy
+    /// asked for each large one, the library's counts refreshed, and one log line with what came of it.
     private static func performer(
-        importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, logger: Logger
+        importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, renditions: ScreenRenditions?, logger: Logger
     ) -> @Sendable (String, Bool, Date?) async throws -> ImportResult {
         { path, recursive, since in
             let started = ContinuousClock.now
@@ -75,6 +79,9 @@ final class ImportCapability: Sendable {
                 state.bus.publish(.importProgress(progress))
             }
             for photo in result.imported { state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added))) }
+            for photo in result.imported where photo.width * photo.height > ScreenRendition.worthwhilePixels {
+                renditions?.wanted(photoId: photo.id, source: photo.path)
+            }
             counter.refresh()
             logger.info("imported \(result.imported.count) photos from \(path)", metadata: [
                 "splashd_op": "import", "splashd_count": "\(result.imported.count)",
@@ -85,10 +92,12 @@ final class ImportCapability: Sendable {
         }
     }
 
-    static func make(config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, logger: Logger) -> ImportCapability {
+    static func make(
+        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, renditions: ScreenRenditions?, logger: Logger
+    ) -> ImportCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         return ImportCapability(
             importer: PhotoImporter(store: store, editor: editor, duplicateThreshold: config.duplicateThreshold), state: state, counter: counter,
-            store: store, logger: logger)
+            store: store, renditions: renditions, logger: logger)
     }
 }

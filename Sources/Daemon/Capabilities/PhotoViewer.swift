@@ -88,19 +88,28 @@ struct PhotoViewer: Sendable {
         var reason: String?
     }
 
-    /// A photo drawn for a terminal: from its library file, else a file in the cache (the largest),
-    /// else a thumbnail fetched now.
+    /// A photo drawn for a terminal: from its library file (the original, else an edit's rendering),
+    /// else a file in the cache (the largest), else a thumbnail fetched now — through the file's screen
+    /// copy when it has one made from it and the picture is small enough (see ScreenRendition). A large
+    /// file drawn without a copy gets one made, for the next time.
     func picture(_ request: PhotosPictureRequest) async throws -> PhotoPicture {
         guard let pictures else { throw CapabilityMissing("pictures") }
-        guard let files = try library.files(photoId: request.id, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) else {
+        guard let listed = try library.files(photoId: request.id, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) else {
             throw RPCError(.notFound, .photoNotInStore(id: request.id), field: "id")
         }
-        let present = files.filter(\.present)
+        let present = listed.filter(\.present)
+        let copy = present.first { $0.variant == ScreenRendition.variant }
+        let files = present.filter { $0.variant != ScreenRendition.variant }
+        let inLibrary = files.filter { $0.location == .library }
         var origin = PhotoPicture.Origin.library
-        var path = present.first { $0.location == .library }?.path
-        if path == nil, let cached = present.max(by: { $0.bytes < $1.bytes }) {
-            (origin, path) = (.cache, cached.path)
+        var chosen = inLibrary.first { !$0.variant.hasPrefix("edit:") } ?? inLibrary.first
+        if chosen == nil, let cached = files.max(by: { $0.bytes < $1.bytes }) {
+            (origin, chosen) = (.cache, cached)
         }
+        // A copy made from the file chosen (its row is younger), or the only picture of the photo left.
+        let usableCopy = copy.flatMap { copy in (chosen.map { copy.createdAt >= $0.createdAt } ?? true) ? copy : nil }
+        var path = chosen?.path
+        if path == nil, let usableCopy { (origin, path) = (.screen, usableCopy.path) }
         if path == nil {
             guard let images else {
                 throw RPCError(.offline, .noPictureHere(id: request.id))
@@ -112,11 +121,19 @@ struct PhotoViewer: Sendable {
             }
         }
         guard let path else { throw RPCError(.notFound, .noPictureHere(id: request.id)) }
+        let drawn: TerminalPictures.Drawn
         do throws(EditingError) {
-            let drawn = try await pictures.draw(file: path, fetched: origin == .fetched, for: request.terminal)
-            return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: origin, path: path)
+            drawn = try await pictures.draw(
+                file: path, copy: origin == .screen ? nil : usableCopy?.path, fetched: origin == .fetched, for: request.terminal)
         } catch {
             throw RPCError(.invalidInput, .pictureCannotBeDrawn(id: request.id, path: path, reason: error.description), field: "id")
         }
+        if let copyPath = drawn.copy {
+            return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: .screen, path: copyPath)
+        }
+        if usableCopy == nil, !drawn.fromMemory, origin == .library || origin == .cache {
+            images?.renditions.wanted(photoId: request.id, source: path)
+        }
+        return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: origin, path: path)
     }
 }

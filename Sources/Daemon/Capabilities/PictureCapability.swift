@@ -15,9 +15,11 @@ final class PictureCapability: Sendable {
             limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000), memoryBytes: Int64(config.picturesMemoryMiB) << 20)
     }
 
-    /// Draws `file`; a decode (not a memory hit) counts for the disk tier: found there, or `fetched`.
-    func draw(file: String, fetched: Bool, for terminal: TerminalSpec) async throws(EditingError) -> TerminalPictures.Drawn {
-        let drawn = try await renderer.draw(file: URL(fileURLWithPath: file), for: terminal)
+    /// Draws `file`, or its screen `copy` when that serves; a decode (not a memory hit) counts for the
+    /// disk tier: found there, or `fetched`.
+    func draw(file: String, copy: String?, fetched: Bool, for terminal: TerminalSpec) async throws(EditingError) -> TerminalPictures.Drawn {
+        let drawn = try await renderer.draw(
+            file: URL(fileURLWithPath: file), copy: copy.map { URL(fileURLWithPath: $0) }, for: terminal)
         if !drawn.fromMemory { disk.withLock { fetched ? ($0.misses += 1) : ($0.hits += 1) } }
         return drawn
     }

@@ -26,10 +26,8 @@ public final class DuplicateScanner: Service, Sendable {
     private let hash: Hasher
     private let accountId: @Sendable () -> String
     private let logger: Logger
-    private let transfersActive: @Sendable () -> Bool
-    /// How long hashing waits on transfers before it goes ahead beside them (a stalled one must not
-    /// hold it off for good).
-    private let patience: Duration
+    /// Hashing waits while files download, up to a patience.
+    private let transfers: TransferPatience
     /// How long after the start it looks for files left unhashed: its query reads the library's files,
     /// and the start (to READY) should not share the store and the cores with it.
     private let settleFor: Duration
@@ -50,9 +48,8 @@ public final class DuplicateScanner: Service, Sendable {
         settleFor: Duration = .seconds(10), likesSettled: @escaping @Sendable () -> Void = {}, logger: Logger
     ) {
         self.likesSettled = likesSettled
-        self.transfersActive = transfersActive
+        transfers = TransferPatience(transfersActive: transfersActive, patience: patience)
         self.settleFor = settleFor
-        self.patience = patience
         self.store = store
         self.dataDirectory = dataDirectory
         self.threshold = threshold
@@ -92,7 +89,7 @@ public final class DuplicateScanner: Service, Sendable {
                 }
                 deadline = settled ? nil : settleAt
                 if self.waiting.withLock({ $0.isEmpty }) { continue }
-                if let until = self.holdOffUntil() {
+                if let until = self.transfers.holdOffUntil() {
                     await self.scanLikesWaiting()
                     deadline = min(deadline ?? until, until)
                 } else {
@@ -101,25 +98,6 @@ public final class DuplicateScanner: Service, Sendable {
             }
         }
     }
-
-    /// While files download, when hashing may go ahead anyway (the patience spent); nil when it may go
-    /// ahead now. Asked before each file, so that downloads that start mid-batch stop the batch.
-    private func holdOffUntil() -> ContinuousClock.Instant? {
-        let active = transfersActive()
-        return heldSince.withLock { since -> ContinuousClock.Instant? in
-            guard active else {
-                since = nil
-                return nil
-            }
-            let now = ContinuousClock.now
-            let until = (since ?? now) + patience
-            if since == nil { since = now }
-            return until > now ? until : nil
-        }
-    }
-
-    /// When hashing began to wait on downloads (nil: it is not waiting).
-    private let heldSince = Mutex<ContinuousClock.Instant?>(nil)
 
     /// The image queue's transfers may all have ended: waiting hashes may start.
     public func transfersMayHaveEnded() {
@@ -192,7 +170,7 @@ public final class DuplicateScanner: Service, Sendable {
         var reported: Set<String> = []
         var unreadable: [String] = []
         var unhashed = arrivals
-        while let arrival = unhashed.first, !whileNotHeldOff || holdOffUntil() == nil {
+        while let arrival = unhashed.first, !whileNotHeldOff || transfers.holdOffUntil() == nil {
             unhashed = unhashed.dropFirst()
             if let hash = await hash(arrival.path) {
                 hashes.append((arrival.photoId, hash))
