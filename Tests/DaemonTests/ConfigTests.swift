@@ -112,6 +112,7 @@ import TestSupport
             ("[network]\nplain_http_hosts = [\n  1,\n]\n", "c.toml:4: network.plain_http_hosts must be an array of strings"),
             ("[backend]\nurl = \"\"\"\nx\n\"\"\"\n[control]\nmax_connections = \"many\"\n", "c.toml:6: control.max_connections must be an integer"),
             ("[images]\nconcurrency = 1979-05-27\n", "c.toml:2: images.concurrency must be an integer"),
+            ("[pictures]\nterminal = \"sixels\"\n", "c.toml:2: pictures.terminal must be one of auto, none, symbols, sixel, kitty, iterm"),
         ]
         for (text, expected) in cases {
             var config = DaemonConfig()

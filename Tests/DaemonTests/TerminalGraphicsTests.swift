@@ -111,6 +111,13 @@ import Testing
     static func ask(
         timeout: Duration = .seconds(3), _ reply: @escaping @Sendable (String) -> String?
     ) throws -> (answer: TerminalQuery.Answer, asked: String) {
+        try play(reply) { TerminalQuery.ask(fd: $0, timeout: timeout) }
+    }
+
+    /// Runs `question` on the slave side of a pty whose terminal side answers with `reply(question)`.
+    static func play<T>(
+        _ reply: @escaping @Sendable (String) -> String?, _ question: (Int32) -> T
+    ) throws -> (answer: T, asked: String) {
         // posix_openpt by hand (Glibc's module leaves it out): /dev/ptmx, unlocked, its number asked.
         // TIOCSPTLCK and TIOCGPTN are _IOW/_IOR macros Swift cannot import: their values (asm-generic).
         let TIOCSPTLCK: UInt = 0x4004_5431, TIOCGPTN: UInt = 0x8004_5430
@@ -138,7 +145,7 @@ import Testing
             }
         }
         terminal.start()
-        let answer = TerminalQuery.ask(fd: slave, timeout: timeout)
+        let answer = question(slave)
         done.withLock { $0 = true }
         while !terminal.isFinished { usleep(5_000) }
         return (answer, asked.withLock { $0 })
@@ -170,6 +177,49 @@ import Testing
         let spec = TerminalGraphics.spec(
             choice: .auto, json: false, isTerminal: true, size: nil, environment: ["TERM": "xterm-256color"], noColor: false, ask: { answer })
         #expect(spec?.mode == .symbols)
+    }
+
+    /// TIOCGWINSZ with no pixels: the cell asked with `CSI 16 t`, else worked out from `CSI 14 t`'s
+    /// text area; a terminal that says nothing (or nonsense) leaves the daemon's default.
+    @Test func theCellSizeIsAskedWhenTheWindowSizeHasNoPixels() throws {
+        let cell = try Self.play({ question in
+            question.contains("[16t") ? "\u{1B}[6;20;10t\u{1B}[4;480;800t\u{1B}[0n" : nil
+        }) { TerminalQuery.cellSize(fd: $0, columns: 80, rows: 24, timeout: .seconds(3)) }
+        #expect(cell.asked.contains("\u{1B}[16t") && cell.asked.contains("\u{1B}[5n"))
+        #expect(cell.answer.map { [$0.width, $0.height] } == [10, 20])
+        let area = try Self.play({ question in question.contains("[14t") ? "\u{1B}[4;480;800t\u{1B}[0n" : nil }) {
+            TerminalQuery.cellSize(fd: $0, columns: 80, rows: 24, timeout: .seconds(3))
+        }
+        #expect(area.answer.map { [$0.width, $0.height] } == [10, 20], "800 × 480 over 80 × 24 cells")
+        let silent = try Self.play({ _ in nil }) { TerminalQuery.cellSize(fd: $0, columns: 80, rows: 24, timeout: .milliseconds(200)) }
+        #expect(silent.answer == nil)
+        #expect(TerminalQuery.cellSize(answers: "\u{1B}[6;0;0t\u{1B}[0n", columns: 80, rows: 24) == nil, "a zero cell is no answer")
+
+        // Only a pixel mode asks, and only when TIOCGWINSZ had no pixels.
+        let asked = Mutex(0)
+        func spec(_ choice: ImageChoice, pixels: Int) -> TerminalSpec? {
+            TerminalGraphics.spec(
+                choice: choice, json: false, isTerminal: true, size: WindowSize(columns: 80, rows: 24, pixelWidth: pixels, pixelHeight: pixels),
+                environment: ["TERM": "xterm-kitty"], noColor: false, askCell: { _ in
+                    asked.withLock { $0 += 1 }
+                    return (10, 20)
+                })
+        }
+        #expect(spec(.kitty, pixels: 0).map { [$0.cellWidth, $0.cellHeight] } == [10, 20])
+        #expect(spec(.kitty, pixels: 960).map { [$0.cellWidth, $0.cellHeight] } == [12, 40], "TIOCGWINSZ's own")
+        #expect(spec(.symbols, pixels: 0)?.cellWidth == nil)
+        #expect(asked.withLock { $0 } == 1)
+    }
+
+    /// The mode is marked detected only when nobody chose it, so that the daemon's pictures.terminal
+    /// decides then and only then.
+    @Test func onlyADetectedModeIsMarkedSo() {
+        func spec(_ choice: ImageChoice, _ environment: [String: String] = ["TERM": "xterm-kitty"]) -> TerminalSpec? {
+            TerminalGraphics.spec(choice: choice, json: false, isTerminal: true, size: nil, environment: environment, noColor: false)
+        }
+        #expect(spec(.auto)?.detected == true && spec(.auto)?.mode == .kitty)
+        #expect(spec(.kitty)?.detected == nil && spec(.symbols)?.detected == nil)
+        #expect(spec(.auto, ["TERM": "xterm-kitty", "SPLASHCTL_IMAGE": "sixel"])?.detected == nil, "the environment chose")
     }
 
     @Test func theTerminalIsAskedOnlyWhenTheEnvironmentIsUnsure() {

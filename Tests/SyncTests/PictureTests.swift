@@ -85,6 +85,27 @@ import TestSupport
         }
     }
 
+    /// `pictures.terminal` decides for a mode splashctl only detected, never for one asked for; `none`
+    /// draws nothing, and `photos show` prints the details alone.
+    @Test func theConfiguredModeDecidesOnlyForADetectedOne() async throws {
+        try await SplashdFixture.run { fixture in
+            let kitty = try await fixture.splashd(.sync(config: "[pictures]\nterminal = \"kitty\"\n"))
+            let photo = try #require(try await kitty.seedCatalogue(count: 1).first)
+            var detected = Self.terminal
+            detected.detected = true
+            #expect(try await kitty.send(PhotosPictureRequest(id: photo.id, terminal: detected)).text.hasPrefix("\u{1B}_G"))
+            let asked = try await kitty.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
+            #expect(!asked.text.hasPrefix("\u{1B}_G") && asked.text.contains("\u{1B}[38;2;"), "symbols, as asked")
+
+            let none = try await fixture.splashd(.sync(config: "[pictures]\nterminal = \"none\"\n"))
+            let other = try #require(try await none.seedCatalogue(count: 1).first)
+            let nothing = try await none.send(PhotosPictureRequest(id: other.id, terminal: detected))
+            #expect(nothing.from == .notDrawn && nothing.text.isEmpty && nothing.columns == 0)
+            #expect(try await none.send(CacheStatusRequest()).cacheFiles == 0, "no thumbnail fetched for nothing")
+            #expect(try await none.send(PhotosPictureRequest(id: other.id, terminal: Self.terminal)).from == .fetched, "asked for: drawn")
+        }
+    }
+
     /// A damaged file: the picture says why, and `photos show` still prints the details, with one line
     /// saying why there is no picture.
     @Test func aDamagedFileGivesTheDetailsAndOneLineSayingWhy() async throws {

@@ -94,6 +94,9 @@ struct PhotoViewer: Sendable {
     /// file drawn without a copy gets one made, for the next time.
     func picture(_ request: PhotosPictureRequest) async throws -> PhotoPicture {
         guard let pictures else { throw CapabilityMissing("pictures") }
+        guard let terminal = pictures.terminal(for: request.terminal) else {
+            return PhotoPicture(id: request.id, text: "", columns: 0, rows: 0, from: .notDrawn, path: "")
+        }
         guard let listed = try library.files(photoId: request.id, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) else {
             throw RPCError(.notFound, .photoNotInStore(id: request.id), field: "id")
         }
@@ -124,7 +127,7 @@ struct PhotoViewer: Sendable {
         let drawn: TerminalPictures.Drawn
         do throws(EditingError) {
             drawn = try await pictures.draw(
-                file: path, copy: origin == .screen ? nil : usableCopy?.path, fetched: origin == .fetched, for: request.terminal)
+                file: path, copy: origin == .screen ? nil : usableCopy?.path, fetched: origin == .fetched, for: terminal)
         } catch {
             throw RPCError(.invalidInput, .pictureCannotBeDrawn(id: request.id, path: path, reason: error.description), field: "id")
         }

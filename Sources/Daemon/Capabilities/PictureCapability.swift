@@ -9,10 +9,27 @@ import Synchronization
 final class PictureCapability: Sendable {
     let renderer: TerminalPictures
     private let disk = Mutex((hits: 0, misses: 0))
+    /// `pictures.terminal`: nil for `auto`, `.some(nil)` for `none`, else the mode it forces.
+    private let configured: TerminalSpec.Mode??
 
     init(config: DaemonConfig) {
         renderer = TerminalPictures(
             limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000), memoryBytes: Int64(config.picturesMemoryMiB) << 20)
+        configured = switch config.picturesTerminal {
+        case "auto": nil
+        case "none": .some(nil)
+        default: .some(TerminalSpec.Mode(rawValue: config.picturesTerminal))
+        }
+    }
+
+    /// The room drawn in: a mode splashctl only detected gives way to `pictures.terminal`; nil when
+    /// that is `none` (nothing is drawn).
+    func terminal(for spec: TerminalSpec) -> TerminalSpec? {
+        guard spec.detected == true, let configured else { return spec }
+        guard let mode = configured else { return nil }
+        var spec = spec
+        spec.mode = mode
+        return spec
     }
 
     /// Draws `file`, or its screen `copy` when that serves; a decode (not a memory hit) counts for the

@@ -38,6 +38,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var cacheMaxBytes: Int64 = 1 << 30
     /// The memory tier of pictures decoded for terminals, in MiB (0: none kept).
     public var picturesMemoryMiB = 64
+    /// How splashctl's pictures are drawn when neither `--image` nor SPLASHCTL_IMAGE says: `auto` (what
+    /// splashctl detects), `none`, or a mode forced (symbols, kitty, sixel, iterm).
+    public var picturesTerminal = "auto"
     /// Image transfers at once (one curl multi handle).
     public var imagesConcurrency = 8
     /// The rendition of a liked photo the library keeps (a key of the photo's `urls`).
@@ -123,6 +126,14 @@ public struct DaemonConfig: Sendable, Equatable {
                 throw ConfigError(path: path, line: nil, message: "pictures.folder must be an absolute path or start with ~/")
             }
             config.picturesFolder = folder
+        },
+        "pictures.terminal": { config, value, path throws(ConfigError) in
+            let choice = try value.string("pictures.terminal", path)
+            let choices = ["auto", "none"] + TerminalSpec.Mode.allCases.map(\.rawValue)
+            guard choices.contains(choice) else {
+                throw ConfigError(path: path, line: nil, message: "pictures.terminal must be one of \(choices.joined(separator: ", "))")
+            }
+            config.picturesTerminal = choice
         },
         "pictures.export": { config, value, path throws(ConfigError) in config.picturesExport = try value.bool("pictures.export", path) },
         "cache.max_bytes": { config, value, path throws(ConfigError) in

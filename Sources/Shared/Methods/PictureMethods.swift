@@ -27,14 +27,20 @@ public struct TerminalSpec: Codable, Sendable, Equatable {
     public var cellHeight: Int?
     /// Default truecolor.
     public var colors: Colors?
+    /// The mode is what splashctl detected, nobody asked for it (no `--image`, no SPLASHCTL_IMAGE): the
+    /// daemon's `pictures.terminal`, when not `auto`, decides instead. Default false.
+    public var detected: Bool?
 
-    public init(mode: Mode, columns: Int, rows: Int, cellWidth: Int? = nil, cellHeight: Int? = nil, colors: Colors? = nil) {
+    public init(
+        mode: Mode, columns: Int, rows: Int, cellWidth: Int? = nil, cellHeight: Int? = nil, colors: Colors? = nil, detected: Bool? = nil
+    ) {
         self.mode = mode
         self.columns = columns
         self.rows = rows
         self.cellWidth = cellWidth
         self.cellHeight = cellHeight
         self.colors = colors
+        self.detected = detected
     }
 
     /// The largest room a picture is drawn in (a huge terminal gets a picture this size, not more).
@@ -61,7 +67,8 @@ public struct PhotosPictureRequest: RPCRequest {
         ParameterDoc("id", "string", required: true, "The photo id."),
         ParameterDoc("terminal", "object", required: true, """
             What the terminal can draw: mode (symbols, sixel, kitty, iterm), columns and rows (the room, capped at \\
-            400 × 200), cell_width and cell_height in pixels (default 8 × 16), colors (truecolor, 256, 16, none).
+            400 × 200), cell_width and cell_height in pixels (default 8 × 16), colors (truecolor, 256, 16, none), \\
+            detected (true: the mode is splashctl's guess, and the daemon's pictures.terminal, when not auto, decides).
             """),
     ]
     public static let errors: [ErrorKind] = [.invalidInput, .notFound, .offline]
@@ -94,6 +101,9 @@ public struct PhotoPicture: Codable, Sendable, Equatable {
         /// The screen-sized copy the daemon keeps of a large photo's file (variant `screen`, in the
         /// cache): a 24-megapixel file takes ~150 ms to decode, its copy a few milliseconds.
         case screen
+        /// Nothing drawn (`text` empty, no file read): the mode was detected and the daemon's
+        /// `pictures.terminal` is `none`.
+        case notDrawn = "not_drawn"
     }
 
     public var id: String

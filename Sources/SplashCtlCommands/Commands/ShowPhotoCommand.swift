@@ -17,7 +17,8 @@ struct ShowPhoto: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         if let terminal = TerminalGraphics.spec(
             choice: image, json: global.json, isTerminal: Output.isTerminal(.output), size: TerminalGraphics.windowSize(),
-            environment: environment, noColor: global.noColor, ask: { TerminalQuery.askControllingTerminal() })
+            environment: environment, noColor: global.noColor, ask: { TerminalQuery.askControllingTerminal() },
+            askCell: { TerminalQuery.askControllingTerminalForCell(columns: $0.columns, rows: $0.rows) })
         {
             // A daemon that cannot be reached is reported once, by the details' request below.
             if let client = try? CommandEnvironment.current.connect(global.socketPath) {
@@ -25,7 +26,10 @@ struct ShowPhoto: AsyncParsableCommand {
                     let picture = try await client.send(PhotosPictureRequest(id: id, terminal: terminal))
                     // Inside tmux a graphics sequence goes through to the terminal tmux runs in.
                     let throughTmux = terminal.mode != .symbols && environment["TMUX"] != nil
-                    Output.line(throughTmux ? TerminalGraphics.tmuxPassthrough(picture.text) : picture.text)
+                    // Empty: the daemon's pictures.terminal is none.
+                    if !picture.text.isEmpty {
+                        Output.line(throughTmux ? TerminalGraphics.tmuxPassthrough(picture.text) : picture.text)
+                    }
                 } catch let error as RPCError where error.kind != .notFound {
                     Output.line(global.style.dim(Message.noPicture(error.message).text()))
                 } catch {}

@@ -21,6 +21,8 @@ enum ContactSheet {
             size: TerminalGraphics.windowSize(), environment: ProcessInfo.processInfo.environment, noColor: noColor)
         else { return nil }
         spec.mode = .symbols
+        // `--grid` asked for pictures, in symbols: the daemon's pictures.terminal does not change that.
+        spec.detected = nil
         spec.columns = min(tileColumns, spec.columns)
         spec.rows = tileRows
         return spec

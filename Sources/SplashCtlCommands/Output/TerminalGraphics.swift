@@ -89,7 +89,8 @@ enum TerminalGraphics {
     }
 
     /// `SPLASHCTL_IMAGE` (auto, none, symbols, kitty, sixel, iterm): the default for `--image auto`, set
-    /// once in a shell profile.
+    /// once in a shell profile. Left at auto, the mode detected is sent as such, and the daemon's
+    /// `pictures.terminal` may decide instead (`TerminalSpec.detected`).
     static func defaultChoice(environment: [String: String]) -> ImageChoice {
         environment["SPLASHCTL_IMAGE"].flatMap(ImageChoice.init(rawValue:)) ?? .auto
     }
@@ -97,10 +98,11 @@ enum TerminalGraphics {
     /// The picture to ask for, or nil when none is drawn: `none`, under `--json`, or with stdout not a
     /// terminal (auto only; a forced mode draws into a pipe too, for those who asked). `share` is the
     /// part of the terminal's height the picture may take. `ask` questions the terminal itself, only
-    /// when the environment leaves it unsure.
+    /// when the environment leaves it unsure; `askCell` asks it for its cell's pixels, only for a pixel
+    /// mode when the window size has none.
     static func spec(
         choice requested: ImageChoice, json: Bool, isTerminal: Bool, size: WindowSize?, environment: [String: String], noColor: Bool,
-        share: Double = 0.6, ask: () -> TerminalQuery.Answer? = { nil }
+        share: Double = 0.6, ask: () -> TerminalQuery.Answer? = { nil }, askCell: (WindowSize) -> (width: Int, height: Int)? = { _ in nil }
     ) -> TerminalSpec? {
         let choice = requested == .auto ? defaultChoice(environment: environment) : requested
         guard choice != .none, !json else { return nil }
@@ -115,11 +117,14 @@ enum TerminalGraphics {
         case .iterm: .iterm
         }
         let columns = max(1, size?.columns ?? 80), rows = max(1, size?.rows ?? 24)
-        let cell = size?.cell
+        // A pixel mode draws columns × cell width pixels: when TIOCGWINSZ has no pixels, the terminal
+        // is asked (`CSI 16 t`); failing that, the daemon's 8 × 16.
+        let cell = size?.cell ?? (mode == .symbols ? nil : askCell(size ?? WindowSize(columns: columns, rows: rows, pixelWidth: 0, pixelHeight: 0)))
         return TerminalSpec(
             mode: mode, columns: min(columns, TerminalSpec.maximumColumns),
             rows: min(max(1, Int(Double(rows) * share)), TerminalSpec.maximumRows),
-            cellWidth: cell?.width, cellHeight: cell?.height, colors: colors(environment: environment, noColor: noColor))
+            cellWidth: cell?.width, cellHeight: cell?.height, colors: colors(environment: environment, noColor: noColor),
+            detected: choice == .auto ? true : nil)
     }
 
     /// The process's terminal size (stdout's), nil when it is not a terminal.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import RegexBuilder
 import Shared
 
 /// Asks the terminal itself what it is, when its environment leaves splashctl unsure (as timg does):
@@ -39,8 +40,55 @@ enum TerminalQuery {
 
     /// Asks the terminal on `fd` (a tty), waiting at most `timeout` for each answer.
     static func ask(fd: Int32, timeout: Duration = .milliseconds(150)) -> Answer {
+        inRawMode(fd) { () -> Answer in
+            let version = exchange(fd, question: "\u{1B}[>q\u{1B}[5n", until: "\u{1B}[0n", timeout: timeout)
+            guard let version else { return Answer(mode: nil, answered: false, inTmux: false) }
+            let inTmux = version.lowercased().contains("tmux")
+            if let mode = mode(version: version, attributes: nil) { return Answer(mode: mode, answered: true, inTmux: inTmux) }
+            let attributes = exchange(fd, question: "\u{1B}[c", until: "c", afterPrefix: "\u{1B}[?", timeout: timeout)
+            return Answer(mode: mode(version: version, attributes: attributes), answered: true, inTmux: inTmux)
+        } ?? Answer(mode: nil, answered: false, inTmux: false)
+    }
+
+    /// A cell's size in pixels, asked of the terminal on `fd` when TIOCGWINSZ gave none (a terminal over
+    /// ssh, an emulator that leaves the pixel fields zero): `CSI 16 t` (the cell) and `CSI 14 t` (the
+    /// text area, for terminals that answer only that), a status report marking the end of the answers.
+    /// `columns` × `rows`: the window in cells. Nil when the terminal does not say, or says nonsense.
+    static func cellSize(fd: Int32, columns: Int, rows: Int, timeout: Duration = .milliseconds(150)) -> (width: Int, height: Int)? {
+        inRawMode(fd) { () -> (width: Int, height: Int)? in
+            exchange(fd, question: "\u{1B}[16t\u{1B}[14t\u{1B}[5n", until: "\u{1B}[0n", timeout: timeout).flatMap {
+                cellSize(answers: $0, columns: columns, rows: rows)
+            }
+        } ?? nil
+    }
+
+    /// The cell's size in the answers to `CSI 16 t` (`CSI 6 ; height ; width t`) or, failing that,
+    /// `CSI 14 t` (`CSI 4 ; height ; width t`, the text area) divided by the window's cells.
+    static func cellSize(answers: String, columns: Int, rows: Int) -> (width: Int, height: Int)? {
+        func report(_ kind: Int) -> (height: Int, width: Int)? {
+            guard let match = answers.firstMatch(of: Regex {
+                "\u{1B}["
+                String(kind)
+                ";"
+                Capture { OneOrMore(.digit) } transform: { Int($0) }
+                ";"
+                Capture { OneOrMore(.digit) } transform: { Int($0) }
+                "t"
+            }), let height = match.1, let width = match.2 else { return nil }
+            return (height, width)
+        }
+        if let cell = report(6), let size = WindowSize(columns: 1, rows: 1, pixelWidth: cell.width, pixelHeight: cell.height).cell {
+            return size
+        }
+        if let area = report(4) { return WindowSize(columns: columns, rows: rows, pixelWidth: area.width, pixelHeight: area.height).cell }
+        return nil
+    }
+
+    /// `body` with `fd` in raw mode (no echo, no line buffering, reads that never block), the terminal
+    /// restored after whatever happens; nil when `fd` is not a terminal that can be put in raw mode.
+    private static func inRawMode<T>(_ fd: Int32, _ body: () -> T) -> T? {
         var saved = termios()
-        guard tcgetattr(fd, &saved) == 0 else { return Answer(mode: nil, answered: false, inTmux: false) }
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutablePointer(to: &raw.c_cc) { pointer in
@@ -49,23 +97,27 @@ enum TerminalQuery {
                 cc[Int(VTIME)] = 0
             }
         }
-        guard tcsetattr(fd, TCSANOW, &raw) == 0 else { return Answer(mode: nil, answered: false, inTmux: false) }
+        guard tcsetattr(fd, TCSANOW, &raw) == 0 else { return nil }
         defer { _ = tcsetattr(fd, TCSANOW, &saved) }
-
-        let version = exchange(fd, question: "\u{1B}[>q\u{1B}[5n", until: "\u{1B}[0n", timeout: timeout)
-        guard let version else { return Answer(mode: nil, answered: false, inTmux: false) }
-        let inTmux = version.lowercased().contains("tmux")
-        if let mode = mode(version: version, attributes: nil) { return Answer(mode: mode, answered: true, inTmux: inTmux) }
-        let attributes = exchange(fd, question: "\u{1B}[c", until: "c", afterPrefix: "\u{1B}[?", timeout: timeout)
-        return Answer(mode: mode(version: version, attributes: attributes), answered: true, inTmux: inTmux)
+        return body()
     }
 
     /// Asks the controlling terminal (`/dev/tty`), nil when there is none to ask.
     static func askControllingTerminal(timeout: Duration = .milliseconds(150)) -> Answer? {
+        onControllingTerminal { ask(fd: $0, timeout: timeout) }
+    }
+
+    /// The cell's size asked of the controlling terminal (`/dev/tty`), nil when there is none to ask or
+    /// it does not say.
+    static func askControllingTerminalForCell(columns: Int, rows: Int, timeout: Duration = .milliseconds(150)) -> (width: Int, height: Int)? {
+        onControllingTerminal { cellSize(fd: $0, columns: columns, rows: rows, timeout: timeout) } ?? nil
+    }
+
+    private static func onControllingTerminal<T>(_ body: (Int32) -> T) -> T? {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        return ask(fd: fd, timeout: timeout)
+        return body(fd)
     }
 
     /// Writes `question` and reads until `marker` arrives (after `afterPrefix`, if given) or `timeout`
