@@ -246,7 +246,29 @@ import Testing
         #expect(TerminalGraphics.modeThroughTmux(environment: inTmux, passthroughAllowed: { true }) == .iterm)
         #expect(TerminalGraphics.modeThroughTmux(environment: inTmux, passthroughAllowed: { false }) == nil)
         #expect(TerminalGraphics.modeThroughTmux(environment: ["TMUX": "x", "TERM": "xterm-kitty"], passthroughAllowed: { true }) == nil)
+        let kitty = ["TMUX": "x", "TERM": "screen-256color", "KITTY_WINDOW_ID": "3"]
+        #expect(TerminalGraphics.modeThroughTmux(environment: kitty, passthroughAllowed: { true }) == .kitty)
+        #expect(TerminalGraphics.modeThroughTmux(environment: kitty, passthroughAllowed: { false }) == nil)
         #expect(TerminalGraphics.modeThroughTmux(environment: ["LC_TERMINAL": "iTerm2"], passthroughAllowed: { true }) == nil, "not in tmux")
+    }
+
+    /// kitty inside tmux: every graphics command passed through (escapes doubled), the first made a
+    /// quiet virtual placement of the image id; then one line of placeholders per row in the id's
+    /// colour, each row's first cell carrying its row's diacritic.
+    @Test func kittyGoesThroughTmuxAsAVirtualPlacementAndPlaceholders() {
+        let picture = "\u{1B}_Ga=T,f=32,s=4,v=2,c=3,r=2,m=1;AAAA\u{1B}\\\u{1B}_Gm=0;BBBB\u{1B}\\\n"
+        let text = KittyPlaceholders.throughTmux(picture, columns: 3, rows: 2, id: 0x01_02_2A)
+        let first = "\u{1B}Ptmux;\u{1B}\u{1B}_GU=1,i=66090,q=2,a=T,f=32,s=4,v=2,c=3,r=2,m=1;AAAA\u{1B}\u{1B}\\\u{1B}\\"
+        let second = "\u{1B}Ptmux;\u{1B}\u{1B}_Gm=0;BBBB\u{1B}\u{1B}\\\u{1B}\\"
+        #expect(text.hasPrefix(first + second), "\(text.debugDescription)")
+        let rows = text.dropFirst(first.count + second.count).split(separator: "\n").map(String.init)
+        let colour = "\u{1B}[38;2;1;2;42m"
+        #expect(rows == [
+            colour + "\u{10EEEE}\u{0305}\u{10EEEE}\u{10EEEE}" + "\u{1B}[39m",
+            colour + "\u{10EEEE}\u{030D}\u{10EEEE}\u{10EEEE}" + "\u{1B}[39m",
+        ], "\(rows.map(\.debugDescription))")
+        #expect(KittyPlaceholders.diacritics.count == 297 && KittyPlaceholders.diacritics.last == 0x1D244)
+        #expect((0..<100).allSatisfy { _ in (1..<(1 << 24)).contains(KittyPlaceholders.newID()) })
     }
 
     @Test func aSequenceIsWrappedWithItsEscapesDoubled() {

@@ -4,6 +4,16 @@ import SplashClient
 import Testing
 import TestSupport
 
+/// kitty's placeholder and its first row diacritics (the protocol's table; splashctl's own is not
+/// imported here, so that a wrong entry there fails this test).
+enum KittyPlaceholdersProbe {
+    static let placeholder: Unicode.Scalar = "\u{10EEEE}"
+    static let rowDiacritics: [UInt32] = [
+        0x0305, 0x030D, 0x030E, 0x0310, 0x0312, 0x033D, 0x033E, 0x033F, 0x0346, 0x034A, 0x034B, 0x034C,
+        0x0350, 0x0351, 0x0352, 0x0357, 0x035B, 0x0363, 0x0364, 0x0365, 0x0366, 0x0367, 0x0368, 0x0369,
+    ]
+}
+
 /// Photos drawn for terminals through the daemon (issue 21; the memory tier and its hit rates are
 /// issue 20's item 4), against devstack's CDN: the best file here is drawn — a thumbnail fetched when
 /// there is none, the library file once liked — and a picture drawn again comes from memory.
@@ -165,31 +175,80 @@ import TestSupport
         }
     }
 
+    /// A tmux server of the test's own, for splashctl in a real terminal.
+    struct Tmux: Sendable {
+        let server = "splashd-test-\(UUID().uuidString.prefix(8))"
+
+        @discardableResult
+        func run(_ arguments: [String]) async throws -> String {
+            let result = try await ChildProcess.run(
+                "/usr/bin/tmux", ["-L", server, "-f", "/dev/null"] + arguments,
+                environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"], stdin: "", timeout: .seconds(20))
+            return result.stdout
+        }
+
+        /// Runs `command` in an 80 × 24 pane once `go` is signalled (after `allow-passthrough` is set on
+        /// globally, as a tmux.conf does, if asked), and reads the pane (from the start of its history)
+        /// once the command has printed DONE.
+        func screen(of command: String, environment: [String: String], daemon: Splashd, passthrough: Bool = false) async throws -> String {
+            let pane = "/usr/bin/tmux -L \(server) wait-for go; \(command); echo DONE; sleep 30"
+            try await run(["new-session", "-d", "-x", "80", "-y", "24"] + environment.flatMap { ["-e", "\($0.key)=\($0.value)"] } + [pane])
+            if passthrough { try await run(["set", "-g", "allow-passthrough", "on"]) }
+            try await run(["wait-for", "-S", "go"])
+            var screen = ""
+            try await daemon.wait(for: "splashctl's output in the pane") {
+                screen = try await run(["capture-pane", "-p", "-S", "-"])
+                return screen.contains("DONE")
+            }
+            return screen
+        }
+    }
+
     /// splashctl in a real terminal: tmux, an 80 × 24 pane, the screen read back with capture-pane.
     @Test func inTmuxThePicturesBlocksStandAboveThePhotosTitle() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
-            let server = "splashd-test-\(UUID().uuidString.prefix(8))"
-            @Sendable func tmux(_ arguments: [String]) async throws -> String {
-                let result = try await ChildProcess.run(
-                    "/usr/bin/tmux", ["-L", server, "-f", "/dev/null"] + arguments,
-                    environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8"], stdin: "", timeout: .seconds(20))
-                return result.stdout
-            }
-            fixture.onCleanup { _ = try? await tmux(["kill-server"]) }
-            let command = "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(photo.id); echo DONE; sleep 30"
-            _ = try await tmux(["new-session", "-d", "-x", "80", "-y", "24", "-e", "COLORTERM=truecolor", command])
-            var screen = ""
-            try await daemon.wait(for: "splashctl's output in the pane") {
-                // From the start of the pane's history: the details are longer than 24 rows.
-                screen = try await tmux(["capture-pane", "-p", "-S", "-"])
-                return screen.contains("DONE")
-            }
+            let tmux = Tmux()
+            fixture.onCleanup { _ = try? await tmux.run(["kill-server"]) }
+            let screen = try await tmux.screen(
+                of: "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(photo.id)",
+                environment: ["COLORTERM": "truecolor"], daemon: daemon)
             let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
             let title = try #require(lines.firstIndex { $0.contains(photo.id) }, "\(screen)")
             let blocks = lines[..<title].filter { $0.unicodeScalars.contains { (0x2580...0x259F).contains($0.value) } }
             #expect(blocks.count >= 3, "the picture's block rows above the title:\n\(screen)")
+        }
+    }
+
+    /// The second scalar (the row diacritic) of each line that starts with kitty's placeholder, above
+    /// the line that names `id`.
+    static func placeholderRows(above id: String, in screen: String) -> [UInt32] {
+        var named: [UInt32] = []
+        for line in screen.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.contains(id) { return named }
+            let scalars = Array(line.unicodeScalars)
+            if scalars.first == KittyPlaceholdersProbe.placeholder { named.append(scalars.count >= 2 ? scalars[1].value : 0) }
+        }
+        return []
+    }
+
+    /// kitty's images inside tmux (`KITTY_WINDOW_ID` kept in the pane, `allow-passthrough` on, set
+    /// globally as a tmux.conf does): the image goes through to kitty, and the pane holds the picture as
+    /// rows of placeholders, each row's first cell naming its row.
+    @Test func kittyInsideTmuxDrawsUnicodePlaceholders() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            let tmux = Tmux()
+            fixture.onCleanup { _ = try? await tmux.run(["kill-server"]) }
+            let screen = try await tmux.screen(
+                of: "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(photo.id)",
+                environment: ["KITTY_WINDOW_ID": "1", "COLORTERM": "truecolor"], daemon: daemon, passthrough: true)
+            let named = Self.placeholderRows(above: photo.id, in: screen)
+            #expect(named.count >= 3 && named.count <= KittyPlaceholdersProbe.rowDiacritics.count, "placeholder rows above the title:\n\(screen)")
+            #expect(named == Array(KittyPlaceholdersProbe.rowDiacritics.prefix(named.count)), "each row names itself: \(named)")
+            #expect(!screen.contains("\u{2580}") && !screen.contains("\u{2584}"), "no symbols: the image went to kitty")
         }
     }
 

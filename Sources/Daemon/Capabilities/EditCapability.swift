@@ -30,8 +30,11 @@ struct EditCapability: Sendable {
         let after = try await pictures.renderer.draw(encoded: rendered.jpeg, for: terminal)
         return EditPreviewResult(
             jpeg: rendered.jpeg, width: rendered.width, height: rendered.height,
-            original: PhotoPicture(id: photoId, text: before.text, columns: before.columns, rows: before.rows, from: .library, path: original.path),
-            filtered: PhotoPicture(id: photoId, text: after.text, columns: after.columns, rows: after.rows, from: .library, path: original.path))
+            original: PhotoPicture(id: photoId, text: before.text, columns: before.columns, rows: before.rows, from: .library, path: original.path,
+                mode: terminal.mode),
+            filtered: PhotoPicture(
+                id: photoId, text: after.text, columns: after.columns, rows: after.rows, from: .library, path: original.path,
+                mode: terminal.mode))
     }
 
     /// Renders and saves an edit, queued for upload: the photo's change on the bus, the library's

@@ -132,11 +132,13 @@ struct PhotoViewer: Sendable {
             throw RPCError(.invalidInput, .pictureCannotBeDrawn(id: request.id, path: path, reason: error.description), field: "id")
         }
         if let copyPath = drawn.copy {
-            return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: .screen, path: copyPath)
+            return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: .screen, path: copyPath,
+                mode: terminal.mode)
         }
         if usableCopy == nil, !drawn.fromMemory, origin == .library || origin == .cache {
             images?.renditions.wanted(photoId: request.id, source: path)
         }
-        return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: origin, path: path)
+        return PhotoPicture(
+            id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: origin, path: path, mode: terminal.mode)
     }
 }

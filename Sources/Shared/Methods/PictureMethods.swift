@@ -76,7 +76,7 @@ public struct PhotosPictureRequest: RPCRequest {
         id: "unsplash:Dwu85P9SOIk", terminal: TerminalSpec(mode: .symbols, columns: 80, rows: 20, cellWidth: 9, cellHeight: 18))
     public static let resultExample = PhotoPicture(
         id: "unsplash:Dwu85P9SOIk", text: "\u{1B}[0m\u{1B}[38;2;44;90;140m\u{2584}\u{1B}[0m\n", columns: 1, rows: 1, from: .library,
-        path: "/home/ana/.local/share/splashd/library/unsplash/Dwu85P9SOIk.regular.jpg")
+        path: "/home/ana/.local/share/splashd/library/unsplash/Dwu85P9SOIk.regular.jpg", mode: .symbols)
     public var id: String
     public var terminal: TerminalSpec
     public init(id: String, terminal: TerminalSpec) {
@@ -114,14 +114,18 @@ public struct PhotoPicture: Codable, Sendable, Equatable {
     public var rows: Int
     public var from: Origin
     public var path: String
+    /// The mode it is drawn in (the one asked for, or the daemon's pictures.terminal in place of a
+    /// detected one): how the text is to be printed, inside tmux above all. Nil when nothing is drawn.
+    public var mode: TerminalSpec.Mode?
 
-    public init(id: String, text: String, columns: Int, rows: Int, from: Origin, path: String) {
+    public init(id: String, text: String, columns: Int, rows: Int, from: Origin, path: String, mode: TerminalSpec.Mode? = nil) {
         self.id = id
         self.text = text
         self.columns = columns
         self.rows = rows
         self.from = from
         self.path = path
+        self.mode = mode
     }
 }
 

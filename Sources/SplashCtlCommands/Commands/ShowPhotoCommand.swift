@@ -24,11 +24,10 @@ struct ShowPhoto: AsyncParsableCommand {
             if let client = try? CommandEnvironment.current.connect(global.socketPath) {
                 do {
                     let picture = try await client.send(PhotosPictureRequest(id: id, terminal: terminal))
-                    // Inside tmux a graphics sequence goes through to the terminal tmux runs in.
-                    let throughTmux = terminal.mode != .symbols && environment["TMUX"] != nil
-                    // Empty: the daemon's pictures.terminal is none.
+                    // Inside tmux a graphics sequence goes through to the terminal tmux runs in. Empty: the
+                    // daemon's pictures.terminal is none.
                     if !picture.text.isEmpty {
-                        Output.line(throughTmux ? TerminalGraphics.tmuxPassthrough(picture.text) : picture.text)
+                        Output.line(environment["TMUX"] != nil ? TerminalGraphics.throughTmux(picture, mode: picture.mode ?? terminal.mode) : picture.text)
                     }
                 } catch let error as RPCError where error.kind != .notFound {
                     Output.line(global.style.dim(Message.noPicture(error.message).text()))

@@ -51,20 +51,36 @@ enum TerminalGraphics {
     }
 
     /// Inside tmux: the terminal tmux runs in, when it is iTerm2 (its variable survives ssh and tmux)
-    /// and tmux passes escape sequences through (`allow-passthrough`, tmux ≥ 3.3, asked of tmux by
-    /// `passthroughAllowed`); nil otherwise, and symbols are drawn. kitty's images inside tmux need its
-    /// Unicode placeholders, and tmux before 3.4 has no sixel: both get symbols.
+    /// or kitty (`KITTY_WINDOW_ID`, kept by a tmux started in kitty; its images go as Unicode
+    /// placeholders, `KittyPlaceholders`) and tmux passes escape sequences through
+    /// (`allow-passthrough`, tmux ≥ 3.3, asked of tmux by `passthroughAllowed`); nil otherwise, and
+    /// symbols are drawn. tmux before 3.4 has no sixel: sixel terminals get symbols.
     static func modeThroughTmux(environment: [String: String], passthroughAllowed: () -> Bool) -> TerminalSpec.Mode? {
-        guard environment["TMUX"] != nil, environment["LC_TERMINAL"] == "iTerm2", passthroughAllowed() else { return nil }
-        return .iterm
+        guard environment["TMUX"] != nil else { return nil }
+        let mode: TerminalSpec.Mode
+        if environment["LC_TERMINAL"] == "iTerm2" { mode = .iterm }
+        else if environment["KITTY_WINDOW_ID"] != nil { mode = .kitty }
+        else { return nil }
+        return passthroughAllowed() ? mode : nil
     }
 
-    /// tmux's own answer: `allow-passthrough` on (or `all`) for the current pane.
+    /// A picture's text as printed inside tmux: kitty's as placeholders, another graphics sequence
+    /// wrapped for passthrough; symbols as they are.
+    static func throughTmux(_ picture: PhotoPicture, mode: TerminalSpec.Mode) -> String {
+        switch mode {
+        case .symbols: picture.text
+        case .kitty: KittyPlaceholders.throughTmux(picture.text, columns: picture.columns, rows: picture.rows, id: KittyPlaceholders.newID())
+        case .sixel, .iterm: tmuxPassthrough(picture.text)
+        }
+    }
+
+    /// tmux's own answer: `allow-passthrough` on (or `all`) for the current pane, set on it or
+    /// inherited (`-A`: `set -g allow-passthrough on` in a tmux.conf sets no pane's own value).
     static func tmuxAllowsPassthrough() -> Bool {
         let pipe = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["show", "-pv", "allow-passthrough"]
+        process.arguments = ["show", "-Apv", "allow-passthrough"]
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
