@@ -116,6 +116,34 @@ enum KittyPlaceholdersProbe {
         }
     }
 
+    /// The image host unreachable (every connection reset): a photo drawn before still draws from the
+    /// cache; one with nothing here, or whose file went missing behind the daemon's back, gives the
+    /// details with one line saying why there is no picture.
+    @Test func withTheHostUnreachableCachedPicturesStillDraw() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let devstack = try #require(daemon.devstack)
+            let photos = try await daemon.seedCatalogue(count: 3)
+            #expect(try await daemon.send(PhotosPictureRequest(id: photos[0].id, terminal: Self.terminal)).from == .fetched)
+            #expect(try await daemon.send(PhotosPictureRequest(id: photos[1].id, terminal: Self.terminal)).from == .fetched)
+            try await devstack.faults(#"[{"path": "/cdn/*", "action": "reset", "times": 1000}]"#)
+            fixture.onCleanup { try? await devstack.clearFaults() }
+
+            let cached = try await daemon.send(PhotosPictureRequest(id: photos[0].id, terminal: Self.terminal))
+            #expect(cached.from == .cache && cached.text.contains("\u{1B}[38;2;"))
+            let shown = try await daemon.ctl(["photos", "show", photos[0].id, "--image", "symbols"])
+            #expect(shown.status == 0 && !shown.stdout.hasPrefix("(no picture") && shown.stdout.contains(photos[0].id))
+
+            let never = try await daemon.ctl(["photos", "show", photos[2].id, "--image", "symbols"])
+            #expect(never.status == 0 && never.stdout.hasPrefix("(no picture: ") && never.stdout.contains(photos[2].id), "\(never.stdout)")
+
+            let file = try #require(try await daemon.send(PhotosShowRequest(id: photos[1].id)).files.first { $0.present })
+            try FileManager.default.removeItem(atPath: file.path)
+            let missing = try await daemon.ctl(["photos", "show", photos[1].id, "--image", "symbols"])
+            #expect(missing.status == 0 && missing.stdout.hasPrefix("(no picture: ") && missing.stdout.contains(photos[1].id), "\(missing.stdout)")
+        }
+    }
+
     /// A damaged file: the picture says why, and `photos show` still prints the details, with one line
     /// saying why there is no picture.
     @Test func aDamagedFileGivesTheDetailsAndOneLineSayingWhy() async throws {
