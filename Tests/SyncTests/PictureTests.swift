@@ -232,16 +232,23 @@ enum KittyPlaceholdersProbe {
         }
     }
 
+    /// `splashctl photos show ID` in an 80 × 24 pane of a tmux server of the test's own: the pane's text.
+    static func photosShowInTmux(
+        _ id: String, daemon: Splashd, fixture: SplashdFixture, environment: [String: String], passthrough: Bool = false
+    ) async throws -> String {
+        let tmux = Tmux()
+        fixture.onCleanup { _ = try? await tmux.run(["kill-server"]) }
+        return try await tmux.screen(
+            of: "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(id)", environment: environment,
+            daemon: daemon, passthrough: passthrough)
+    }
+
     /// splashctl in a real terminal: tmux, an 80 × 24 pane, the screen read back with capture-pane.
     @Test func inTmuxThePicturesBlocksStandAboveThePhotosTitle() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
-            let tmux = Tmux()
-            fixture.onCleanup { _ = try? await tmux.run(["kill-server"]) }
-            let screen = try await tmux.screen(
-                of: "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(photo.id)",
-                environment: ["COLORTERM": "truecolor"], daemon: daemon)
+            let screen = try await Self.photosShowInTmux(photo.id, daemon: daemon, fixture: fixture, environment: ["COLORTERM": "truecolor"])
             let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
             let title = try #require(lines.firstIndex { $0.contains(photo.id) }, "\(screen)")
             let blocks = lines[..<title].filter { $0.unicodeScalars.contains { (0x2580...0x259F).contains($0.value) } }
@@ -268,11 +275,8 @@ enum KittyPlaceholdersProbe {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
-            let tmux = Tmux()
-            fixture.onCleanup { _ = try? await tmux.run(["kill-server"]) }
-            let screen = try await tmux.screen(
-                of: "\(DaemonProcess.splashctlPath) --socket \(daemon.process.socketPath) photos show \(photo.id)",
-                environment: ["KITTY_WINDOW_ID": "1", "COLORTERM": "truecolor"], daemon: daemon, passthrough: true)
+            let screen = try await Self.photosShowInTmux(
+                photo.id, daemon: daemon, fixture: fixture, environment: ["KITTY_WINDOW_ID": "1", "COLORTERM": "truecolor"], passthrough: true)
             let named = Self.placeholderRows(above: photo.id, in: screen)
             #expect(named.count >= 3 && named.count <= KittyPlaceholdersProbe.rowDiacritics.count, "placeholder rows above the title:\n\(screen)")
             #expect(named == Array(KittyPlaceholdersProbe.rowDiacritics.prefix(named.count)), "each row names itself: \(named)")
