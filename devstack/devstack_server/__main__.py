@@ -38,6 +38,7 @@ class State:
         self.faults = []
         self.unsplash_window = collections.deque()
         self.token_windows = collections.defaultdict(collections.deque)  # client IP -> request times
+        self.flow_states = {}  # PKCE auth code -> the sign-in it completes (auth.py, /authorize)
         self.state_dir = cfg["state_dir"]
         self.storage_dir = os.path.join(self.state_dir, "storage")
         self.cdn_dir = os.path.join(self.state_dir, "cdn")

@@ -1,8 +1,12 @@
 """/auth/v1: the subset of Supabase Auth (GoTrue) that splashd uses, on auth.* tables in Postgres."""
+import base64
+import hashlib
+import ipaddress
 import json
 import re
 import secrets
 import time
+import urllib.parse
 import uuid
 
 import asyncpg
@@ -242,6 +246,8 @@ async def token(request):
         return await password_grant(request)
     if grant == "refresh_token":
         return await refresh_grant(request)
+    if grant == "pkce":
+        return await pkce_grant(request)
     raise OAuthError("unsupported_grant_type", "")
 
 
@@ -317,6 +323,117 @@ async def refresh_grant(request):
                                    " updated_at = now() where id = $1", session["id"])
                 return json_response(await issue_session(request, conn, user, session["id"], child))
     raise failure
+
+
+# ------------------------------------------------------------------ OAuth sign-in with PKCE
+# GoTrue's /authorize sends the browser to the provider, whose consent comes back to GoTrue's /callback,
+# which redirects to redirect_to with ?code=. Here a fake provider consents at once (or refuses, with
+# the provider_denies knob): /authorize answers the final redirect itself. The person is login_hint
+# (Google passes it through; GoTrue forwards unknown parameters) or <provider>-user@devstack.test.
+
+PROVIDERS = ("google", "github")
+CHALLENGE_RE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
+
+
+def with_query(url, **params):
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
+def redirect_allowed(url, site_url):
+    """GoTrue's rule: the Site URL's scheme and host, or a loopback IP literal; anything else falls back
+    to the Site URL without an error."""
+    try:
+        parts, site = urllib.parse.urlsplit(url), urllib.parse.urlsplit(site_url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    if parts.scheme == site.scheme and host == site.hostname:
+        return True
+    try:
+        return parts.scheme in ("http", "https") and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def authorize(request):
+    """GET /auth/v1/authorize: no apikey (the browser calls it). Bad input is a JSON 400, not a redirect."""
+    st = state(request)
+    q = request.query
+    try:
+        provider = q.get("provider", "")
+        if provider not in PROVIDERS:
+            raise AuthError(400, "validation_failed", "Unsupported provider: provider is not enabled")
+        challenge, method = q.get("code_challenge", ""), q.get("code_challenge_method", "")
+        if bool(challenge) != bool(method):
+            raise AuthError(400, "validation_failed", "PKCE flow requires code_challenge_method and code_challenge")
+        if not challenge:
+            raise AuthError(400, "validation_failed", "devstack signs in with the PKCE flow only")
+        if method.lower() not in ("s256", "plain"):
+            raise AuthError(400, "validation_failed", "Code challenge method not supported")
+        if not CHALLENGE_RE.match(challenge):
+            raise AuthError(400, "validation_failed", "Code challenge has invalid format")
+    except AuthError as e:
+        return error_response(request, e)
+    redirect = q.get("redirect_to", "")
+    if not redirect_allowed(redirect, st.base_url):
+        redirect = st.base_url
+    if int(st.knobs["provider_denies"]):
+        location = with_query(redirect, error="access_denied", error_code="provider_consent_denied",
+                              error_description="The person refused to sign in with " + provider)
+    else:
+        code = str(uuid.uuid4())
+        st.flow_states[code] = {"provider": provider, "email": q.get("login_hint") or f"{provider}-user@devstack.test",
+                                "challenge": challenge, "method": method.lower(), "issued": time.time()}
+        location = with_query(redirect, code=code)
+    return web.Response(status=302, headers={"Location": location})
+
+
+def verifier_matches(flow, verifier):
+    if flow["method"] == "plain":
+        return secrets.compare_digest(verifier, flow["challenge"])
+    digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return secrets.compare_digest(digest, flow["challenge"])
+
+
+async def pkce_grant(request):
+    """POST /token?grant_type=pkce {auth_code, code_verifier}: a code works once, for 300 s."""
+    body = await json_body(request)
+    code, verifier = body.get("auth_code"), body.get("code_verifier")
+    if not isinstance(code, str) or not isinstance(verifier, str) or not code or not verifier:
+        raise AuthError(400, "validation_failed", "invalid request: both auth code and code verifier should be non-empty")
+    st = state(request)
+    flow = st.flow_states.get(code)
+    if flow is None:
+        raise AuthError(404, "flow_state_not_found", "invalid flow state, no valid flow state found")
+    if time.time() - flow["issued"] > float(st.knobs["pkce_code_lifetime"]):
+        st.flow_states.pop(code, None)
+        raise AuthError(422, "flow_state_expired", "invalid flow state, flow state has expired")
+    if not verifier_matches(flow, verifier):
+        raise AuthError(400, "bad_code_verifier", "code challenge does not match previously saved code verifier")
+    st.flow_states.pop(code, None)
+    provider, address = flow["provider"], flow["email"].lower()
+    async with st.admin_pool.acquire() as conn:
+        async with conn.transaction():
+            user = await conn.fetchrow("select * from auth.users where lower(email) = $1 and deleted_at is null", address)
+            if user is None:
+                user = await conn.fetchrow(
+                    "insert into auth.users (aud, role, email, email_confirmed_at, last_sign_in_at,"
+                    " raw_app_meta_data, raw_user_meta_data)"
+                    " values ('authenticated', 'authenticated', $1, now(), now(), $2::jsonb, $3::jsonb) returning *",
+                    address, json.dumps({"provider": provider, "providers": [provider]}),
+                    json.dumps({"email": address, "full_name": address.split("@")[0], "provider_id": address}))
+            elif banned(user):
+                raise AuthError(400, "user_banned", "User is banned")
+            else:
+                user = await conn.fetchrow(
+                    "update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1 returning *", user["id"])
+            sid, token = await new_session(conn, user["id"])
+            session = await issue_session(request, conn, user, sid, token, method="oauth")
+    session["provider_token"] = "devstack-" + provider + "-" + secrets.token_urlsafe(12)
+    session["provider_refresh_token"] = "devstack-" + provider + "-refresh-" + secrets.token_urlsafe(12)
+    return json_response(session)
 
 
 async def authenticated_user(request, conn):
@@ -413,6 +530,7 @@ def add_routes(app):
     r.add_get("/auth/v1/settings", settings)
     r.add_post("/auth/v1/signup", signup)
     r.add_post("/auth/v1/token", token)
+    r.add_get("/auth/v1/authorize", authorize)
     r.add_get("/auth/v1/user", get_user)
     r.add_put("/auth/v1/user", put_user)
     r.add_post("/auth/v1/logout", logout)

@@ -23,6 +23,8 @@ DEFAULT_KNOBS = {
     "realtime_close_after_join": 0,       # 1: each join is answered, then its channel closed
     "realtime_ignore_heartbeats": 0,      # 1: Realtime heartbeats get no answer
     "realtime_delay_ms": 0,               # Realtime changes are held this long before delivery
+    "provider_denies": 0,                 # 1: the fake OAuth provider refuses consent (error=access_denied)
+    "pkce_code_lifetime": 300,            # seconds an /authorize code may be exchanged
 }
 
 ACTIONS = ("delay", "error", "reset", "truncate", "stall", "lose_answer")
@@ -284,6 +286,7 @@ async def reset(request):
     st.knobs = dict(DEFAULT_KNOBS)
     st.unsplash_window.clear()
     st.token_windows.clear()
+    st.flow_states.clear()
     if body.get("database"):
         async with st.admin_pool.acquire() as conn:
             await conn.execute("delete from storage.objects; delete from auth.users;")

@@ -196,3 +196,72 @@ def test_revoke_sessions_knob_signs_out(make_user, anon, control):
     assert control.post("/_devstack/revoke_sessions", json={"user_id": u2.id, "mode": "revoke"}).status_code == 200
     assert refresh(anon, u2.session["refresh_token"]).json()["code"] == "refresh_token_already_used"
     assert control.post("/_devstack/revoke_sessions", json={"email": "nobody@x.org"}).status_code == 404
+
+
+# ------------------------------------------------------------------ OAuth sign-in with PKCE (/authorize)
+
+def pkce_pair():
+    import base64
+    import hashlib
+    import secrets
+    verifier = base64.urlsafe_b64encode(secrets.token_bytes(64)).rstrip(b"=").decode()
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return verifier, challenge
+
+
+def authorize(env, **params):
+    from urllib.parse import urlencode
+    return Api(env, apikey="").get("/auth/v1/authorize?" + urlencode(params), allow_redirects=False)
+
+
+def code_of(location):
+    from urllib.parse import parse_qs, urlsplit
+    return parse_qs(urlsplit(location).query)
+
+
+def test_authorize_redirects_with_a_code_that_works_once(env, anon):
+    verifier, challenge = pkce_pair()
+    hint = email()
+    r = authorize(env, provider="google", redirect_to="http://127.0.0.1:4711/callback?state=xyz",
+                  code_challenge=challenge, code_challenge_method="s256", login_hint=hint)
+    assert r.status_code == 302, r.text
+    location = r.headers["Location"]
+    assert location.startswith("http://127.0.0.1:4711/callback?")
+    query = code_of(location)
+    assert query["state"] == ["xyz"] and len(query["code"]) == 1
+    code = query["code"][0]
+    s = anon.post("/auth/v1/token?grant_type=pkce", json={"auth_code": code, "code_verifier": verifier})
+    assert s.status_code == 200, s.text
+    session = s.json()
+    assert session["user"]["email"] == hint and session["user"]["app_metadata"]["provider"] == "google"
+    assert session["refresh_token"] and session["provider_token"]
+    # Used once; the refresh token it gave works like a password session's.
+    again = anon.post("/auth/v1/token?grant_type=pkce", json={"auth_code": code, "code_verifier": verifier})
+    assert again.status_code == 404 and again.json()["error_code"] == "flow_state_not_found"
+    assert anon.post("/auth/v1/token?grant_type=refresh_token", json={"refresh_token": session["refresh_token"]}).status_code == 200
+
+
+def test_authorize_bad_input(env, anon, control):
+    verifier, challenge = pkce_pair()
+    assert authorize(env, provider="myspace", code_challenge=challenge, code_challenge_method="s256").status_code == 400
+    assert authorize(env, provider="github", code_challenge=challenge).status_code == 400
+    assert authorize(env, provider="github", code_challenge="short", code_challenge_method="s256").status_code == 400
+    assert authorize(env, provider="github", code_challenge=challenge, code_challenge_method="md5").status_code == 400
+    # A redirect that is neither the site nor loopback falls back to the site, silently.
+    r = authorize(env, provider="github", redirect_to="https://evil.example/cb", code_challenge=challenge,
+                  code_challenge_method="s256")
+    assert r.status_code == 302 and r.headers["Location"].startswith(env["DEVSTACK_URL"] + "?code=")
+    # A wrong verifier leaves the code usable; an expired code is gone.
+    code = code_of(authorize(env, provider="github", redirect_to="http://127.0.0.1:1/cb", code_challenge=challenge,
+                             code_challenge_method="s256").headers["Location"])["code"][0]
+    bad = anon.post("/auth/v1/token?grant_type=pkce", json={"auth_code": code, "code_verifier": "x" * 43})
+    assert bad.status_code == 400 and bad.json()["error_code"] == "bad_code_verifier"
+    control.post("/_devstack/knobs", json={"pkce_code_lifetime": 0})
+    time.sleep(0.05)
+    gone = anon.post("/auth/v1/token?grant_type=pkce", json={"auth_code": code, "code_verifier": verifier})
+    assert gone.status_code == 422 and gone.json()["error_code"] == "flow_state_expired"
+    # The provider refusing: back to redirect_to with error=access_denied.
+    control.post("/_devstack/knobs", json={"provider_denies": 1, "pkce_code_lifetime": 300})
+    r = authorize(env, provider="google", redirect_to="http://127.0.0.1:1/cb", code_challenge=challenge,
+                  code_challenge_method="s256")
+    assert code_of(r.headers["Location"])["error"] == ["access_denied"] and "code" not in code_of(r.headers["Location"])
