@@ -10,6 +10,7 @@
 //   Systemd       sd_notify, socket activation, watchdog (libsystemd)
 //   Journal       swift-log handler writing structured fields to journald or stderr
 //   HTTP          libcurl multi client
+//   OAuth         PKCE and the loopback redirect listener (NIOHTTP1) of browser sign-ins (RFC 8252)
 //   Account       Supabase Auth, the session, profiles and user lists
 //   Connectivity  netlink + active probe: online, offline, degraded
 //   Sync          the outbox push engine (and pull)
@@ -85,9 +86,16 @@ let package = Package(
             dependencies: ["CCurl", "Support", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(
+            name: "OAuth",
+            dependencies: [
+                "Support", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+        .target(
             name: "Account",
             dependencies: [
-                "Shared", "Support", "Store", "HTTP",
+                "Shared", "Support", "Store", "HTTP", "OAuth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -215,7 +223,7 @@ let package = Package(
             name: "EditingTests", dependencies: ["Editing", "Pictures", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
-            dependencies: ["Account", "Daemon", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],
+            dependencies: ["Account", "Daemon", "OAuth", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -11,6 +11,8 @@ public struct AccountCapability: Sendable {
     public let profiles: ProfileService
     public let users: UsersService
     public let refreshService: SessionRefreshService
+    /// Sign-in with Google or GitHub through the account server.
+    public let providers: ProviderSignIn
     /// The configured backend (one HTTP client for the process), for other capabilities to share; nil
     /// when no server is configured.
     public let backend: SupabaseBackend?
@@ -47,6 +49,7 @@ public struct AccountCapability: Sendable {
         users = UsersService(backend: backend, store: store)
         self.backend = backend
         refreshService = SessionRefreshService(manager: manager)
+        providers = ProviderSignIn(manager: manager, logger: logger)
     }
 
     /// Restores the saved session without touching the network and arranges for queued profile changes

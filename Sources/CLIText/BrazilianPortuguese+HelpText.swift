@@ -18,6 +18,8 @@ extension BrazilianPortuguese {
         case .page: "Página, a partir de 1."
         case .emailAddress: "Endereço de e-mail."
         case .passwordFromFirstLineOfStdin: "Lê a senha da primeira linha da entrada padrão."
+        case .signInProvider: "Entra com google ou github, no navegador, pelo servidor da conta (em vez de --email)."
+        case .noBrowserFlag: "Com --provider: não abre navegador aqui; mostra o endereço e depois lê o endereço em que o navegador terminou."
         case .adoptGuestFlag: "Traz para a conta as curtidas e edições feitas aqui sem conta (sem nenhuma das duas opções, pergunta)."
         case .opID: "O id da operação (de splashctl queue; basta um prefixo único)."
 

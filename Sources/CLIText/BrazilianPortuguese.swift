@@ -76,6 +76,11 @@ enum BrazilianPortuguese {
         case .usernameStillQueued(let name, let reason):
             "o nome de usuário \(name) vale aqui e ainda está na fila para o servidor" + (reason.map { ": \($0)" } ?? "")
         case .keptAsGuest: "guardada nesta máquina sem conta (splashctl login a traz para a conta)"
+        case .signingInInBrowser(let url): "Entre pelo navegador; esperando a volta dele (se nenhum navegador abriu, vá a \(url))"
+        case .openThisAddressToSignIn(let url): "Abra este endereço num navegador, em qualquer máquina, e entre:\n\(url)"
+        case .pasteTheAddressTheBrowserEndedOn:
+            "Depois cole o endereço em que o navegador terminou (http://127.0.0.1:…/callback?…; é normal a página não carregar ali): "
+        case .emailOrProvider: "informe --email (entrada com senha) ou --provider (google ou github, no navegador), não os dois"
         case .adoptGuestQuestion(let likes, let edits):
             "Trazer \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")) feitas aqui sem conta para esta conta? [s/N] "
         case .guestAdopted(let likes, let edits):

@@ -16,6 +16,8 @@ extension English {
         case .page: "Page, from 1."
         case .emailAddress: "E-mail address."
         case .passwordFromFirstLineOfStdin: "Read the password from the first line of standard input."
+        case .signInProvider: "Sign in with google or github, in a browser, through the account server (instead of --email)."
+        case .noBrowserFlag: "With --provider: open no browser here; print the address, then read back the one the browser ended on."
         case .adoptGuestFlag: "Bring the likes and edits made here without an account into it (asked when not given)."
         case .opID: "The op id (from splashctl queue; a unique prefix is enough)."
 

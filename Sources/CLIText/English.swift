@@ -73,6 +73,11 @@ enum English {
         case .usernameStillQueued(let name, let reason):
             "username \(name) is set here and still queued for the server" + (reason.map { ": \($0)" } ?? "")
         case .keptAsGuest: "kept on this machine without an account (splashctl login brings it in)"
+        case .signingInInBrowser(let url): "Sign in in your browser; waiting for it to come back (if no browser opened, go to \(url))"
+        case .openThisAddressToSignIn(let url): "Open this address in a browser, on any machine, and sign in:\n\(url)"
+        case .pasteTheAddressTheBrowserEndedOn:
+            "Then paste the address the browser ended on (http://127.0.0.1:…/callback?…; a page that does not load is expected there): "
+        case .emailOrProvider: "give --email (a password sign-in) or --provider (google or github, in a browser), not both"
         case .adoptGuestQuestion(let likes, let edits):
             "Bring the \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")) made here without an account into this account? [y/N] "
         case .guestAdopted(let likes, let edits):

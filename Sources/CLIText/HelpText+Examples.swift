@@ -14,6 +14,8 @@ extension HelpText {
         .emailAddress,
         .passwordFromFirstLineOfStdin,
         .adoptGuestFlag,
+        .signInProvider,
+        .noBrowserFlag,
         .opID,
         .setupAbstract,
         .setupDiscussion,

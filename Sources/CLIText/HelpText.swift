@@ -32,6 +32,9 @@ public enum HelpText: Sendable, Equatable {
     case emailAddress
     case passwordFromFirstLineOfStdin
     case adoptGuestFlag
+    /// `login --provider` and `--no-browser`.
+    case signInProvider
+    case noBrowserFlag
     /// `queue retry` and `queue drop`: the op's id.
     case opID
 

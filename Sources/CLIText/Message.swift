@@ -59,6 +59,12 @@ public enum Message: Sendable, Equatable {
     case accountCount(Int)
     /// Asked at a sign-in when the guest (signed out, this machine) has likes or edits.
     case adoptGuestQuestion(likes: Int, edits: Int)
+    /// `login --provider`: the browser was asked to open `url`.
+    case signingInInBrowser(url: String)
+    /// `login --provider --no-browser`: where to go, then what to paste back.
+    case openThisAddressToSignIn(url: String)
+    case pasteTheAddressTheBrowserEndedOn
+    case emailOrProvider
     case guestAdopted(likes: Int, edits: Int)
     case guestKept(likes: Int, edits: Int)
     case guestCounts(likes: Int, edits: Int)

@@ -158,10 +158,12 @@ public final class Splashd: Sendable {
 
     /// Runs splashctl against this daemon; exit status and output. Through `ChildProcess`
     /// (posix_spawn + waitpid): Foundation's Process lost exit statuses in this busy test process.
-    public func ctl(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+    public func ctl(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await ChildProcess.run(
             DaemonProcess.splashctlPath, ["--socket", process.socketPath, "--no-color"] + arguments,
-            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], stdin: stdin ?? "", timeout: .seconds(30))
+            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(environment) { $1 }, stdin: stdin ?? "", timeout: .seconds(30))
     }
 
     /// SIGTERM and a clean exit (SIGKILL after 10 s). Once: the fixture's cleanup after an explicit

@@ -42,6 +42,23 @@ public struct SupabaseAuthAPI: Sendable {
         return try Self.session(from: response)
     }
 
+    /// `POST /token?grant_type=pkce`: the code `/authorize` sent the browser back with, and the verifier
+    /// whose challenge went out with it. A code works once, for five minutes.
+    public func exchange(code: String, verifier: String) async throws(BackendError) -> Session {
+        let body = SupabaseBackend.json(["auth_code": code, "code_verifier": verifier])
+        let response = try await backend.send("POST", "/auth/v1/token", query: [("grant_type", "pkce")], body: body)
+        return try Self.session(from: response)
+    }
+
+    /// Where the browser starts a sign-in with `provider` (`/authorize` needs no apikey): PKCE with an
+    /// S256 challenge, back to `redirectTo`.
+    public func authorizeURL(provider: String, redirectTo: String, challenge: String) -> String {
+        let query = [
+            ("provider", provider), ("redirect_to", redirectTo), ("code_challenge", challenge), ("code_challenge_method", "s256"),
+        ]
+        return backend.baseURL + "/auth/v1/authorize?" + query.map { "\($0.0)=\(SupabaseBackend.escape($0.1))" }.joined(separator: "&")
+    }
+
     /// `GET /user` with the user's token: confirms the session is alive and returns the user.
     public func user(accessToken: String) async throws(BackendError) -> SessionUser {
         let response = try await backend.send("GET", "/auth/v1/user", bearer: accessToken)

@@ -136,6 +136,24 @@ public actor SessionManager {
         install(session, username: nil)
     }
 
+    /// Signs in with the code a provider sign-in brought back (`ProviderSignIn`).
+    public func signIn(code: String, verifier: String) async throws(AccountFailure) {
+        guard let auth else { throw .backend(.notConfigured) }
+        let session: Session
+        do {
+            session = try await auth.exchange(code: code, verifier: verifier)
+        } catch {
+            noteReachability(error)
+            throw .backend(error)
+        }
+        install(session, username: nil)
+    }
+
+    /// Where a provider sign-in's browser starts (nil: no account server).
+    public nonisolated func authorizeURL(provider: String, redirectTo: String, challenge: String) -> String? {
+        auth?.authorizeURL(provider: provider, redirectTo: redirectTo, challenge: challenge)
+    }
+
     public func signUp(email: String, password: String, username: String) async throws(AccountFailure) {
         guard let auth else { throw .backend(.notConfigured) }
         let session: Session

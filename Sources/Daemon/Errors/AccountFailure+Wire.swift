@@ -26,6 +26,19 @@ extension WireErrors {
         }
     }
 
+    /// A sign-in with a provider that did not complete: the person starts again.
+    static func providerSignIn(_ failure: ProviderSignInFailure) -> RPCError {
+        switch failure {
+        case .unknownFlow: RPCError(.notFound, .providerSignInUnknown, field: "flow")
+        case .timedOut(let minutes): RPCError(.notFound, .providerSignInTimedOut(minutes: minutes), field: "flow")
+        case .wrongState: RPCError(.rejected, .providerSignInWrongState)
+        case .refused(let error, let description): RPCError(.rejected, .providerSignInRefused(error: error, reason: description))
+        case .noCode: RPCError(.rejected, .providerSignInNoCode)
+        case .notACallback(let url): RPCError(.invalidInput, .providerSignInNotACallback(url: url), field: "callback_url")
+        case .cannotListen(let detail): RPCError(.internalError, .providerSignInCannotListen(detail: detail))
+        }
+    }
+
     static func supabase(_ error: SupabaseError) -> RPCError {
         if error.status == 429 {
             let seconds = error.retryAfter.map { Int($0.rounded(.up)) }
@@ -40,6 +53,9 @@ extension WireErrors {
         switch error.code {
         case "invalid_credentials", "invalid_grant":
             return RPCError(.rejected, .wrongCredentials)
+        case "flow_state_not_found", "flow_state_expired", "bad_code_verifier":
+            // The code the browser brought is spent, too old, or not this sign-in's.
+            return RPCError(.rejected, .providerSignInCodeRefused(code: error.code ?? "", message: error.message))
         case "user_already_exists", "email_exists":
             return RPCError(.conflict, .accountExists, field: "email")
         case "weak_password":

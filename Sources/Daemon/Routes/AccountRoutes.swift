@@ -18,6 +18,17 @@ enum AccountRoutes {
             try await account.manager.signIn(email: request.email, password: request.password)
             return await Self.afterSignIn(account, guests: guests, adoptGuest: request.adoptGuest == true)
         }
+        router.register(ProviderLoginRequest.self) { request, _ in
+            guard let account else { throw unavailable }
+            return try await account.providers.start(request.provider)
+        }
+        router.register(ProviderFinishRequest.self) { request, _ in
+            guard let account else { throw unavailable }
+            let done = try await account.providers.finish(
+                flow: request.flow, pasted: request.callbackUrl, wait: .seconds(request.waitSeconds ?? 60))
+            guard done else { return ProviderFinishResult(signedIn: false) }
+            return ProviderFinishResult(signedIn: true, account: await Self.afterSignIn(account, guests: guests, adoptGuest: request.adoptGuest == true))
+        }
         router.register(LogoutRequest.self) { _, _ in
             guard let account else { throw unavailable }
             return try await account.manager.signOut()

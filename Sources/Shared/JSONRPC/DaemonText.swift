@@ -106,6 +106,17 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case signInToSync
     case signInToAdopt
     case noAccountServer
+    // A sign-in with Google or GitHub (auth.provider_login, auth.provider_finish).
+    case providerSignInUnknown
+    case providerSignInTimedOut(minutes: Int)
+    case providerSignInWrongState
+    /// `error`: the OAuth error code (access_denied, …); `reason`: the server's or provider's words.
+    case providerSignInRefused(error: String, reason: String)
+    case providerSignInNoCode
+    case providerSignInNotACallback(url: String)
+    case providerSignInCannotListen(detail: String)
+    /// `code`: Auth's error code (flow_state_not_found, flow_state_expired, bad_code_verifier).
+    case providerSignInCodeRefused(code: String, message: String)
     case noAccountServerToSyncWith
     /// `why`: an HTTP failure (the sentences under "HTTP" below).
     indirect case accountServerUnreachable(why: DaemonText)

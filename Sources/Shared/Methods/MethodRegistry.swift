@@ -40,6 +40,8 @@ public enum MethodRegistry {
         UnsubscribeRequest.self,
         SignupRequest.self,
         LoginRequest.self,
+        ProviderLoginRequest.self,
+        ProviderFinishRequest.self,
         LogoutRequest.self,
         WhoamiRequest.self,
         GuestStatusRequest.self,

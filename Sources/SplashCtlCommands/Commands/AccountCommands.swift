@@ -39,12 +39,20 @@ struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login", abstract: HelpText.loginAbstract.text())
     @OptionGroup var global: GlobalOptions
-    @Option(help: .text(.emailAddress)) var email: String
+    @Option(help: .text(.emailAddress)) var email: String?
+    @Option(help: .text(.signInProvider)) var provider: SignInProvider?
+    @Flag(help: .text(.noBrowserFlag)) var noBrowser = false
     @Flag(help: .text(.passwordFromFirstLineOfStdin)) var passwordStdin = false
     @Flag(inversion: .prefixedNo, help: .text(.adoptGuestFlag))
     var adoptGuest: Bool?
 
+    func validate() throws {
+        guard (email == nil) != (provider == nil) else { throw ValidationError(Message.emailOrProvider.text()) }
+    }
+
     func run() async throws {
+        if let provider { return try await signIn(with: provider) }
+        guard let email else { return }
         if let problem = AccountRules.emailProblem(email) { throw ValidationError(problem.text()) }
         let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: passwordStdin, global: global)
         let password = try PasswordPrompt.read(fromStdin: passwordStdin)
@@ -52,7 +60,34 @@ struct LoginCommand: AsyncParsableCommand {
             WhoamiCommand.render(result, style) + GuestChoice.outcome(result, style)
         }
     }
+
+    /// The browser sign-in: the daemon listens, the browser goes to the account server and comes back
+    /// (or, with --no-browser, the person pastes where it ended); asked again each minute until then.
+    private func signIn(with provider: SignInProvider) async throws {
+        let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: false, global: global)
+        try await global.withClient { client in
+            let start = try await client.send(ProviderLoginRequest(provider: provider))
+            var pasted: String?
+            if noBrowser || !Browser.open(start.url, environment: ProcessInfo.processInfo.environment) {
+                Output.prompt(Message.openThisAddressToSignIn(url: start.url).text() + "\n" + Message.pasteTheAddressTheBrowserEndedOn.text())
+                pasted = readLine() ?? ""
+            } else {
+                Output.prompt(Message.signingInInBrowser(url: start.url).text() + "\n")
+            }
+            var result = try await client.send(ProviderFinishRequest(flow: start.flow, callbackUrl: pasted, adoptGuest: adopt))
+            while !result.signedIn {
+                result = try await client.send(ProviderFinishRequest(flow: start.flow, adoptGuest: adopt))
+            }
+            if global.json {
+                Output.json(result)
+            } else if let account = result.account {
+                Output.line(WhoamiCommand.render(account, global.style) + GuestChoice.outcome(account, global.style))
+            }
+        }
+    }
 }
+
+extension SignInProvider: ExpressibleByArgument {}
 
 /// Whether a sign-in brings the guest's likes and edits (made here signed out) into the account.
 enum GuestChoice {

@@ -9,6 +9,31 @@ import TestSupport
 /// The real splashd and splashctl against a devstack of the suite's own.
 @Suite(.devstack, .serialized)
 struct AccountDaemonTests {
+    /// `splashctl login --provider github` with a scripted browser as $BROWSER (curl following the
+    /// redirects, as a person's browser would): the daemon's listener gets the code, the session is a
+    /// session like any other, and no code, verifier or token reaches the log.
+    @Test func loginWithAProviderThroughTheBrowser() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
+            let email = uniqueEmail("gh")
+            let browser = "f() { curl -sf -L -o /dev/null --max-time 20 \"$1&login_hint=\(email)\"; }; f"
+            let login = try await daemon.ctl(["login", "--provider", "github", "--no-adopt-guest"], environment: ["BROWSER": browser])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stdout.contains(email) && login.stderr.contains("Sign in in your browser"), "\(login.stdout) \(login.stderr)")
+            let whoami = try await daemon.send(WhoamiRequest())
+            #expect(whoami.account.state == .signedIn && whoami.account.email == email)
+            // The server made the profile from the address, as for any new account.
+            let local = email.split(separator: "@")[0].replacingOccurrences(of: "-", with: "_").lowercased()
+            #expect(try await daemon.send(ProfileGetRequest()).profile.username == local)
+            #expect(!daemon.process.stderr.contains("code=") && !daemon.process.stderr.contains("code_verifier"))
+
+            // Both ways of signing in at once, or neither, is a usage error; a flow nobody began is not found.
+            #expect(try await daemon.ctl(["login", "--provider", "google", "--email", email]).status == 64)
+            #expect(await daemon.error(ProviderFinishRequest(flow: "nobody"))?.kind == .notFound)
+            #expect(await daemon.error(ProviderFinishRequest(flow: "x", waitSeconds: 0))?.kind == .invalidInput)
+        }
+    }
+
     @Test func signupWhoamiLogoutLoginOverTheSocket() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.accountTests())
