@@ -118,3 +118,12 @@ def test_recent_signups_reads_its_index(env):
     assert "Sort" not in with_index, with_index
     assert [r["username"] for r in rows] == [f"idx_{n}" for n in range(1, 101)]  # a day ahead: the newest
     assert "Sort" in without and "profiles_created_at_username_idx" not in without, without
+
+
+def test_google_photo_ids_are_accepted_and_other_sources_still_refused(make_user):
+    u = make_user()
+    ok = u.api.post("/rest/v1/likes", json={"photo_id": "google:AF1QipN-picked-item"})
+    assert ok.status_code == 201, ok.text
+    for bad in ("flickr:abc", "google:", "GOOGLE:x"):
+        r = u.api.post("/rest/v1/likes", json={"photo_id": bad})
+        assert r.status_code == 400 and "likes_photo_id_format" in r.text, (bad, r.text)
