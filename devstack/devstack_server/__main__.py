@@ -12,7 +12,7 @@ import time
 import asyncpg
 from aiohttp import web
 
-from . import auth, cdn, control, photos, realtime, rest, storage
+from . import auth, cdn, control, google, photos, realtime, rest, storage
 from .catalogue import Nasa, Unsplash
 from .common import STATE_KEY, make_jwt
 from .rest import SchemaCache
@@ -76,6 +76,12 @@ class State:
             ("SPLASHD_UNSPLASH_API_URL", self.base_url + "/unsplash"),
             ("SPLASHD_UNSPLASH_ACCESS_KEY", self.unsplash_key),
             ("SPLASHD_NASA_API_URL", self.base_url + "/nasa"),
+            ("SPLASHD_GOOGLE_AUTH_URL", self.base_url + "/google/o/oauth2/v2/auth"),
+            ("SPLASHD_GOOGLE_TOKEN_URL", self.base_url + "/google/token"),
+            ("SPLASHD_GOOGLE_REVOKE_URL", self.base_url + "/google/revoke"),
+            ("SPLASHD_GOOGLE_PICKER_URL", self.base_url + "/google"),
+            ("SPLASHD_GOOGLE_CLIENT_ID", google.CLIENT_ID),
+            ("SPLASHD_GOOGLE_CLIENT_SECRET", google.CLIENT_SECRET),
             ("DEVSTACK_URL", self.base_url),
             ("DEVSTACK_STATE_DIR", self.state_dir),
             ("DEVSTACK_SERVICE_ROLE_KEY", self.service_key),
@@ -128,6 +134,7 @@ def build_app(st):
     rest.add_routes(app)
     storage.add_routes(app)
     photos.add_routes(app)
+    google.add_routes(app)
     cdn.add_routes(app)
     realtime.add_routes(app)
     app.on_startup.append(on_startup)

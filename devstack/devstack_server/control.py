@@ -25,6 +25,10 @@ DEFAULT_KNOBS = {
     "realtime_delay_ms": 0,               # Realtime changes are held this long before delivery
     "provider_denies": 0,                 # 1: the fake OAuth provider refuses consent (error=access_denied)
     "pkce_code_lifetime": 300,            # seconds an /authorize code may be exchanged
+    "google_access_token_lifetime": 3599, # seconds a Google access token lives
+    "picker_poll_interval": 5,            # the pollInterval a picking session advises, in seconds
+    "picker_session_timeout": 1800,       # seconds a picking session waits for the person (timeoutIn)
+    "picker_base_url_lifetime": 3600,     # seconds a media item's baseUrl can be downloaded
 }
 
 ACTIONS = ("delay", "error", "reset", "truncate", "stall", "lose_answer")
@@ -287,6 +291,8 @@ async def reset(request):
     st.unsplash_window.clear()
     st.token_windows.clear()
     st.flow_states.clear()
+    if hasattr(st, "google"):
+        del st.google
     if body.get("database"):
         async with st.admin_pool.acquire() as conn:
             await conn.execute("delete from storage.objects; delete from auth.users;")
