@@ -157,7 +157,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
-                "Realtime", "Pictures", .product(name: "NIOCore", package: "swift-nio"),
+                "Realtime", "Pictures", "OAuth", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -91,16 +91,16 @@ extension DaemonText {
         case .signInToAdopt: "entre primeiro (splashctl login): as curtidas e edições do convidado são trazidas para a conta"
         case .noAccountServer:
             "nenhum servidor de conta configurado; defina backend.url e backend.anon_key (ou SPLASHD_BACKEND_URL e SPLASHD_ANON_KEY)"
-        case .providerSignInUnknown:
-            "essa entrada não existe: terminou, foi abandonada ou nunca começou; comece de novo com splashctl login --provider"
-        case .providerSignInTimedOut(let minutes):
-            "o navegador não voltou em \(minutes) minutos; a entrada foi abandonada (comece de novo com splashctl login --provider)"
-        case .providerSignInWrongState:
-            "o navegador voltou com a resposta de outra entrada (o state não confere); ninguém entrou, comece de novo"
-        case .providerSignInRefused(let error, let reason): "a entrada foi recusada (\(error)): \(reason)"
-        case .providerSignInNoCode: "o navegador voltou sem código; ninguém entrou, comece de novo"
-        case .providerSignInNotACallback(let url): "\(url) não é o endereço de retorno desta entrada (http://127.0.0.1:…/callback?…)"
-        case .providerSignInCannotListen(let detail): "não foi possível escutar em 127.0.0.1 a volta do navegador: \(detail)"
+        case .browserFlowUnknown(let again):
+            "essa entrada não existe: terminou, foi abandonada ou nunca começou; comece de novo com \(again)"
+        case .browserFlowTimedOut(let minutes, let again):
+            "o navegador não voltou em \(minutes) minutos; a entrada foi abandonada (comece de novo com \(again))"
+        case .browserFlowWrongState(let again):
+            "o navegador voltou com a resposta de outra entrada (o state não confere); ninguém entrou, comece de novo com \(again)"
+        case .browserFlowRefused(let error, let reason): "a entrada foi recusada (\(error)): \(reason)"
+        case .browserFlowNoCode(let again): "o navegador voltou sem código; ninguém entrou, comece de novo com \(again)"
+        case .browserFlowNotACallback(let url): "\(url) não é o endereço de retorno desta entrada (http://127.0.0.1:…/callback?…)"
+        case .browserFlowCannotListen(let detail): "não foi possível escutar em 127.0.0.1 a volta do navegador: \(detail)"
         case .providerSignInCodeRefused(let code, let message):
             "o servidor da conta recusou o código da entrada (\(code): \(message)); comece de novo com splashctl login --provider"
         case .noAccountServerToSyncWith: "nenhum servidor de conta configurado; não há com o que sincronizar"

@@ -1,5 +1,6 @@
 import Account
 import HTTP
+import OAuth
 import PhotoSources
 import Shared
 
@@ -26,16 +27,16 @@ extension WireErrors {
         }
     }
 
-    /// A sign-in with a provider that did not complete: the person starts again.
-    static func providerSignIn(_ failure: ProviderSignInFailure) -> RPCError {
+    /// A browser flow that did not bring back a code: the person starts again with `again`.
+    static func browserFlow(_ failure: BrowserFlowFailure, again: String) -> RPCError {
         switch failure {
-        case .unknownFlow: RPCError(.notFound, .providerSignInUnknown, field: "flow")
-        case .timedOut(let minutes): RPCError(.notFound, .providerSignInTimedOut(minutes: minutes), field: "flow")
-        case .wrongState: RPCError(.rejected, .providerSignInWrongState)
-        case .refused(let error, let description): RPCError(.rejected, .providerSignInRefused(error: error, reason: description))
-        case .noCode: RPCError(.rejected, .providerSignInNoCode)
-        case .notACallback(let url): RPCError(.invalidInput, .providerSignInNotACallback(url: url), field: "callback_url")
-        case .cannotListen(let detail): RPCError(.internalError, .providerSignInCannotListen(detail: detail))
+        case .unknownFlow: RPCError(.notFound, .browserFlowUnknown(again: again), field: "flow")
+        case .timedOut(let minutes): RPCError(.notFound, .browserFlowTimedOut(minutes: minutes, again: again), field: "flow")
+        case .wrongState: RPCError(.rejected, .browserFlowWrongState(again: again))
+        case .refused(let error, let description): RPCError(.rejected, .browserFlowRefused(error: error, reason: description))
+        case .noCode: RPCError(.rejected, .browserFlowNoCode(again: again))
+        case .notACallback(let url): RPCError(.invalidInput, .browserFlowNotACallback(url: url), field: "callback_url")
+        case .cannotListen(let detail): RPCError(.internalError, .browserFlowCannotListen(detail: detail))
         }
     }
 

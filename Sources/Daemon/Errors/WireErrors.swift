@@ -13,7 +13,7 @@ enum WireErrors {
         case let error as EditingError: editing(error)
         case let error as SourceError: source(error)
         case let error as AccountFailure: account(error)
-        case let error as ProviderSignInFailure: providerSignIn(error)
+        case let error as ProviderSignInFailure: browserFlow(error.flow, again: "splashctl login --provider")
         case let error as CapabilityMissing: RPCError(.internalError, .capabilityMissing(capability: error.capability))
         default: nil
         }

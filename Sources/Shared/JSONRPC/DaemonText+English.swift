@@ -81,15 +81,15 @@ extension DaemonText {
         case .signInToAdopt: "sign in first (splashctl login): the guest's likes and edits are brought into the signed-in account"
         case .noAccountServer:
             "no account server is configured; set backend.url and backend.anon_key (or SPLASHD_BACKEND_URL and SPLASHD_ANON_KEY)"
-        case .providerSignInUnknown: "no such sign-in: it finished, was given up, or never began; start again with splashctl login --provider"
-        case .providerSignInTimedOut(let minutes):
-            "the browser did not come back within \(minutes) minutes; the sign-in was given up (start again with splashctl login --provider)"
-        case .providerSignInWrongState:
-            "the browser came back with another sign-in's answer (its state does not match); nothing was signed in, start again"
-        case .providerSignInRefused(let error, let reason): "the sign-in was refused (\(error)): \(reason)"
-        case .providerSignInNoCode: "the browser came back without a code; nothing was signed in, start again"
-        case .providerSignInNotACallback(let url): "\(url) is not this sign-in's callback address (http://127.0.0.1:…/callback?…)"
-        case .providerSignInCannotListen(let detail): "cannot listen on 127.0.0.1 for the browser's return: \(detail)"
+        case .browserFlowUnknown(let again): "no such sign-in: it finished, was given up, or never began; start again with \(again)"
+        case .browserFlowTimedOut(let minutes, let again):
+            "the browser did not come back within \(minutes) minutes; the sign-in was given up (start again with \(again))"
+        case .browserFlowWrongState(let again):
+            "the browser came back with another sign-in's answer (its state does not match); nothing was signed in, start again with \(again)"
+        case .browserFlowRefused(let error, let reason): "the sign-in was refused (\(error)): \(reason)"
+        case .browserFlowNoCode(let again): "the browser came back without a code; nothing was signed in, start again with \(again)"
+        case .browserFlowNotACallback(let url): "\(url) is not this sign-in's callback address (http://127.0.0.1:…/callback?…)"
+        case .browserFlowCannotListen(let detail): "cannot listen on 127.0.0.1 for the browser's return: \(detail)"
         case .providerSignInCodeRefused(let code, let message):
             "the account server refused the sign-in's code (\(code): \(message)); start again with splashctl login --provider"
         case .noAccountServerToSyncWith: "no account server is configured; nothing to sync with"

@@ -106,15 +106,16 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case signInToSync
     case signInToAdopt
     case noAccountServer
-    // A sign-in with Google or GitHub (auth.provider_login, auth.provider_finish).
-    case providerSignInUnknown
-    case providerSignInTimedOut(minutes: Int)
-    case providerSignInWrongState
+    // A sign-in in the browser (auth.provider_login, google.connect); `again`: the command that starts
+    // another.
+    case browserFlowUnknown(again: String)
+    case browserFlowTimedOut(minutes: Int, again: String)
+    case browserFlowWrongState(again: String)
     /// `error`: the OAuth error code (access_denied, …); `reason`: the server's or provider's words.
-    case providerSignInRefused(error: String, reason: String)
-    case providerSignInNoCode
-    case providerSignInNotACallback(url: String)
-    case providerSignInCannotListen(detail: String)
+    case browserFlowRefused(error: String, reason: String)
+    case browserFlowNoCode(again: String)
+    case browserFlowNotACallback(url: String)
+    case browserFlowCannotListen(detail: String)
     /// `code`: Auth's error code (flow_state_not_found, flow_state_expired, bad_code_verifier).
     case providerSignInCodeRefused(code: String, message: String)
     case noAccountServerToSyncWith

@@ -67,7 +67,7 @@ struct ProviderSignInTests {
         }
         let refreshes = await manager.refreshesSent
         #expect(read == 200 && refreshes == 1, "refreshed like a password session")
-        await #expect(throws: ProviderSignInFailure.unknownFlow) { try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(1)) }
+        await #expect(throws: ProviderSignInFailure(.unknownFlow)) { try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(1)) }
     }
 
     /// No browser here: the address the browser ended on, pasted, finishes the sign-in.
@@ -96,20 +96,20 @@ struct ProviderSignInTests {
         // Another sign-in's state: refused, nothing sent, the listener closed.
         let forged = try await Self.browser.send(HTTPRequest(url: start.redirectUri + "?state=someone-else&code=stolen"))
         #expect(forged.status == 400 && String(decoding: forged.body, as: UTF8.self).contains("Not this sign-in"))
-        await #expect(throws: ProviderSignInFailure.wrongState) { try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(5)) }
+        await #expect(throws: ProviderSignInFailure(.wrongState)) { try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(5)) }
         #expect(await Self.listening(start) == false, "a second callback finds nothing listening")
 
         // The right state but no code.
         start = try await signIn.start(.google)
         _ = try await Self.browser.send(HTTPRequest(url: start.redirectUri + "?state=" + Self.state(of: start)))
-        await #expect(throws: ProviderSignInFailure.noCode) { try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(5)) }
+        await #expect(throws: ProviderSignInFailure(.noCode)) { try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(5)) }
 
         // The provider refuses.
         try await devstack.knobs(["provider_denies": 1])
         start = try await signIn.start(.github)
         let refused = try await Self.browse(start.url)
         #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("refused"))
-        await #expect(throws: ProviderSignInFailure.refused(error: "access_denied", description: "The person refused to sign in with github")) {
+        await #expect(throws: ProviderSignInFailure(.refused(error: "access_denied", description: "The person refused to sign in with github"))) {
             try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(5))
         }
         try await devstack.knobs(["provider_denies": 0])
@@ -127,11 +127,11 @@ struct ProviderSignInTests {
 
         // A pasted address that is not a callback; a flow nobody began.
         start = try await signIn.start(.google)
-        await #expect(throws: ProviderSignInFailure.notACallback(url: "https://example.com/")) {
+        await #expect(throws: ProviderSignInFailure(.notACallback(url: "https://example.com/"))) {
             try await signIn.finish(flow: start.flow, pasted: "https://example.com/", wait: .seconds(1))
         }
         #expect(await Self.listening(start) == false)
-        await #expect(throws: ProviderSignInFailure.unknownFlow) { try await signIn.finish(flow: "nobody", pasted: nil, wait: .seconds(1)) }
+        await #expect(throws: ProviderSignInFailure(.unknownFlow)) { try await signIn.finish(flow: "nobody", pasted: nil, wait: .seconds(1)) }
         #expect(await manager.status.state == .signedOut, "nothing half-saved: no session from any of them")
     }
 
@@ -139,7 +139,7 @@ struct ProviderSignInTests {
         let devstack = try Devstack.require()
         let (signIn, _, _) = try make(devstack, timeout: .seconds(1))
         let start = try await signIn.start(.google)
-        await #expect(throws: ProviderSignInFailure.timedOut(minutes: 0)) {
+        await #expect(throws: ProviderSignInFailure(.timedOut(minutes: 0))) {
             try await signIn.finish(flow: start.flow, pasted: nil, wait: .seconds(10))
         }
         #expect(await Self.listening(start) == false)
