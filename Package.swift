@@ -11,6 +11,7 @@
 //   Journal       swift-log handler writing structured fields to journald or stderr
 //   HTTP          libcurl multi client
 //   OAuth         PKCE and the loopback redirect listener (NIOHTTP1) of browser sign-ins (RFC 8252)
+//   GooglePhotos  Google's OAuth for a Desktop client and the Photos Picker API
 //   Account       Supabase Auth, the session, profiles and user lists
 //   Connectivity  netlink + active probe: online, offline, degraded
 //   Sync          the outbox push engine (and pull)
@@ -93,6 +94,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
+            name: "GooglePhotos",
+            dependencies: ["OAuth", "HTTP", "Support", "Shared", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
             name: "Account",
             dependencies: [
                 "Shared", "Support", "Store", "HTTP", "OAuth",
@@ -157,7 +162,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
-                "Realtime", "Pictures", "OAuth", .product(name: "NIOCore", package: "swift-nio"),
+                "Realtime", "Pictures", "OAuth", "GooglePhotos", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -80,6 +80,13 @@ enum BrazilianPortuguese {
         case .openThisAddressToSignIn(let url): "Abra este endereço num navegador, em qualquer máquina, e entre:\n\(url)"
         case .pasteTheAddressTheBrowserEndedOn:
             "Depois cole o endereço em que o navegador terminou (http://127.0.0.1:…/callback?…; é normal a página não carregar ali): "
+        case .googleConnected(let since, let until):
+            "conectado ao Google (seletor do Fotos) desde \(since); o token de acesso vale até \(until), depois é renovado"
+        case .googleNotConnected: "não conectado ao Google (splashctl google connect)"
+        case .googleEnded(let reason): "não conectado ao Google: \(reason) (splashctl google connect)"
+        case .googleNotConfigured: "nenhum cliente do Google configurado (google.client_id e google.client_secret)"
+        case .googleDisconnected(let told):
+            told ? "desconectado do Google; o acesso do splashd foi revogado lá" : "desconectado aqui; não foi possível avisar o Google (revogue o splashd em myaccount.google.com)"
         case .emailOrProvider: "informe --email (entrada com senha) ou --provider (google ou github, no navegador), não os dois"
         case .adoptGuestQuestion(let likes, let edits):
             "Trazer \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")) feitas aqui sem conta para esta conta? [s/N] "

@@ -91,6 +91,15 @@ extension DaemonText {
         case .signInToAdopt: "entre primeiro (splashctl login): as curtidas e edições do convidado são trazidas para a conta"
         case .noAccountServer:
             "nenhum servidor de conta configurado; defina backend.url e backend.anon_key (ou SPLASHD_BACKEND_URL e SPLASHD_ANON_KEY)"
+        case .googleNotConfigured:
+            "nenhum cliente do Google configurado: crie um cliente OAuth de Desktop num projeto seu do Google Cloud e defina google.client_id e google.client_secret"
+        case .googleNotConnected: "o splashd não está conectado ao Google; rode splashctl google connect"
+        case .googleConnectionEnded(let reason):
+            "a conexão com o Google terminou (\(reason)); rode splashctl google connect de novo — as fotos importadas ficam"
+        case .googleRefused(let error, let reason): "o Google recusou (\(error)): \(reason)"
+        case .googleScopeNotGranted: "a permissão do seletor do Google Fotos ficou desmarcada; rode splashctl google connect e permita"
+        case .googleUnreachable(let detail): "não foi possível alcançar o Google: \(detail); tente de novo quando estiver online"
+        case .googleLocalFailure(let detail): "Google, nesta máquina: \(detail)"
         case .browserFlowUnknown(let again):
             "essa entrada não existe: terminou, foi abandonada ou nunca começou; comece de novo com \(again)"
         case .browserFlowTimedOut(let minutes, let again):

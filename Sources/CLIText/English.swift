@@ -77,6 +77,13 @@ enum English {
         case .openThisAddressToSignIn(let url): "Open this address in a browser, on any machine, and sign in:\n\(url)"
         case .pasteTheAddressTheBrowserEndedOn:
             "Then paste the address the browser ended on (http://127.0.0.1:…/callback?…; a page that does not load is expected there): "
+        case .googleConnected(let since, let until):
+            "connected to Google (Photos picker) since \(since); the access token is good until \(until), then refreshed"
+        case .googleNotConnected: "not connected to Google (splashctl google connect)"
+        case .googleEnded(let reason): "not connected to Google: \(reason) (splashctl google connect)"
+        case .googleNotConfigured: "no Google client configured (google.client_id and google.client_secret)"
+        case .googleDisconnected(let told):
+            told ? "disconnected from Google; splashd's access is revoked there" : "disconnected here; Google could not be told (revoke splashd at myaccount.google.com)"
         case .emailOrProvider: "give --email (a password sign-in) or --provider (google or github, in a browser), not both"
         case .adoptGuestQuestion(let likes, let edits):
             "Bring the \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")) made here without an account into this account? [y/N] "

@@ -172,6 +172,11 @@ public enum HelpText: Sendable, Equatable {
     case logoutAbstract
     case whoamiAbstract
     case guestAbstract
+    case googleAbstract
+    case googleConnectAbstract
+    case googleStatusAbstract
+    case googleDisconnectAbstract
+    case googleRefreshFlag
     case guestStatusAbstract
     case guestAdoptAbstract
     case profileAbstract

@@ -65,6 +65,12 @@ public enum Message: Sendable, Equatable {
     case openThisAddressToSignIn(url: String)
     case pasteTheAddressTheBrowserEndedOn
     case emailOrProvider
+    /// `google status` and `google connect`.
+    case googleConnected(since: String, tokenUntil: String)
+    case googleNotConnected
+    case googleEnded(reason: String)
+    case googleNotConfigured
+    case googleDisconnected(told: Bool)
     case guestAdopted(likes: Int, edits: Int)
     case guestKept(likes: Int, edits: Int)
     case guestCounts(likes: Int, edits: Int)

@@ -132,7 +132,8 @@ public enum DaemonRunner {
             configuration: serverConfiguration, router: Routes.make(
                 state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
                 feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
-                pictures: pictures, picturesFolder: picturesFolder),
+                pictures: pictures, picturesFolder: picturesFolder,
+                google: GoogleCapability.make(config: config, directories: directories, logger: logger)),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and

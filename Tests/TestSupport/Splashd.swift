@@ -90,6 +90,8 @@ public final class Splashd: Sendable {
             if options.backend { environment.merge(devstack.daemonEnvironment) { _, new in new } }
             if options.sources {
                 for key in ["SPLASHD_UNSPLASH_API_URL", "SPLASHD_UNSPLASH_ACCESS_KEY", "SPLASHD_NASA_API_URL"] { environment[key] = devstack.env[key] }
+                // Google Photos is a source too: devstack's Desktop client and stand-ins.
+                for (key, value) in devstack.env where key.hasPrefix("SPLASHD_GOOGLE_") { environment[key] = value }
             }
         }
         environment.merge(options.environment) { _, new in new }

@@ -41,6 +41,14 @@ public struct DaemonConfig: Sendable, Equatable {
     /// How splashctl's pictures are drawn when neither `--image` nor SPLASHCTL_IMAGE says: `auto` (what
     /// splashctl detects), `none`, or a mode forced (symbols, kitty, sixel, iterm).
     public var picturesTerminal = "auto"
+    /// Google (issue 22): a Desktop OAuth client of the person's own, and where Google's services are
+    /// (devstack stands in for them in tests).
+    public var googleClientId: String?
+    public var googleClientSecret: String?
+    public var googleAuthURL = "https://accounts.google.com/o/oauth2/v2/auth"
+    public var googleTokenURL = "https://oauth2.googleapis.com/token"
+    public var googleRevokeURL = "https://oauth2.googleapis.com/revoke"
+    public var googlePickerURL = "https://photospicker.googleapis.com"
     /// Image transfers at once (one curl multi handle).
     public var imagesConcurrency = 8
     /// The rendition of a liked photo the library keeps (a key of the photo's `urls`).
@@ -127,6 +135,17 @@ public struct DaemonConfig: Sendable, Equatable {
             }
             config.picturesFolder = folder
         },
+        "google.client_id": { config, value, path throws(ConfigError) in config.googleClientId = try value.string("google.client_id", path) },
+        "google.client_secret": { config, value, path throws(ConfigError) in
+            config.googleClientSecret = try value.string("google.client_secret", path)
+        },
+        "google.client_secret_file": { config, value, path throws(ConfigError) in
+            config.googleClientSecret = try readSecret(try value.string("google.client_secret_file", path), key: "google.client_secret_file", path)
+        },
+        "google.auth_url": { config, value, path throws(ConfigError) in config.googleAuthURL = try value.string("google.auth_url", path) },
+        "google.token_url": { config, value, path throws(ConfigError) in config.googleTokenURL = try value.string("google.token_url", path) },
+        "google.revoke_url": { config, value, path throws(ConfigError) in config.googleRevokeURL = try value.string("google.revoke_url", path) },
+        "google.picker_url": { config, value, path throws(ConfigError) in config.googlePickerURL = try value.string("google.picker_url", path) },
         "pictures.terminal": { config, value, path throws(ConfigError) in
             let choice = try value.string("pictures.terminal", path)
             let choices = ["auto", "none"] + TerminalSpec.Mode.allCases.map(\.rawValue)
@@ -196,6 +215,12 @@ public struct DaemonConfig: Sendable, Equatable {
         if let v = value("SPLASHD_UNSPLASH_API_URL") { unsplashAPIURL = v }
         if let v = value("SPLASHD_UNSPLASH_ACCESS_KEY") { unsplashAccessKey = v }
         if let v = value("SPLASHD_NASA_API_URL") { nasaAPIURL = v }
+        if let v = value("SPLASHD_GOOGLE_CLIENT_ID") { googleClientId = v }
+        if let v = value("SPLASHD_GOOGLE_CLIENT_SECRET") { googleClientSecret = v }
+        if let v = value("SPLASHD_GOOGLE_AUTH_URL") { googleAuthURL = v }
+        if let v = value("SPLASHD_GOOGLE_TOKEN_URL") { googleTokenURL = v }
+        if let v = value("SPLASHD_GOOGLE_REVOKE_URL") { googleRevokeURL = v }
+        if let v = value("SPLASHD_GOOGLE_PICKER_URL") { googlePickerURL = v }
         if let v = value("SPLASHD_LOG_LEVEL") { logLevel = try Self.parseLevel(v, "SPLASHD_LOG_LEVEL") }
         if let v = value("SPLASHD_PLAIN_HTTP_HOSTS") { plainHTTPHosts = Self.hostList(v) }
         if let v = value("SPLASHD_CA_FILE") { caFile = v }

@@ -1,4 +1,5 @@
 import Account
+import GooglePhotos
 import Editing
 import Library
 import PhotoSources
@@ -14,6 +15,7 @@ enum WireErrors {
         case let error as SourceError: source(error)
         case let error as AccountFailure: account(error)
         case let error as ProviderSignInFailure: browserFlow(error.flow, again: "splashctl login --provider")
+        case let error as GoogleFailure: google(error)
         case let error as CapabilityMissing: RPCError(.internalError, .capabilityMissing(capability: error.capability))
         default: nil
         }

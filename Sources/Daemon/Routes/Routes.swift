@@ -14,7 +14,7 @@ enum Routes {
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
         images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil,
-        pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil
+        pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil, google: GoogleCapability? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let counter = LibraryCounter(state: state, library: library, logger: logger)
@@ -31,6 +31,7 @@ enum Routes {
         EditRoutes.register(into: &router, state: state, edits: edits)
         ImportRoutes.register(into: &router, imports: imports)
         ExportRoutes.register(into: &router, picturesFolder: picturesFolder)
+        GoogleRoutes.register(into: &router, google: google)
 
         // Answered from memory, on the thread that read the request (Router.registerImmediate).
         router.registerImmediate(PingRequest.self) { _ in

@@ -81,6 +81,14 @@ extension DaemonText {
         case .signInToAdopt: "sign in first (splashctl login): the guest's likes and edits are brought into the signed-in account"
         case .noAccountServer:
             "no account server is configured; set backend.url and backend.anon_key (or SPLASHD_BACKEND_URL and SPLASHD_ANON_KEY)"
+        case .googleNotConfigured:
+            "no Google client is configured: make a Desktop OAuth client in a Google Cloud project of yours and set google.client_id and google.client_secret"
+        case .googleNotConnected: "splashd is not connected to Google; run splashctl google connect"
+        case .googleConnectionEnded(let reason): "the connection to Google ended (\(reason)); run splashctl google connect again — imported photos stay"
+        case .googleRefused(let error, let reason): "Google refused (\(error)): \(reason)"
+        case .googleScopeNotGranted: "the Google Photos picker permission was left unticked; run splashctl google connect and allow it"
+        case .googleUnreachable(let detail): "cannot reach Google: \(detail); try again when online"
+        case .googleLocalFailure(let detail): "Google, on this machine: \(detail)"
         case .browserFlowUnknown(let again): "no such sign-in: it finished, was given up, or never began; start again with \(again)"
         case .browserFlowTimedOut(let minutes, let again):
             "the browser did not come back within \(minutes) minutes; the sign-in was given up (start again with \(again))"

@@ -116,6 +116,14 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case browserFlowNoCode(again: String)
     case browserFlowNotACallback(url: String)
     case browserFlowCannotListen(detail: String)
+    // Google (google.*).
+    case googleNotConfigured
+    case googleNotConnected
+    case googleConnectionEnded(reason: String)
+    case googleRefused(error: String, reason: String)
+    case googleScopeNotGranted
+    case googleUnreachable(detail: String)
+    case googleLocalFailure(detail: String)
     /// `code`: Auth's error code (flow_state_not_found, flow_state_expired, bad_code_verifier).
     case providerSignInCodeRefused(code: String, message: String)
     case noAccountServerToSyncWith

@@ -67,13 +67,7 @@ struct LoginCommand: AsyncParsableCommand {
         let adopt = try await GuestChoice.decide(adoptGuest, passwordStdin: false, global: global)
         try await global.withClient { client in
             let start = try await client.send(ProviderLoginRequest(provider: provider))
-            var pasted: String?
-            if noBrowser || !Browser.open(start.url, environment: ProcessInfo.processInfo.environment) {
-                Output.prompt(Message.openThisAddressToSignIn(url: start.url).text() + "\n" + Message.pasteTheAddressTheBrowserEndedOn.text())
-                pasted = readLine() ?? ""
-            } else {
-                Output.prompt(Message.signingInInBrowser(url: start.url).text() + "\n")
-            }
+            let pasted = Browser.send(to: start.url, noBrowser: noBrowser)
             var result = try await client.send(ProviderFinishRequest(flow: start.flow, callbackUrl: pasted, adoptGuest: adopt))
             while !result.signedIn {
                 result = try await client.send(ProviderFinishRequest(flow: start.flow, adoptGuest: adopt))

@@ -1,9 +1,22 @@
+import CLIText
 import Foundation
 
 /// Opens an address in the person's browser: `$BROWSER` when set (the Unix convention; also how the
 /// tests put a scripted browser in), else `xdg-open` when there is a display to open it on. Not waited
 /// for: a browser may well stay open.
 enum Browser {
+    /// Sends the person to `url` for a sign-in: opened in their browser (nil back: the daemon's
+    /// listener waits for it), or, with `noBrowser` or nothing to open it with, printed, and the address
+    /// the browser ended on read back from stdin.
+    static func send(to url: String, noBrowser: Bool) -> String? {
+        if !noBrowser, open(url, environment: ProcessInfo.processInfo.environment) {
+            Output.prompt(Message.signingInInBrowser(url: url).text() + "\n")
+            return nil
+        }
+        Output.prompt(Message.openThisAddressToSignIn(url: url).text() + "\n" + Message.pasteTheAddressTheBrowserEndedOn.text())
+        return readLine() ?? ""
+    }
+
     /// Whether a browser was started.
     static func open(_ url: String, environment: [String: String]) -> Bool {
         let command: (path: String, arguments: [String])
