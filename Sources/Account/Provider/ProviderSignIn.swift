@@ -20,7 +20,7 @@ public final class ProviderSignIn: Sendable {
     }
 
     /// Opens the listener and answers where the browser starts.
-    public func start(_ provider: SignInProvider) async throws -> ProviderLoginStart {
+    public func start(_ provider: SignInProvider) async throws -> BrowserFlowStart {
         let started: BrowserFlows.Started?
         do throws(BrowserFlowFailure) {
             started = try await flows.start { redirectURI, state, challenge in
@@ -31,7 +31,7 @@ public final class ProviderSignIn: Sendable {
         }
         guard let started else { throw AccountFailure.backend(.notConfigured) }
         logger.info("sign-in with \(provider.rawValue) begun", metadata: ["splashd_op": "login"])
-        return ProviderLoginStart(flow: started.id, url: started.url, redirectUri: started.redirectURI, expiresAt: started.expiresAt)
+        return BrowserFlowStart(flow: started.id, url: started.url, redirectUri: started.redirectURI, expiresAt: started.expiresAt)
     }
 
     /// Waits up to `wait` for the browser (or takes `pasted`, the address it ended on), then signs in.

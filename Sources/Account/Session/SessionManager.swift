@@ -125,27 +125,13 @@ public actor SessionManager {
     // MARK: - Sign-in, sign-up, sign-out
 
     public func signIn(email: String, password: String) async throws(AccountFailure) {
-        guard let auth else { throw .backend(.notConfigured) }
-        let session: Session
-        do {
-            session = try await auth.signIn(email: email, password: password)
-        } catch {
-            noteReachability(error)
-            throw .backend(error)
-        }
+        let session = try await obtain { auth throws(BackendError) in try await auth.signIn(email: email, password: password) }
         install(session, username: nil)
     }
 
     /// Signs in with the code a provider sign-in brought back (`ProviderSignIn`).
     public func signIn(code: String, verifier: String) async throws(AccountFailure) {
-        guard let auth else { throw .backend(.notConfigured) }
-        let session: Session
-        do {
-            session = try await auth.exchange(code: code, verifier: verifier)
-        } catch {
-            noteReachability(error)
-            throw .backend(error)
-        }
+        let session = try await obtain { auth throws(BackendError) in try await auth.exchange(code: code, verifier: verifier) }
         install(session, username: nil)
     }
 
@@ -155,15 +141,19 @@ public actor SessionManager {
     }
 
     public func signUp(email: String, password: String, username: String) async throws(AccountFailure) {
+        let session = try await obtain { auth throws(BackendError) in try await auth.signUp(email: email, password: password, username: username) }
+        install(session, username: session.user.metadataUsername ?? username)
+    }
+
+    /// A new session from Auth, its failure noted for reachability.
+    private func obtain(_ request: (SupabaseAuthAPI) async throws(BackendError) -> Session) async throws(AccountFailure) -> Session {
         guard let auth else { throw .backend(.notConfigured) }
-        let session: Session
         do {
-            session = try await auth.signUp(email: email, password: password, username: username)
+            return try await request(auth)
         } catch {
             noteReachability(error)
             throw .backend(error)
         }
-        install(session, username: session.user.metadataUsername ?? username)
     }
 
     /// Signs out here at once, then tells the server (best effort). Returns the account's id, how many

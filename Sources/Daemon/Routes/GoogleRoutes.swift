@@ -19,7 +19,7 @@ enum GoogleRoutes {
 
         router.register(GoogleConnectRequest.self) { _, _ in
             let started = try await authorization().connectStart()
-            return GoogleConnectStart(flow: started.id, url: started.url, redirectUri: started.redirectURI, expiresAt: started.expiresAt)
+            return BrowserFlowStart(flow: started.id, url: started.url, redirectUri: started.redirectURI, expiresAt: started.expiresAt)
         }
         router.register(GoogleConnectFinishRequest.self) { request, _ in
             let authorization = try authorization()

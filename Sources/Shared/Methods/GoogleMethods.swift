@@ -3,7 +3,7 @@ import Foundation
 /// `google.connect`: starts authorising splashd with Google for the Photos picker (a Desktop client's
 /// loopback flow with PKCE). Open `url`, then call google.connect_finish.
 public struct GoogleConnectRequest: RPCRequest {
-    public typealias Result = GoogleConnectStart
+    public typealias Result = BrowserFlowStart
     public static let method = "google.connect"
     public static let summary = """
         Starts authorising splashd with Google for the Photos picker (scope photospicker.mediaitems.readonly; the \\
@@ -12,27 +12,11 @@ public struct GoogleConnectRequest: RPCRequest {
         """
     public static let errors: [ErrorKind] = [.offline, .internalError]
     public static let example = GoogleConnectRequest()
-    public static let resultExample = GoogleConnectStart.example
-    public init() {}
-}
-
-public struct GoogleConnectStart: Codable, Sendable, Equatable {
-    public var flow: String
-    public var url: String
-    public var redirectUri: String
-    public var expiresAt: Date
-
-    public init(flow: String, url: String, redirectUri: String, expiresAt: Date) {
-        self.flow = flow
-        self.url = url
-        self.redirectUri = redirectUri
-        self.expiresAt = expiresAt
-    }
-
-    public static let example = GoogleConnectStart(
+    public static let resultExample = BrowserFlowStart(
         flow: "Zx81dQe0kL2p",
         url: "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234-abc.apps.googleusercontent.com&redirect_uri=http%3A%2F%2F127.0.0.1%3A40917%2Fcallback&response_type=code&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fphotospicker.mediaitems.readonly&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=kQ2&access_type=offline&prompt=consent",
         redirectUri: "http://127.0.0.1:40917/callback", expiresAt: Date(timeIntervalSince1970: 1_795_000_300))
+    public init() {}
 }
 
 /// `google.connect_finish`: waits up to `wait_seconds` for the browser of google.connect to come back

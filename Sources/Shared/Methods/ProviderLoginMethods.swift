@@ -10,7 +10,7 @@ public enum SignInProvider: String, Codable, Sendable, CaseIterable {
 /// a state, listens once on 127.0.0.1, and answers the address for the browser; `auth.provider_finish`
 /// waits for the browser to come back (or takes the address it ended on, pasted).
 public struct ProviderLoginRequest: RPCRequest {
-    public typealias Result = ProviderLoginStart
+    public typealias Result = BrowserFlowStart
     public static let method = "auth.provider_login"
     public static let summary = """
         Starts a sign-in with Google or GitHub through the account server (OAuth with PKCE, RFC 8252): the daemon \\
@@ -20,7 +20,7 @@ public struct ProviderLoginRequest: RPCRequest {
     public static let parameters = [ParameterDoc("provider", "string", required: true, "google or github.")]
     public static let errors: [ErrorKind] = [.invalidInput, .offline, .internalError]
     public static let example = ProviderLoginRequest(provider: .google)
-    public static let resultExample = ProviderLoginStart.example
+    public static let resultExample = BrowserFlowStart.example
 
     public var provider: SignInProvider
 
@@ -29,8 +29,9 @@ public struct ProviderLoginRequest: RPCRequest {
     }
 }
 
-public struct ProviderLoginStart: Codable, Sendable, Equatable {
-    /// Names the sign-in for auth.provider_finish.
+/// A sign-in begun in the browser (auth.provider_login, google.connect).
+public struct BrowserFlowStart: Codable, Sendable, Equatable {
+    /// Names the sign-in for its finishing method.
     public var flow: String
     /// Where the browser starts: the account server's /authorize.
     public var url: String
@@ -46,7 +47,7 @@ public struct ProviderLoginStart: Codable, Sendable, Equatable {
         self.expiresAt = expiresAt
     }
 
-    public static let example = ProviderLoginStart(
+    public static let example = BrowserFlowStart(
         flow: "kq3Xo1uYc2B4",
         url: "https://abc.supabase.co/auth/v1/authorize?provider=google&redirect_to=http:%2F%2F127.0.0.1:40917%2Fcallback%3Fstate%3DkQ2&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=s256",
         redirectUri: "http://127.0.0.1:40917/callback", expiresAt: Date(timeIntervalSince1970: 1_795_000_300))

@@ -32,13 +32,13 @@ struct ProviderSignInTests {
     }
 
     /// The state this sign-in sent, read out of its /authorize address's redirect_to.
-    static func state(of start: ProviderLoginStart) throws -> String {
+    static func state(of start: BrowserFlowStart) throws -> String {
         let redirect = try #require(URLComponents(string: start.url)?.queryItems?.first { $0.name == "redirect_to" }?.value)
         return try #require(URLComponents(string: redirect)?.queryItems?.first { $0.name == "state" }?.value)
     }
 
     /// Whether anything still listens where the browser comes back.
-    static func listening(_ start: ProviderLoginStart) async -> Bool {
+    static func listening(_ start: BrowserFlowStart) async -> Bool {
         (try? await browser.send(HTTPRequest(url: start.redirectUri + "?probe=1", timeout: .seconds(5)))) != nil
     }
 
