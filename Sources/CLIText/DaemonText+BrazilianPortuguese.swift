@@ -43,7 +43,7 @@ extension DaemonText {
         case .notATopicSlug(let slug): "'\(slug)' não é o slug de um tópico"
         case .unknownColour(let color, let known): "cor desconhecida '\(color)'; use uma destas: " + known.joined(separator: ", ")
         case .unknownEventType(let type, let known): "tipo de evento desconhecido '\(type)'; conhecidos: " + known.joined(separator: ", ")
-        case .searchLocalSource: "busque em unsplash ou nasa; as fotos locais estão em photos.list"
+        case .searchLocalSource: "busque em unsplash ou nasa; as fotos locais e do Google estão em photos.list"
         case .nasaFiltersNeedNasa: "media, year_from e year_to são filtros da NASA; adicione source nasa"
         case .unsplashFiltersOnly: "color, orientation e order são filtros do Unsplash"
         case .yearFromAfterYearTo: "year_from é posterior a year_to"

@@ -76,7 +76,7 @@ public struct LikeActions: Sendable {
             }
             let outcome = try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now)
             if hash == nil, let check, outcome == .changed(queued: true),
-               let photo = try PhotoRecord.fetchOne(db, key: photoId), photo.source != "local", check.canArrive(photo.urls),
+               let photo = try PhotoRecord.fetchOne(db, key: photoId), photo.source != "local", photo.source != "google", check.canArrive(photo.urls),
                var op = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: photoId).last {
                 op.nextAttemptAt = now.addingTimeInterval(check.seconds)
                 try op.update(db)

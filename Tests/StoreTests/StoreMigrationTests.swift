@@ -74,4 +74,45 @@ import TestSupport
         let fetched = try store.read { db in try Date.fetchOne(db, sql: "SELECT last_run_at FROM searches WHERE query = 'older'") }
         #expect(fetched == epoch, "asking again does not make the kept results newer")
     }
+
+    /// v7 rebuilds photos to accept `google`: a v6 store's photos keep their rows, rowids, full-text
+    /// index, counters, files and likes; `google` is accepted and other sources still refused.
+    @Test func photosSurviveTheRebuildThatAcceptsGoogle() throws {
+        let dir = TemporaryDirectory()
+        try PhotoFixtures.oldStore(at: dir.file("s.sqlite"), migratedUpTo: "v6 like checks for near-duplicates") { db in
+            for n in 0..<50 {
+                try db.execute(sql: """
+                    INSERT INTO photos (id, source, remote_id, title, fetched_at) VALUES (?, 'unsplash', ?, ?, CURRENT_TIMESTAMP)
+                    """, arguments: ["unsplash:p\(n)", "p\(n)", n == 7 ? "misty lighthouse" : "photo \(n)"])
+            }
+            try db.execute(sql: "INSERT INTO likes (account_id, photo_id, liked_at, updated_at) VALUES ('a', 'unsplash:p7', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)")
+        }
+        let before = try DatabaseQueue(path: dir.file("s.sqlite")).read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, * FROM photos ORDER BY rowid").map { $0.description }
+        }
+        let store = try Store(path: dir.file("s.sqlite"))
+        let queue = try DatabaseQueue(path: dir.file("s.sqlite"))
+        try queue.read { db in
+            let after = try Row.fetchAll(db, sql: "SELECT rowid, * FROM photos ORDER BY rowid").map { $0.description }
+            let found = try String.fetchAll(db, sql: "SELECT p.id FROM photos_fts JOIN photos p ON p.rowid = photos_fts.rowid WHERE photos_fts MATCH 'lighthouse'")
+            let counted = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'photos'")
+            let likes = try Int.fetchOne(db, sql: "SELECT count(*) FROM likes")
+            let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+            #expect(after == before && found == ["unsplash:p7"] && counted == 50 && likes == 1 && broken.isEmpty)
+        }
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO photos (id, source, remote_id, title, fetched_at) VALUES ('google:AF1', 'google', 'AF1', 'picked', CURRENT_TIMESTAMP)")
+            let counted = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'photos'")
+            let found = try String.fetchAll(db, sql: "SELECT p.id FROM photos_fts JOIN photos p ON p.rowid = photos_fts.rowid WHERE photos_fts MATCH 'picked'")
+            #expect(counted == 51 && found == ["google:AF1"], "the counting and full-text triggers were made again")
+            var refused = false
+            do {
+                try db.execute(sql: "INSERT INTO photos (id, source, remote_id, fetched_at) VALUES ('flickr:x', 'flickr', 'x', CURRENT_TIMESTAMP)")
+            } catch {
+                refused = true
+            }
+            #expect(refused, "other sources are still refused")
+        }
+        _ = store
+    }
 }

@@ -37,7 +37,7 @@ extension DaemonText {
         case .notATopicSlug(let slug): "'\(slug)' is not a topic slug"
         case .unknownColour(let color, let known): "unknown colour '\(color)'; use one of " + known.joined(separator: ", ")
         case .unknownEventType(let type, let known): "unknown event type '\(type)'; known: " + known.joined(separator: ", ")
-        case .searchLocalSource: "search unsplash or nasa; local photos are in photos.list"
+        case .searchLocalSource: "search unsplash or nasa; local and Google photos are in photos.list"
         case .nasaFiltersNeedNasa: "media, year_from and year_to are NASA filters; add source nasa"
         case .unsplashFiltersOnly: "color, orientation and order are Unsplash filters"
         case .yearFromAfterYearTo: "year_from is after year_to"

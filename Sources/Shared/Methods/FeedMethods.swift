@@ -17,7 +17,7 @@ public struct FeedKey: Codable, Sendable, Equatable {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, value.count <= 200 else { throw .invalidInput(.feedValueLength(maximum: 200), field: "value") }
         if kind == .topic, source == .nasa { throw .invalidInput(.topicsAreUnsplash, field: "source") }
-        if source == .local { throw .invalidInput(.followUnsplashOrNasa, field: "source") }
+        if source == .local || source == .google { throw .invalidInput(.followUnsplashOrNasa, field: "source") }
     }
 }
 

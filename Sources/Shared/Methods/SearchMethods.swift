@@ -58,7 +58,7 @@ public struct PhotosSearchRequest: RPCRequest {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, query.count <= 200 else { throw .invalidInput(.searchQueryLength(maximum: 200), field: "query") }
         let source = self.source ?? .unsplash
-        guard source != .local else { throw .invalidInput(.searchLocalSource, field: "source") }
+        guard source != .local, source != .google else { throw .invalidInput(.searchLocalSource, field: "source") }
         let maxPerPage = source == .nasa ? 100 : 30
         if let perPage, !(1...maxPerPage).contains(perPage) {
             throw .invalidInput(.perPageOutOfRange(maximum: maxPerPage, source: source.rawValue, given: perPage), field: "per_page")

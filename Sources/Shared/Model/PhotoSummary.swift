@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a photo comes from; the first part of its id (`unsplash:Dwu85P9SOIk`).
 public enum PhotoSource: String, Codable, Sendable, CaseIterable {
-    case unsplash, nasa, local
+    case unsplash, nasa, local, google
 }
 
 /// A photo as `photos.list` shows it.

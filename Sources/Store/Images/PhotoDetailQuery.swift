@@ -74,7 +74,7 @@ public enum PhotoDetailQuery {
         switch source {
         case .unsplash: author.map { "Photo by \($0) on Unsplash" } ?? "Photo on Unsplash"
         case .nasa: "Image courtesy of " + (author ?? "NASA")
-        case .local: nil
+        case .local, .google: nil
         }
     }
 }

@@ -14,8 +14,8 @@ public enum PhotoFileStore {
     }
 
     /// Library photos of `accountId` — liked, or with a live edit — with no row for `variant`, most
-    /// recently liked or edited first so that what a person just chose arrives first. Local photos are
-    /// files already and never downloaded.
+    /// recently liked or edited first so that what a person just chose arrives first. Local and Google
+    /// photos are files already (imported) and never downloaded.
     ///
     /// The image queue asks after every finished transfer, so this must cost what it returns, not what
     /// the library holds: likes and edits are each walked newest first (likes through `likes_recent`)
@@ -44,7 +44,7 @@ public enum PhotoFileStore {
     static let newestLikedMissing = """
         SELECT p.id, p.source, p.remote_id, p.urls, l.liked_at AS chosen_at
         FROM likes l INDEXED BY likes_recent JOIN photos p ON p.id = l.photo_id
-        WHERE l.account_id = ? AND l.deleted_at IS NULL AND p.source != 'local'
+        WHERE l.account_id = ? AND l.deleted_at IS NULL AND p.source NOT IN ('local', 'google')
           AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = l.photo_id AND f.variant = ?)
         ORDER BY l.liked_at DESC LIMIT ?
         """
@@ -53,7 +53,7 @@ public enum PhotoFileStore {
     static let newestEditedMissing = """
         SELECT p.id, p.source, p.remote_id, p.urls, max(e.created_at) AS chosen_at
         FROM edits e JOIN photos p ON p.id = e.photo_id
-        WHERE e.account_id = ? AND e.deleted_at IS NULL AND p.source != 'local'
+        WHERE e.account_id = ? AND e.deleted_at IS NULL AND p.source NOT IN ('local', 'google')
           AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = e.photo_id AND f.variant = ?)
         GROUP BY p.id ORDER BY chosen_at DESC LIMIT ?
         """
@@ -63,7 +63,7 @@ public enum PhotoFileStore {
     public static func unhashed(_ db: Database) throws -> [(photoId: String, path: String)] {
         try Row.fetchAll(db, sql: """
             SELECT f.photo_id, f.path FROM photo_files f JOIN photos p ON p.id = f.photo_id
-            WHERE f.in_library = 1 AND p.phash IS NULL AND p.source != 'local'
+            WHERE f.in_library = 1 AND p.phash IS NULL AND p.source NOT IN ('local', 'google')
               AND f.variant NOT LIKE 'edit:%' AND f.path NOT LIKE '/%'
             """).map { ($0["photo_id"], $0["path"]) }
     }

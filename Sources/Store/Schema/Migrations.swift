@@ -10,6 +10,7 @@ enum Migrations {
         migrator.registerMigration("v4 list indexes", migrate: SchemaV4.migrate)
         migrator.registerMigration("v5 searches asked, guest adoptions, watched folders", migrate: SchemaV5.migrate)
         migrator.registerMigration("v6 like checks for near-duplicates", migrate: SchemaV6.migrate)
+        migrator.registerMigration("v7 google photos", migrate: SchemaV7.migrate)
         return migrator
     }
 
