@@ -95,7 +95,10 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "GooglePhotos",
-            dependencies: ["OAuth", "HTTP", "Support", "Shared", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "OAuth", "HTTP", "Support", "Shared", "Store", "Library", "Editing", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict),
         .target(
             name: "Account",

@@ -167,6 +167,7 @@ extension BrazilianPortuguese {
         case .googleConnectAbstract: "Autoriza o splashd no Google (no navegador) a ler as fotos que você escolher no Google Fotos."
         case .googleStatusAbstract: "Se o splashd está conectado ao Google, e por que não quando o Google encerrou."
         case .googleDisconnectAbstract: "Revoga o acesso do splashd no Google e esquece os tokens (as fotos importadas ficam)."
+        case .importGooglePhotos: "Importa as fotos que você escolher no Google Fotos (depois de splashctl google connect), em vez de uma pasta."
         case .googleRefreshFlag: "Renova o token de acesso agora (pergunta ao Google se a conexão continua valendo)."
         case .guestAbstract: "As curtidas e edições feitas aqui sem conta, guardadas nesta máquina."
         case .guestStatusAbstract: "Quantas curtidas e edições o convidado tem."

@@ -87,6 +87,13 @@ enum BrazilianPortuguese {
         case .googleNotConfigured: "nenhum cliente do Google configurado (google.client_id e google.client_secret)"
         case .googleDisconnected(let told):
             told ? "desconectado do Google; o acesso do splashd foi revogado lá" : "desconectado aqui; não foi possível avisar o Google (revogue o splashd em myaccount.google.com)"
+        case .googlePhotosAlone: "--google-photos importa o que você escolher no Google Fotos: não informe pasta nem opções de --watch junto"
+        case .pickInGooglePhotos(let url): "Escolha fotos no Google Fotos, em qualquer aparelho, em:\n\(url)\no splashd as importa quando você terminar."
+        case .pickingInBrowser(let url): "Escolha fotos no Google Fotos no navegador; o splashd as importa quando você terminar (se nenhum navegador abriu: \(url))"
+        case .googlePicksEnded(let why): "a sessão de escolha terminou: \(why)"
+        case .googlePicksSummary(let imported, let duplicates, let skipped, let failed):
+            "\(plural(imported, "foto importada", "fotos importadas")) do Google Fotos; \(plural(duplicates, "quase-duplicata não guardada", "quase-duplicatas não guardadas")), "
+                + "\(plural(skipped, "item ignorado", "itens ignorados")) (não são fotos), \(failed) com falha"
         case .emailOrProvider: "informe --email (entrada com senha) ou --provider (google ou github, no navegador), não os dois"
         case .adoptGuestQuestion(let likes, let edits):
             "Trazer \(plural(likes, "curtida", "curtidas")) e \(plural(edits, "edição", "edições")) feitas aqui sem conta para esta conta? [s/N] "

@@ -100,6 +100,7 @@ extension DaemonText {
         case .googleScopeNotGranted: "a permissão do seletor do Google Fotos ficou desmarcada; rode splashctl google connect e permita"
         case .googleUnreachable(let detail): "não foi possível alcançar o Google: \(detail); tente de novo quando estiver online"
         case .googleLocalFailure(let detail): "Google, nesta máquina: \(detail)"
+        case .googleUnknownSession: "essa sessão de escolha do Google Fotos não existe (splashctl import --google-photos começa uma)"
         case .browserFlowUnknown(let again):
             "essa entrada não existe: terminou, foi abandonada ou nunca começou; comece de novo com \(again)"
         case .browserFlowTimedOut(let minutes, let again):

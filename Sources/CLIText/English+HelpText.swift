@@ -165,6 +165,7 @@ extension English {
         case .googleConnectAbstract: "Authorise splashd with Google (in a browser) to read the photos you pick in Google Photos."
         case .googleStatusAbstract: "Whether splashd is connected to Google, and why not when Google ended it."
         case .googleDisconnectAbstract: "Revoke splashd's access at Google and forget its tokens (imported photos stay)."
+        case .importGooglePhotos: "Import photos you pick in Google Photos (after splashctl google connect), instead of a folder."
         case .googleRefreshFlag: "Refresh the access token now (asks Google whether the connection still holds)."
         case .guestAbstract: "The likes and edits made here without an account, kept on this machine."
         case .guestStatusAbstract: "How many likes and edits the guest has."

@@ -84,6 +84,13 @@ enum English {
         case .googleNotConfigured: "no Google client configured (google.client_id and google.client_secret)"
         case .googleDisconnected(let told):
             told ? "disconnected from Google; splashd's access is revoked there" : "disconnected here; Google could not be told (revoke splashd at myaccount.google.com)"
+        case .googlePhotosAlone: "--google-photos imports what you pick in Google Photos: give no folder and no --watch options with it"
+        case .pickInGooglePhotos(let url): "Pick photos in Google Photos, on any device, at:\n\(url)\nsplashd imports them when you are done."
+        case .pickingInBrowser(let url): "Pick photos in Google Photos in your browser; splashd imports them when you are done (if no browser opened: \(url))"
+        case .googlePicksEnded(let why): "the picking session ended: \(why)"
+        case .googlePicksSummary(let imported, let duplicates, let skipped, let failed):
+            "imported \(plural(imported, "photo", "photos")) from Google Photos; \(plural(duplicates, "near-duplicate", "near-duplicates")) not kept, "
+                + "\(plural(skipped, "item", "items")) skipped (not photos), \(failed) failed"
         case .emailOrProvider: "give --email (a password sign-in) or --provider (google or github, in a browser), not both"
         case .adoptGuestQuestion(let likes, let edits):
             "Bring the \(plural(likes, "like", "likes")) and \(plural(edits, "edit", "edits")) made here without an account into this account? [y/N] "

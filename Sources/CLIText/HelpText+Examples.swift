@@ -131,6 +131,7 @@ extension HelpText {
         .googleStatusAbstract,
         .googleDisconnectAbstract,
         .googleRefreshFlag,
+        .importGooglePhotos,
         .guestStatusAbstract,
         .guestAdoptAbstract,
         .profileAbstract,

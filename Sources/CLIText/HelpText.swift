@@ -177,6 +177,7 @@ public enum HelpText: Sendable, Equatable {
     case googleStatusAbstract
     case googleDisconnectAbstract
     case googleRefreshFlag
+    case importGooglePhotos
     case guestStatusAbstract
     case guestAdoptAbstract
     case profileAbstract

@@ -55,6 +55,11 @@ extension Message {
         .googleEnded(reason: "Google refused the refresh token (invalid_grant: Token has been expired or revoked.)"),
         .googleNotConfigured,
         .googleDisconnected(told: true),
+        .googlePhotosAlone,
+        .pickInGooglePhotos(url: "https://photos.google.com/picker/7f3c9a0e"),
+        .pickingInBrowser(url: "https://photos.google.com/picker/7f3c9a0e"),
+        .googlePicksEnded("nothing was picked before the picking session's time was up"),
+        .googlePicksSummary(imported: 12, duplicates: 1, skipped: 2, failed: 0),
         .guestAdopted(likes: 1, edits: 2),
         .guestKept(likes: 3, edits: 0),
         .guestCounts(likes: 5, edits: 7),
@@ -216,6 +221,7 @@ extension Message {
     /// (Counts that are not quantities of a noun — a pid, a year, a page number — are 1 too.)
     public static let singularExamples: [Message] = [
         .minutesAgo(1), .hoursAgo(1), .daysAgo(1),
+        .googlePicksSummary(imported: 1, duplicates: 1, skipped: 1, failed: 1),
         .daemonHeader(pid: 1, uptime: "1 s"),
         .outboxCounts(pending: 1, inFlight: 1, rejected: 1),
         .libraryCounts(photos: 1, liked: 1, edited: 1, dismissed: 1),

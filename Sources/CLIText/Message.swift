@@ -71,6 +71,11 @@ public enum Message: Sendable, Equatable {
     case googleEnded(reason: String)
     case googleNotConfigured
     case googleDisconnected(told: Bool)
+    case googlePhotosAlone
+    case pickInGooglePhotos(url: String)
+    case pickingInBrowser(url: String)
+    case googlePicksEnded(String)
+    case googlePicksSummary(imported: Int, duplicates: Int, skipped: Int, failed: Int)
     case guestAdopted(likes: Int, edits: Int)
     case guestKept(likes: Int, edits: Int)
     case guestCounts(likes: Int, edits: Int)

@@ -108,6 +108,8 @@ public enum DaemonRunner {
             push: sync.engine, pictures: pictures, logger: logger)
         let imports = ImportCapability.make(
             config: config, store: store, state: state, counter: counter, renditions: images?.renditions, logger: logger)
+        let google = GoogleCapability.make(
+            config: config, store: store, directories: directories, importer: imports.importer, state: state, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
         let sources = SourceCapability.make(config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -133,7 +135,7 @@ public enum DaemonRunner {
                 state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
                 feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
                 pictures: pictures, picturesFolder: picturesFolder,
-                google: GoogleCapability.make(config: config, directories: directories, logger: logger)),
+                google: google),
             logger: logger, group: eventLoops)
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
@@ -186,6 +188,8 @@ public enum DaemonRunner {
             services.append(.init(service: images.queue))
         }
         if let picturesFolder { services.append(.init(service: picturesFolder)) }
+        // Google Photos imports go on where a stop or a crash left them.
+        if let picks = google.picks { services.append(.init(service: picks)) }
         // An adoption of the guest's likes and edits that a crash cut short goes on, beside the rest.
         services.append(.init(
             service: GuestAdoptionResumer(guests: guests, accountId: state.current.account.userId), successTerminationBehavior: .ignore))

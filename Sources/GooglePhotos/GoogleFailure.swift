@@ -16,6 +16,8 @@ public enum GoogleFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case scopeNotGranted
     /// Google could not be reached, or answered what splashd cannot read.
     case unreachable(String)
+    /// No picking session of that id.
+    case unknownSession
     /// The tokens' file could not be written.
     case local(String)
 
@@ -27,6 +29,7 @@ public enum GoogleFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .refused(let error, let description): "Google refused: \(error) (\(description))"
         case .scopeNotGranted: "the Google Photos picker permission was not granted"
         case .unreachable(let detail): "cannot reach Google: \(detail)"
+        case .unknownSession: "no such picking session"
         case .local(let detail): detail
         }
     }

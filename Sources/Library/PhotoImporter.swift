@@ -70,48 +70,90 @@ public struct PhotoImporter: Sendable {
         return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
-    enum Outcome {
+    public enum Outcome: Sendable {
         case imported(ImportedPhoto, PerceptualHash)
         case duplicate(ImportDuplicate)
         case alreadyThere
     }
 
+    /// Who a file is when it is recorded: a local file by its bytes' checksum, where it lies; a photo
+    /// picked from Google Photos by its media item, in the library where it was downloaded.
+    public struct Identity: Sendable {
+        public var source: PhotoSource
+        public var remoteId: String
+        public var title: String?
+        public var takenAt: Date?
+        public var metadata: String?
+        /// The path `photo_files` keeps: absolute (a local file), or relative to the data directory.
+        public var recordedPath: String
+
+        public init(source: PhotoSource, remoteId: String, title: String?, takenAt: Date?, metadata: String?, recordedPath: String) {
+            self.source = source
+            self.remoteId = remoteId
+            self.title = title
+            self.takenAt = takenAt
+            self.metadata = metadata
+            self.recordedPath = recordedPath
+        }
+
+        public var photoId: String { source.rawValue + ":" + remoteId }
+    }
+
     private func importFile(_ path: String, known: [(id: String, hash: PerceptualHash)]) async throws -> Outcome {
         let url = URL(fileURLWithPath: path)
-        let info = try await editor.probe(url)
-        guard ["jpeg", "png", "webp"].contains(info.format) else {
-            throw EditingError.unsupported("\(url.lastPathComponent) is \(info.format), not JPEG, PNG or WebP")
-        }
         let checksum: String
         do {
             checksum = try FileDigest.sha256Hex(path: path)
         } catch {
             throw EditingError.io(.cannotRead(path: path, reason: "\(error)"))
         }
-        let id = "local:" + checksum.prefix(16)
+        let identity = Identity(
+            source: .local, remoteId: String(checksum.prefix(16)), title: url.deletingPathExtension().lastPathComponent, takenAt: nil,
+            metadata: nil, recordedPath: path)
+        // Imports keep the file where it is: the point is the file read and hashed, its row not written.
+        return try await record(path, as: identity, checksum: checksum, known: known, beforeWriting: { CrashPoint.importCopied.reach() })
+    }
+
+    /// Records the image at `path` (absolute) as `identity` unless the library holds it already or a
+    /// near-duplicate of it (`known`: the library's hashes): its header probed (size limit, format),
+    /// its pixels decoded for the perceptual hash (which finds a damaged file), photo and file rows
+    /// written in one transaction.
+    public func record(
+        _ path: String, as identity: Identity, checksum: String? = nil, known: [(id: String, hash: PerceptualHash)],
+        beforeWriting: () -> Void = {}
+    ) async throws -> Outcome {
+        let url = URL(fileURLWithPath: path)
+        let info = try await editor.probe(url)
+        guard ["jpeg", "png", "webp"].contains(info.format) else {
+            throw EditingError.unsupported("\(url.lastPathComponent) is \(info.format), not JPEG, PNG or WebP")
+        }
+        let id = identity.photoId
         if try store.read({ db in try PhotoRecord.fetchOne(db, key: id) }) != nil { return .alreadyThere }
-        // Decoding the pixels (for the hash) is what finds a damaged file.
         let hash = try await editor.perceptualHash(url)
         if let nearest = DuplicateFinder.nearest(to: hash, in: known), nearest.distance <= duplicateThreshold {
             return .duplicate(ImportDuplicate(path: path, duplicateOf: nearest.id, distance: nearest.distance))
+        }
+        let digest: String
+        do {
+            digest = try checksum ?? FileDigest.sha256Hex(path: path)
+        } catch {
+            throw EditingError.io(.cannotRead(path: path, reason: "\(error)"))
         }
         var status = stat()
         let found = stat(path, &status) == 0
         let modified = found ? Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec)) : Date()
         let bytes = found ? Int64(status.st_size) : 0
         let now = Date()
-        let name = url.deletingPathExtension().lastPathComponent
-        let metadata = PhotoMetadata(path: path, format: info.format).json
-        // Imports keep the file where it is: the point is the file read and hashed, its row not written.
-        CrashPoint.importCopied.reach()
+        let metadata = identity.metadata ?? PhotoMetadata(path: path, format: info.format).json
+        beforeWriting()
         try store.write { db in
             try PhotoRecord(
-                source: PhotoSource.local.rawValue, remoteId: String(checksum.prefix(16)), title: name,
+                source: identity.source.rawValue, remoteId: identity.remoteId, title: identity.title,
                 width: info.width, height: info.height, metadata: metadata, phash: Int64(bitPattern: hash.value),
-                createdAt: info.takenAt ?? modified, fetchedAt: now
+                createdAt: info.takenAt ?? identity.takenAt ?? modified, fetchedAt: now
             ).insert(db)
             try PhotoFileStore.record(db, PhotoFileStore.File(
-                photoId: id, variant: "orig", path: path, inLibrary: true, bytes: bytes, checksum: checksum,
+                photoId: id, variant: "orig", path: identity.recordedPath, inLibrary: true, bytes: bytes, checksum: digest,
                 createdAt: now, lastAccessAt: now))
         }
         return .imported(ImportedPhoto(id: id, path: path, width: info.width, height: info.height), hash)

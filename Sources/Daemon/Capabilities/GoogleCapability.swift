@@ -1,27 +1,38 @@
 import GooglePhotos
 import HTTP
+import Library
 import Logging
+import Shared
+import Store
 
-/// Google Photos as a source (issue 22): splashd's own authorisation with Google. Nil authorisation when
-/// no Desktop client is configured; every google.* method then says how to configure one.
+/// Google Photos as a source (issue 22): splashd's own authorisation with Google, and the imports of
+/// what the person picks. Nil parts when no Desktop client is configured; every google.* method then
+/// says how to configure one.
 struct GoogleCapability: Sendable {
     let authorization: GoogleAuthorization?
+    let picks: PicksImporter?
 
-    static func make(config: DaemonConfig, directories: DaemonDirectories, logger: Logger) -> GoogleCapability {
+    static func make(
+        config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState, logger: Logger
+    ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
-            return GoogleCapability(authorization: nil)
+            return GoogleCapability(authorization: nil, picks: nil)
         }
         let http: HTTPClient
         do {
             http = try HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.google"))
         } catch {
             logger.error("no Google: \(error)", metadata: ["splashd_op": "start"])
-            return GoogleCapability(authorization: nil)
+            return GoogleCapability(authorization: nil, picks: nil)
         }
         let settings = GoogleSettings(
             clientId: clientId, clientSecret: secret, authURL: config.googleAuthURL, tokenURL: config.googleTokenURL,
             revokeURL: config.googleRevokeURL, pickerURL: config.googlePickerURL)
-        return GoogleCapability(
-            authorization: GoogleAuthorization(settings: settings, http: http, stateDirectory: directories.state, logger: logger))
+        let authorization = GoogleAuthorization(settings: settings, http: http, stateDirectory: directories.state, logger: logger)
+        let picks = PicksImporter(
+            store: store, api: PickerAPI(settings: settings, http: http, authorization: authorization, pageSize: config.googlePickerPageSize),
+            importer: importer, dataDirectory: directories.data, maxFileBytes: Int64(config.imagesMaxFileMiB) << 20,
+            progress: { progress in state.bus.publish(.importProgress(progress)) }, logger: logger)
+        return GoogleCapability(authorization: authorization, picks: picks)
     }
 }

@@ -49,6 +49,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var googleTokenURL = "https://oauth2.googleapis.com/token"
     public var googleRevokeURL = "https://oauth2.googleapis.com/revoke"
     public var googlePickerURL = "https://photospicker.googleapis.com"
+    /// Items asked per page of a picking session's list (the API allows up to 100).
+    public var googlePickerPageSize = 100
     /// Image transfers at once (one curl multi handle).
     public var imagesConcurrency = 8
     /// The rendition of a liked photo the library keeps (a key of the photo's `urls`).
@@ -146,6 +148,9 @@ public struct DaemonConfig: Sendable, Equatable {
         "google.token_url": { config, value, path throws(ConfigError) in config.googleTokenURL = try value.string("google.token_url", path) },
         "google.revoke_url": { config, value, path throws(ConfigError) in config.googleRevokeURL = try value.string("google.revoke_url", path) },
         "google.picker_url": { config, value, path throws(ConfigError) in config.googlePickerURL = try value.string("google.picker_url", path) },
+        "google.picker_page_size": { config, value, path throws(ConfigError) in
+            config.googlePickerPageSize = try value.integer("google.picker_page_size", in: 1...100, path)
+        },
         "pictures.terminal": { config, value, path throws(ConfigError) in
             let choice = try value.string("pictures.terminal", path)
             let choices = ["auto", "none"] + TerminalSpec.Mode.allCases.map(\.rawValue)

@@ -11,6 +11,7 @@ extension WireErrors {
         case .refused(let error, let description): RPCError(.rejected, .googleRefused(error: error, reason: description))
         case .scopeNotGranted: RPCError(.rejected, .googleScopeNotGranted)
         case .unreachable(let detail): RPCError(.offline, .googleUnreachable(detail: detail))
+        case .unknownSession: RPCError(.notFound, .googleUnknownSession, field: "session")
         case .local(let detail): RPCError(.internalError, .googleLocalFailure(detail: detail))
         }
     }

@@ -5,7 +5,7 @@ import Shared
 
 /// The Google capability's methods: google.*.
 enum GoogleRoutes {
-    static func register(into router: inout Router, google: GoogleCapability?) {
+    static func register(into router: inout Router, state: DaemonState, google: GoogleCapability?) {
         @Sendable func authorization() throws(GoogleFailure) -> GoogleAuthorization {
             guard let authorization = google?.authorization else { throw .notConfigured }
             return authorization
@@ -33,6 +33,14 @@ enum GoogleRoutes {
         }
         router.register(GoogleDisconnectRequest.self) { _, _ in
             GoogleDisconnectResult(disconnected: true, googleNotified: try await authorization().disconnect())
+        }
+        router.register(GooglePickRequest.self) { _, _ in
+            guard let picks = google?.picks else { throw GoogleFailure.notConfigured }
+            return try await picks.start(accountId: state.actingAccount)
+        }
+        router.register(GooglePicksRequest.self) { request, _ in
+            guard let picks = google?.picks else { throw GoogleFailure.notConfigured }
+            return try await picks.status(session: request.session, waitingUpTo: .seconds(request.waitSeconds ?? 0))
         }
     }
 }

@@ -31,7 +31,7 @@ enum Routes {
         EditRoutes.register(into: &router, state: state, edits: edits)
         ImportRoutes.register(into: &router, imports: imports)
         ExportRoutes.register(into: &router, picturesFolder: picturesFolder)
-        GoogleRoutes.register(into: &router, google: google)
+        GoogleRoutes.register(into: &router, state: state, google: google)
 
         // Answered from memory, on the thread that read the request (Router.registerImmediate).
         router.registerImmediate(PingRequest.self) { _ in

@@ -89,6 +89,7 @@ extension DaemonText {
         case .googleScopeNotGranted: "the Google Photos picker permission was left unticked; run splashctl google connect and allow it"
         case .googleUnreachable(let detail): "cannot reach Google: \(detail); try again when online"
         case .googleLocalFailure(let detail): "Google, on this machine: \(detail)"
+        case .googleUnknownSession: "no such Google Photos picking session (splashctl import --google-photos starts one)"
         case .browserFlowUnknown(let again): "no such sign-in: it finished, was given up, or never began; start again with \(again)"
         case .browserFlowTimedOut(let minutes, let again):
             "the browser did not come back within \(minutes) minutes; the sign-in was given up (start again with \(again))"

@@ -80,6 +80,7 @@ extension DaemonText {
         .googleScopeNotGranted,
         .googleUnreachable(detail: "Couldn't resolve host name"),
         .googleLocalFailure(detail: "cannot keep Google's tokens: no space left on device"),
+        .googleUnknownSession,
         .browserFlowUnknown(again: "splashctl login --provider"),
         .browserFlowTimedOut(minutes: 5, again: "splashctl google connect"),
         .browserFlowWrongState(again: "splashctl login --provider"),

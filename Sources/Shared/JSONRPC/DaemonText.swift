@@ -124,6 +124,7 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case googleScopeNotGranted
     case googleUnreachable(detail: String)
     case googleLocalFailure(detail: String)
+    case googleUnknownSession
     /// `code`: Auth's error code (flow_state_not_found, flow_state_expired, bad_code_verifier).
     case providerSignInCodeRefused(code: String, message: String)
     case noAccountServerToSyncWith

@@ -122,3 +122,119 @@ public struct GoogleDisconnectResult: Codable, Sendable, Equatable {
         self.googleNotified = googleNotified
     }
 }
+
+/// `google.pick`: starts bringing photos in from Google Photos: a picking session at Google, where the
+/// person picks at `picker_uri`; the daemon then lists, downloads and imports what was picked by itself
+/// (google.picks follows it).
+public struct GooglePickRequest: RPCRequest {
+    public typealias Result = GooglePickStart
+    public static let method = "google.pick"
+    public static let summary = """
+        Starts a Google Photos picking session (Picker API): open picker_uri and pick; the daemon polls it, lists the \\
+        picked items, downloads the photos into the library as google: photos (near-duplicates reported and not kept, \\
+        videos skipped) and deletes the session. google.picks follows it; an import cut short goes on after a restart.
+        """
+    public static let errors: [ErrorKind] = [.notSignedIn, .rejected, .offline]
+    public static let example = GooglePickRequest()
+    public static let resultExample = GooglePickStart(
+        session: "7f3c9a0e-4b1d-4d5e-9a60-0c2f6e8d1b23", pickerUri: "https://photos.google.com/picker/7f3c9a0e",
+        expiresAt: Date(timeIntervalSince1970: 1_795_001_800))
+    public init() {}
+}
+
+public struct GooglePickStart: Codable, Sendable, Equatable {
+    public var session: String
+    /// Where the person picks (a browser on any device).
+    public var pickerUri: String
+    /// The person has until then to pick.
+    public var expiresAt: Date
+
+    public init(session: String, pickerUri: String, expiresAt: Date) {
+        self.session = session
+        self.pickerUri = pickerUri
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `google.picks`: how a picking session stands, waiting up to `wait_seconds` for it to end.
+public struct GooglePicksRequest: RPCRequest {
+    public typealias Result = GooglePicks
+    public static let method = "google.picks"
+    public static let summary = "How a Google Photos picking session stands (waiting up to wait_seconds for it to end): counts, and each pick's outcome."
+    public static let parameters = [
+        ParameterDoc("session", "string", required: true, "The session google.pick answered."),
+        ParameterDoc("wait_seconds", "integer", "Wait up to this long for the session to end (0 to 120, default 0)."),
+    ]
+    public static let errors: [ErrorKind] = [.invalidInput, .notFound]
+    public static let example = GooglePicksRequest(session: "7f3c9a0e-4b1d-4d5e-9a60-0c2f6e8d1b23", waitSeconds: 30)
+    public static let resultExample = GooglePicks.example
+
+    public var session: String
+    public var waitSeconds: Int?
+
+    public init(session: String, waitSeconds: Int? = nil) {
+        self.session = session
+        self.waitSeconds = waitSeconds
+    }
+
+    public func validate() throws(RPCError) {
+        if let waitSeconds, !(0...120).contains(waitSeconds) {
+            throw .invalidInput(.mustBeBetween(name: "wait_seconds", minimum: 0, maximum: 120), field: "wait_seconds")
+        }
+    }
+}
+
+public struct GooglePicks: Codable, Sendable, Equatable {
+    /// picking (the person has not finished), importing, done, expired (nothing picked in time), failed.
+    public var state: String
+    /// Why it expired or failed.
+    public var detail: String?
+    public var total: Int
+    public var waiting: Int
+    public var imported: Int
+    public var duplicates: Int
+    public var skipped: Int
+    public var failed: Int
+    public var picks: [GooglePick]
+
+    public init(
+        state: String, detail: String? = nil, total: Int, waiting: Int, imported: Int, duplicates: Int, skipped: Int, failed: Int,
+        picks: [GooglePick]
+    ) {
+        self.state = state
+        self.detail = detail
+        self.total = total
+        self.waiting = waiting
+        self.imported = imported
+        self.duplicates = duplicates
+        self.skipped = skipped
+        self.failed = failed
+        self.picks = picks
+    }
+
+    public static let example = GooglePicks(
+        state: "done", total: 3, waiting: 0, imported: 1, duplicates: 1, skipped: 1, failed: 0,
+        picks: [
+            GooglePick(item: "AF1QipN0", filename: "IMG_0001.jpg", state: "imported", photo: "google:AF1QipN0"),
+            GooglePick(item: "AF1QipN1", filename: "IMG_0002.jpg", state: "duplicate", photo: "google:AF1QipN0", detail: "3 bits from google:AF1QipN0"),
+            GooglePick(item: "AF1QipN2", filename: "VID_0003.mp4", state: "skipped", detail: "a video, not a photo: splashd keeps photos"),
+        ])
+}
+
+public struct GooglePick: Codable, Sendable, Equatable {
+    public var item: String
+    public var filename: String?
+    /// waiting, imported, duplicate, skipped, failed.
+    public var state: String
+    /// imported: the photo; duplicate: the library photo it looks like.
+    public var photo: String?
+    public var detail: String?
+
+    public init(item: String, filename: String?, state: String, photo: String? = nil, detail: String? = nil) {
+        self.item = item
+        self.filename = filename
+        self.state = state
+        self.photo = photo
+        self.detail = detail
+    }
+}

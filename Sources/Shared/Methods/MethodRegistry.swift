@@ -46,6 +46,8 @@ public enum MethodRegistry {
         GoogleConnectFinishRequest.self,
         GoogleStatusRequest.self,
         GoogleDisconnectRequest.self,
+        GooglePickRequest.self,
+        GooglePicksRequest.self,
         LogoutRequest.self,
         WhoamiRequest.self,
         GuestStatusRequest.self,
