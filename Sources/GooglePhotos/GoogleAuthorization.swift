@@ -54,7 +54,7 @@ public actor GoogleAuthorization {
                     ("scope", GoogleSettings.scope), ("code_challenge", challenge), ("code_challenge_method", "S256"),
                     ("state", state), ("access_type", "offline"), ("prompt", "consent"),
                 ]
-                return settings.authURL + "?" + Self.formEncoded(query)
+                return settings.authURL + "?" + FormEncoding.encoded(query)
             }
         } catch {
             throw .flow(error)
@@ -134,7 +134,7 @@ public actor GoogleAuthorization {
         do {
             let response = try await http.send(HTTPRequest(
                 method: "POST", url: settings.revokeURL, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                body: Array(Self.formEncoded([("token", current.refreshToken)]).utf8), timeout: .seconds(10)))
+                body: Array(FormEncoding.encoded([("token", current.refreshToken)]).utf8), timeout: .seconds(10)))
             // 400: the grant was already gone, which is what was asked.
             return response.isSuccess || response.status == 400
         } catch {
@@ -185,7 +185,7 @@ public actor GoogleAuthorization {
         do {
             response = try await http.send(HTTPRequest(
                 method: "POST", url: settings.tokenURL, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                body: Array(Self.formEncoded(form).utf8), timeout: .seconds(30)))
+                body: Array(FormEncoding.encoded(form).utf8), timeout: .seconds(30)))
         } catch {
             throw .unreachable("\(error)")
         }
@@ -201,11 +201,4 @@ public actor GoogleAuthorization {
         return answer
     }
 
-    /// `application/x-www-form-urlencoded`: unreserved characters kept, everything else percent-encoded.
-    static func formEncoded(_ pairs: [(String, String)]) -> String {
-        var allowed = CharacterSet()
-        allowed.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return pairs.map { "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }
-            .joined(separator: "&")
-    }
 }

@@ -43,12 +43,12 @@ public struct PickerAPI: Sendable {
     }
 
     public func session(_ id: String) async throws(GoogleFailure) -> Session {
-        try Self.session(try await call("GET", "/v1/sessions/" + Self.escaped(id)))
+        try Self.session(try await call("GET", "/v1/sessions/" + FormEncoding.escaped(id)))
     }
 
     /// Best effort: a session left behind expires at Google by itself.
     public func deleteSession(_ id: String) async {
-        _ = try? await call("DELETE", "/v1/sessions/" + Self.escaped(id))
+        _ = try? await call("DELETE", "/v1/sessions/" + FormEncoding.escaped(id))
     }
 
     /// Every item the person picked, page by page (each with a baseUrl good for an hour).
@@ -56,8 +56,8 @@ public struct PickerAPI: Sendable {
         var items: [Item] = []
         var token: String?
         repeat {
-            var query = "?sessionId=" + Self.escaped(id) + "&pageSize=\(pageSize)"
-            if let token { query += "&pageToken=" + Self.escaped(token) }
+            var query = "?sessionId=" + FormEncoding.escaped(id) + "&pageSize=\(pageSize)"
+            if let token { query += "&pageToken=" + FormEncoding.escaped(token) }
             let page: ItemsPage = try Self.decode(try await call("GET", "/v1/mediaItems" + query))
             items += (page.mediaItems ?? []).map(\.item)
             token = page.nextPageToken
@@ -138,12 +138,6 @@ public struct PickerAPI: Sendable {
     static func duration(_ text: String?) -> Duration? {
         guard let text, text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds >= 0 else { return nil }
         return .milliseconds(Int64((seconds * 1000).rounded()))
-    }
-
-    static func escaped(_ text: String) -> String {
-        var allowed = CharacterSet()
-        allowed.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     // MARK: Wire shapes
