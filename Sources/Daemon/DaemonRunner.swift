@@ -109,7 +109,8 @@ public enum DaemonRunner {
         let imports = ImportCapability.make(
             config: config, store: store, state: state, counter: counter, renditions: images?.renditions, logger: logger)
         let google = GoogleCapability.make(
-            config: config, store: store, directories: directories, importer: imports.importer, state: state, logger: logger)
+            config: config, store: store, directories: directories, importer: imports.importer, state: state, counter: counter,
+            renditions: images?.renditions, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
         let sources = SourceCapability.make(config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)

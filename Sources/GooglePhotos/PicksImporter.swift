@@ -30,13 +30,17 @@ public final class PicksImporter: Service, Sendable {
     private let dataDirectory: String
     private let maxFileBytes: Int64
     private let progress: @Sendable (ImportProgress) -> Void
+    /// Photos just recorded (the library's counts, its events and screen copies follow them).
+    private let imported: @Sendable ([ImportedPhoto]) -> Void
     private let logger: Logger
     private let wakeup = Wakeup()
 
     public init(
         store: Store, api: PickerAPI, importer: PhotoImporter, dataDirectory: String, maxFileBytes: Int64,
-        progress: @escaping @Sendable (ImportProgress) -> Void, logger: Logger
+        progress: @escaping @Sendable (ImportProgress) -> Void, imported: @escaping @Sendable ([ImportedPhoto]) -> Void = { _ in },
+        logger: Logger
     ) {
+        self.imported = imported
         self.store = store
         self.api = api
         self.importer = importer
@@ -110,7 +114,7 @@ public final class PicksImporter: Service, Sendable {
             case .picking:
                 if let due = await poll(session) { next = min(next ?? due, due) }
             case .importing:
-                await importPicks(session)
+                if let due = await importPicks(session) { next = min(next ?? due, due) }
             default:
                 break
             }
@@ -136,22 +140,29 @@ public final class PicksImporter: Service, Sendable {
                     state: item.type == "PHOTO" ? .waiting : .skipped,
                     detail: item.type == "PHOTO" ? nil : "a \(item.type.lowercased()), not a photo: splashd keeps photos")
             }
-            try? store.write { db in
-                try GooglePickRows.insert(db, sessionId: session.sessionId, picks: picks)
-                try GooglePickRows.setState(db, id: session.sessionId, .importing, now: Date())
+            do {
+                try store.write { db in
+                    try GooglePickRows.insert(db, sessionId: session.sessionId, picks: picks)
+                    try GooglePickRows.setState(db, id: session.sessionId, .importing, now: Date())
+                }
+            } catch {
+                // Not kept, not begun: listed again at the next poll.
+                logger.error("cannot keep the picks: \(error)", metadata: ["splashd_op": "google"])
+                return ContinuousClock.now + .seconds(30)
             }
             logger.info("\(picks.count) items picked in Google Photos", metadata: ["splashd_op": "google", "splashd_count": "\(picks.count)"])
             var importing = session
             importing.state = .importing
-            await importPicks(importing, listed: items)
-            return nil
+            return await importPicks(importing, listed: items)
         } catch {
             return handle(error, session) ? nil : ContinuousClock.now + .seconds(30)
         }
     }
 
     /// Downloads and records the picks still waiting; `listed`: items just listed (their baseUrls fresh).
-    private func importPicks(_ session: GoogleSessionRow, listed: [PickerAPI.Item]? = nil) async {
+    /// When to try again after a failure that passes (Google or the network unreachable); nil: done,
+    /// stopped, or nothing to wait for.
+    private func importPicks(_ session: GoogleSessionRow, listed: [PickerAPI.Item]? = nil) async -> ContinuousClock.Instant? {
         var items = Dictionary((listed ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var relisted = listed != nil
         do throws(GoogleFailure) {
@@ -187,12 +198,13 @@ public final class PicksImporter: Service, Sendable {
                     settle(session, pick, .failed, detail: "\(error): \(description)")
                 }
             }
-            if Task.isCancelled { return }
+            if Task.isCancelled { return nil }
             report(session, total: total, current: nil)
             finish(session, .done, detail: nil)
             await api.deleteSession(session.sessionId)
+            return nil
         } catch {
-            _ = handle(error, session)
+            return handle(error, session) ? nil : ContinuousClock.now + .seconds(30)
         }
     }
 
@@ -226,6 +238,7 @@ public final class PicksImporter: Service, Sendable {
             switch try await importer.record(final, as: identity, known: known) {
             case .imported(let photo, let hash):
                 settle(session, pick, .imported, photoId: photo.id)
+                imported([photo])
                 return (photo.id, hash)
             case .duplicate(let duplicate):
                 unlink(final)

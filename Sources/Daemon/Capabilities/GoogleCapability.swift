@@ -1,9 +1,11 @@
+import Editing
 import GooglePhotos
 import HTTP
 import Library
 import Logging
 import Shared
 import Store
+import Sync
 
 /// Google Photos as a source (issue 22): splashd's own authorisation with Google, and the imports of
 /// what the person picks. Nil parts when no Desktop client is configured; every google.* method then
@@ -13,7 +15,8 @@ struct GoogleCapability: Sendable {
     let picks: PicksImporter?
 
     static func make(
-        config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState, logger: Logger
+        config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState,
+        counter: LibraryCounter, renditions: ScreenRenditions?, logger: Logger
     ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
             return GoogleCapability(authorization: nil, picks: nil)
@@ -32,7 +35,15 @@ struct GoogleCapability: Sendable {
         let picks = PicksImporter(
             store: store, api: PickerAPI(settings: settings, http: http, authorization: authorization, pageSize: config.googlePickerPageSize),
             importer: importer, dataDirectory: directories.data, maxFileBytes: Int64(config.imagesMaxFileMiB) << 20,
-            progress: { progress in state.bus.publish(.importProgress(progress)) }, logger: logger)
+            progress: { progress in state.bus.publish(.importProgress(progress)) },
+            imported: { photos in
+                // As a folder's import: each new photo on the bus, the counts, a screen copy of a large one.
+                for photo in photos {
+                    state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added)))
+                    if photo.width * photo.height > ScreenRendition.worthwhilePixels { renditions?.wanted(photoId: photo.id, source: photo.path) }
+                }
+                counter.refresh()
+            }, logger: logger)
         return GoogleCapability(authorization: authorization, picks: picks)
     }
 }

@@ -140,10 +140,12 @@ public enum PhotoFileStore {
             .map(File.init(row:))
     }
 
-    /// Every row the library ↔ cache moves handle: downloads, not edits' renderings nor imported files.
+    /// Every row the library ↔ cache moves handle: downloads, not edits' renderings nor imported files
+    /// (a local file where it lies, a photo picked from Google Photos: both are the person's own).
     public static func movable(_ db: Database) throws -> [File] {
-        try Row.fetchAll(db, sql: "SELECT * FROM photo_files WHERE variant NOT LIKE 'edit:%' AND path NOT LIKE '/%'")
-            .map(File.init(row:))
+        try Row.fetchAll(db, sql: """
+            SELECT * FROM photo_files WHERE variant NOT LIKE 'edit:%' AND path NOT LIKE '/%' AND photo_id NOT LIKE 'google:%'
+            """).map(File.init(row:))
     }
 
     /// Library files (not edits) of photos nobody here likes any more and that have no live edit: they
@@ -153,6 +155,7 @@ public enum PhotoFileStore {
             SELECT f.* FROM photo_files f
             WHERE f.in_library = 1 AND f.variant NOT LIKE 'edit:%'
               AND f.path NOT LIKE '/%'  -- an imported file is the person's own: never moved, never evicted
+              AND f.photo_id NOT LIKE 'google:%'  -- nor is a photo picked from Google Photos
               AND NOT EXISTS (SELECT 1 FROM likes l WHERE l.photo_id = f.photo_id AND l.deleted_at IS NULL)
               AND NOT EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = f.photo_id AND e.deleted_at IS NULL)
             LIMIT ?

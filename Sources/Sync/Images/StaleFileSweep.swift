@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Shared
 import Store
 
 /// Once at start, before the queue starts any transfer or move: removes what a run that died left in
@@ -33,7 +34,8 @@ struct StaleFileSweep {
         }
         let root = dataDirectory + "/library"
         var removed = 0
-        for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+        // library/google is the Google Photos importer's: its pieces are picks it goes on with.
+        for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] where source != PhotoSource.google.rawValue {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
                 // An edit's rendering half-written by a run that died (saved here, or pulled): never recorded.
                 if name.contains(".edit-"), name.hasSuffix(".part") || name.contains(".pulled-") {
