@@ -157,7 +157,7 @@ public struct PicturesFolder: Sendable {
         if open != name.startIndex && name[name.index(before: open)] != " " { return false }
         switch part {
         case .collection:
-            return ["unsplash:", "nasa:", "local:"].contains { key.hasPrefix($0) && key.count > $0.count }
+            return PhotoSource.allCases.map { $0.rawValue + ":" }.contains { key.hasPrefix($0) && key.count > $0.count }
         case .edits:
             return UUID(uuidString: String(key)) != nil && key == key.lowercased()
         }

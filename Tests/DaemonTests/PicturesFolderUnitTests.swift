@@ -30,6 +30,7 @@ import TestSupport
     @Test func onlyItsOwnNamesAreSplashds() {
         #expect(PicturesFolder.isOurs("Ana – Tram (unsplash:abc).jpg", in: .collection))
         #expect(PicturesFolder.isOurs("(local:0123456789abcdef).png", in: .collection))
+        #expect(PicturesFolder.isOurs("Ana – IMG_0001 (google:AF1QipN0).jpg", in: .collection), "a photo picked from Google Photos")
         #expect(!PicturesFolder.isOurs("holiday (2).jpg", in: .collection))
         #expect(!PicturesFolder.isOurs("Tram (unsplash:abc).txt", in: .collection))
         #expect(!PicturesFolder.isOurs("Tram(unsplash:abc).jpg", in: .collection))

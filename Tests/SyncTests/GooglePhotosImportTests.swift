@@ -54,6 +54,15 @@ import TestSupport
             #expect(files.count == 4 && files.allSatisfy { $0.hasSuffix(".orig.jpg") }, "\(files): no piece left, the near-duplicate not kept")
             let shown = try await daemon.send(PhotosShowRequest(id: try #require(picks.picks[0].photo)))
             #expect(shown.files.first?.present == true && shown.files.first?.location == .library)
+            // A picked photo is in the library the next imports compare with: the same picture from a folder
+            // is a near-duplicate of it.
+            let folder = daemon.directory + "/Pictures"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let first = try #require(picks.picks[0].photo)
+            let original = try #require(try await daemon.send(PhotosShowRequest(id: first)).files.first?.path)
+            try FileManager.default.copyItem(atPath: original, toPath: folder + "/copy.jpg")
+            let fromFolder = try await daemon.send(LibraryImportRequest(path: folder))
+            #expect(fromFolder.imported.isEmpty && fromFolder.duplicates.first?.duplicateOf == first, "\(fromFolder)")
             // The library's counts follow the import, as a folder's do.
             try await daemon.wait(for: "the library's file count") { try await daemon.send(StatusRequest()).library.files >= 4 }
         }

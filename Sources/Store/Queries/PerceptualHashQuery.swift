@@ -2,12 +2,13 @@ import GRDB
 
 /// Perceptual hashes kept with photos (64 bits, stored as SQLite's signed integer).
 public enum PerceptualHashQuery {
-    /// The library's hashes: local photos, and remote ones the account likes or has edited.
+    /// The library's hashes: imported photos (local files, photos picked from Google Photos), and remote
+    /// ones the account likes or has edited.
     public static func library(_ db: Database, accountId: String) throws -> [(id: String, hash: UInt64)] {
         try Row.fetchAll(db, sql: """
             SELECT p.id, p.phash FROM photos p
             WHERE p.phash IS NOT NULL AND (
-                p.source = 'local'
+                p.source IN ('local', 'google')
                 OR EXISTS (SELECT 1 FROM likes l WHERE l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL)
                 OR EXISTS (SELECT 1 FROM edits e WHERE e.photo_id = p.id AND e.account_id = ? AND e.deleted_at IS NULL))
             """, arguments: [accountId, accountId]).map { row in
