@@ -163,7 +163,7 @@ public final class PicksImporter: Service, Sendable {
     /// When to try again after a failure that passes (Google or the network unreachable); nil: done,
     /// stopped, or nothing to wait for.
     private func importPicks(_ session: GoogleSessionRow, listed: [PickerAPI.Item]? = nil) async -> ContinuousClock.Instant? {
-        var items = Dictionary((listed ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var items = Self.byId(listed ?? [])
         var relisted = listed != nil
         do throws(GoogleFailure) {
             let waiting = try read { db in try GooglePickRows.waiting(db, sessionId: session.sessionId) }
@@ -173,7 +173,7 @@ public final class PicksImporter: Service, Sendable {
                 report(session, total: total, current: pick.filename)
                 if items[pick.itemId] == nil, !relisted {
                     // After a restart: baseUrls are not kept (they live an hour); the items are listed again.
-                    items = Dictionary(try await api.items(session: session.sessionId).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                    items = Self.byId(try await api.items(session: session.sessionId))
                     relisted = true
                 }
                 guard let item = items[pick.itemId] else {
@@ -184,7 +184,7 @@ public final class PicksImporter: Service, Sendable {
                     if let hash = try await importItem(item, pick: pick, session: session, known: known) { known.append(hash) }
                 } catch .refused(let error, _) where error == "expired" {
                     // The baseUrl's hour is up: listed again, and tried once more with the fresh one.
-                    items = Dictionary(try await api.items(session: session.sessionId).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                    items = Self.byId(try await api.items(session: session.sessionId))
                     guard let fresh = items[pick.itemId] else {
                         settle(session, pick, .failed, detail: "Google no longer lists this item")
                         continue
@@ -303,6 +303,11 @@ public final class PicksImporter: Service, Sendable {
         } catch {
             throw .local("the store failed: \(error)")
         }
+    }
+
+    /// Items by their id (the first of an id Google listed twice).
+    static func byId(_ items: [PickerAPI.Item]) -> [String: PickerAPI.Item] {
+        Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     static func metadata(_ item: PickerAPI.Item) -> String? {
