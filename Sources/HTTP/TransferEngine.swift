@@ -69,16 +69,7 @@ final class TransferEngine: @unchecked Sendable {
     private func run() {
         while true {
             iterations.add(1, ordering: .relaxed)
-            let (commands, stopping) = inbox.withLock { inbox in
-                defer { inbox.commands.removeAll() }
-                return (inbox.commands, inbox.shuttingDown)
-            }
-            for command in commands {
-                switch command {
-                case .add(let transfer): add(transfer)
-                case .cancel(let transfer): remove(transfer, with: .cancelled)
-                }
-            }
+            let stopping = takeCommands()
             if stopping {
                 for transfer in Array(active.values) { remove(transfer, with: .shutdown) }
                 return
@@ -94,6 +85,25 @@ final class TransferEngine: @unchecked Sendable {
             // safety net (and the pace of `nudgeStalled`). With none, sleep until `wakeup`.
             multi.poll(timeoutMs: active.isEmpty ? Int32.max : 1000)
         }
+    }
+
+    /// Carries out the commands sent since the last turn; whether the engine is shutting down. A function
+    /// of its own so that the commands (each holding its transfer, and a download's transfer its file
+    /// and the file's lock) are let go before the loop sleeps: held in the loop's own scope they lived
+    /// through `poll`, which waits without end once nothing is active — a download that failed in the
+    /// turn that added it kept its `.part` locked, and every later attempt failed with EAGAIN for good.
+    private func takeCommands() -> Bool {
+        let (commands, stopping) = inbox.withLock { inbox in
+            defer { inbox.commands.removeAll() }
+            return (inbox.commands, inbox.shuttingDown)
+        }
+        for command in commands {
+            switch command {
+            case .add(let transfer): add(transfer)
+            case .cancel(let transfer): remove(transfer, with: .cancelled)
+            }
+        }
+        return stopping
     }
 
     /// Debian 12's libcurl 7.88 can leave an HTTP/2 stream unserved after its data has been read off the
