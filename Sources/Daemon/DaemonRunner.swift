@@ -123,7 +123,7 @@ public enum DaemonRunner {
                 folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
                 accountId: { state.actingAccount }, logger: logger)
         }
-        picturesFolder?.follow(state.bus)
+        picturesFolder?.follow(state.bus, library: state.current.library)
 
         var serverConfiguration = ControlServer.Configuration(
             socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))

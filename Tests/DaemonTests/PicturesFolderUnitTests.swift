@@ -111,3 +111,43 @@ import TestSupport
         #expect(throws: ConfigError.self) { try DaemonConfig.load(file: file, environment: ["HOME": home]) }
     }
 }
+
+/// What wakes the Pictures folder's reconcile: only what can change the folder.
+@Suite struct PicturesFolderWakesTests {
+    @Test func onlyWhatCanChangeTheFolderWakesIt() {
+        let counts = LibraryCounts(photos: 100, liked: 10, edited: 2, dismissed: 0, files: 10, bytes: 1000)
+        var wakes = PicturesFolderWakes(account: "u1", library: counts)
+        func wake(_ event: Event, _ acting: String = "u1") -> Bool { wakes.wakes(on: event, actingAccount: acting) }
+        func account(_ id: String?, _ state: AccountStatus.State = .signedIn) -> Event {
+            .accountChanged(AccountStatus(state: state, userId: id))
+        }
+        func images(_ change: ImagesProgress.Change) -> Event {
+            .imagesChanged(ImagesProgress(photo: "unsplash:a", change: change, downloading: 0, waiting: 0, finished: 1, bytes: 1))
+        }
+
+        // Restored, confirmed, refreshed: the same account acting wakes nothing; another account does.
+        #expect(!wake(account("u1", .signedInOffline)))
+        #expect(!wake(account("u1")))
+        #expect(wake(account(nil, .signedOut), "guest"), "signed out: the guest's likes")
+        #expect(!wake(account(nil, .signedOut), "guest"))
+        #expect(wake(account("u1"), "u1"), "signed in again")
+
+        // Counts: a pull's new photos, none liked, wake nothing; liked, edited and files each do, once.
+        var more = counts
+        more.photos += 500
+        more.bytes += 10
+        #expect(!wake(.libraryChanged(more)))
+        for change in [\LibraryCounts.liked, \.edited, \.files] {
+            more[keyPath: change] += 1
+            #expect(wake(.libraryChanged(more)), "\(change)")
+            #expect(!wake(.libraryChanged(more)), "the same counts again")
+        }
+
+        // A like, unlike or edit, and a file that arrived, wake it; a download started or failed does not.
+        #expect(wake(.photoChanged(PhotoChange(id: "unsplash:a", change: .liked))))
+        #expect(wake(images(.finished)))
+        #expect(!wake(images(.started)))
+        #expect(!wake(images(.failed)))
+        #expect(!wake(.daemonReloaded))
+    }
+}

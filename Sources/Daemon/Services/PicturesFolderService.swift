@@ -11,7 +11,8 @@ import Synchronization
 /// A full reconcile at the start mends whatever a stop or a crash left (a like whose link was never
 /// made); after that the bus wakes it — a like, unlike or edit (`photo.changed`), a file arrived
 /// (`images.changed` finished), files moved or an edit removed (`library.changed`), another account —
-/// and a burst of wakes is one reconcile. A reconcile reads what the folder should hold in one query
+/// and a burst of wakes is one reconcile; what cannot change the folder (the same account's session
+/// refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads what the folder should hold in one query
 /// and the two directories once, and changes nothing when they agree.
 ///
 /// With `pictures.export = false` it makes nothing, and removes at the start the entries it made
@@ -40,12 +41,14 @@ final class PicturesFolderService: Service, Sendable {
         self.logger = logger
     }
 
-    /// Wakes it on the events that change what the folder should hold (off: nothing to follow).
-    func follow(_ bus: EventBus) {
+    /// Wakes it on the events that change what the folder should hold (off: nothing to follow);
+    /// `library` is the library's counts now, which the start's reconcile makes the folder match.
+    func follow(_ bus: EventBus, library: LibraryCounts) {
         guard enabled else { return }
-        _ = bus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) { [wakeup] notification in
-            if case .imagesChanged(let progress) = notification.event, progress.change != .finished { return }
-            wakeup.ring()
+        let wakes = Mutex(PicturesFolderWakes(account: accountId(), library: library))
+        _ = bus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) {
+            [wakeup, accountId] notification in
+            if wakes.withLock({ $0.wakes(on: notification.event, actingAccount: accountId()) }) { wakeup.ring() }
         }
     }
 
