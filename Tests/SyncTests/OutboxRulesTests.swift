@@ -151,4 +151,19 @@ import TestSupport
         #expect(problems[1]?.hasPrefix("this version of splashd cannot read the queued change") == true, "\(problems)")
         #expect(pusher.problems(in: [ops[0], ops[2]]) == [nil, nil])
     }
+
+    /// A push batch is cut by its payloads' bytes as well as by count; one op over the budget still goes.
+    @Test func aBatchIsCutAtItsByteBudget() {
+        let ops = [10, 20, 30, 40].map { size in
+            OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:\(size)", op: "like",
+                        payload: String(repeating: "x", count: size))
+        }
+        func sizes(_ bytes: Int) -> [Int] { PushEngine.prefix(ops, bytes: bytes).map(\.payload.utf8.count) }
+        #expect(sizes(100) == [10, 20, 30, 40])
+        #expect(sizes(99) == [10, 20, 30])
+        #expect(sizes(60) == [10, 20, 30])
+        #expect(sizes(59) == [10, 20])
+        #expect(sizes(5) == [10], "an op over the budget goes alone")
+        #expect(PushEngine.prefix([], bytes: 5).isEmpty)
+    }
 }

@@ -105,7 +105,7 @@ def run(ctx):
                         "in_flight 0; check the server's like count grew by 10,000",
                         "curl -sS --fail -H 'apikey: …' -H 'Authorization: Bearer …' -H 'Prefer: resolution=merge-duplicates,return=minimal' "
                         "--data-binary @likes.json '$SPLASHD_BACKEND_URL/rest/v1/likes?on_conflict=user_id,photo_id'"],
-           "notes": ["The daemon pushes in batches of 2,000 (PushEngine batchSize), each batch as two upserts: photos' metadata, then likes.",
+           "notes": ["The daemon pushes in batches of at most 10,000 ops and 4 MiB of queued payload (PushEngine batchSize, batchBytes), each batch as two upserts: photos' metadata, then likes.",
                      "Each liked photo already has its library file, so the image queue stays out of the measurement."]}
     if any(v["met"] is False for v in res["verdict"]):
         res["profile"] = _profile(ctx, d, user_id, sample)
