@@ -48,4 +48,25 @@ import TestSupport
         #expect(throws: (any Error).self) { try OutboxPayload.decodeAll(LikeActions.Payload.self, from: [two, payloads[2]] + [payloads[3]]) }
         #expect(try OutboxPayload.decodeAll(LikeActions.Payload.self, from: []).isEmpty)
     }
+
+    /// An outbox row reads back as it was written, every column (it is read column by column, not
+    /// through Codable, and the writes still go through Codable).
+    @Test func anOutboxRowReadsBackAsWritten() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.file("s.sqlite"))
+        let now = Date(timeIntervalSince1970: 1_795_489_401.823)
+        var entry = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:a", op: "like", payload: #"{"a":1}"#, now: now)
+        entry.state = .inFlight
+        entry.attempts = 3
+        entry.nextAttemptAt = now.addingTimeInterval(30)
+        entry.lastError = "503 Service Unavailable"
+        entry.updatedAt = now.addingTimeInterval(1)
+        let plain = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:b", op: "like", payload: "{}", now: now)
+        for original in [entry, plain] {
+            let written = try store.write { db in try original.inserted(db) }
+            #expect(written.seq != nil)
+            let read = try store.read { db in try OutboxStore.find(db, opId: original.opId) }
+            #expect(read == written)
+        }
+    }
 }

@@ -41,6 +41,24 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.updatedAt = now
     }
 
+    /// Read column by column. Through Codable, every column's name went through the snake-case
+    /// conversion for every row, and a push batch reads up to 10,000 rows at once (issue 19, item 2).
+    public init(row: Row) throws {
+        seq = row["seq"]
+        opId = row["op_id"]
+        accountId = row["account_id"]
+        entity = row["entity"]
+        entityId = row["entity_id"]
+        op = row["op"]
+        payload = row["payload"]
+        state = row["state"]
+        attempts = row["attempts"]
+        nextAttemptAt = row["next_attempt_at"]
+        lastError = row["last_error"]
+        createdAt = row["created_at"]
+        updatedAt = row["updated_at"]
+    }
+
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
     }
