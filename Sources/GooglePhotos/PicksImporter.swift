@@ -73,14 +73,15 @@ public final class PicksImporter: Service, Sendable {
     public func status(session id: String, waitingUpTo wait: Duration) async throws(GoogleFailure) -> GooglePicks {
         let deadline = ContinuousClock.now + wait
         while true {
-            guard let (session, picks) = try read({ db in
-                try GooglePickRows.session(db, id: id).map { ($0, try GooglePickRows.picks(db, sessionId: id)) }
+            guard let (session, picks, counts) = try read({ db in
+                try GooglePickRows.session(db, id: id).map {
+                    ($0, try GooglePickRows.picks(db, sessionId: id), try GooglePickRows.counts(db, sessionId: id))
+                }
             }) else { throw .unknownSession }
             if session.state.finished || ContinuousClock.now >= deadline || Task.isCancelled {
-                func count(_ state: GooglePickRow.State) -> Int { picks.filter { $0.state == state }.count }
                 return GooglePicks(
-                    state: session.state.rawValue, detail: session.detail, total: picks.count, waiting: count(.waiting),
-                    imported: count(.imported), duplicates: count(.duplicate), skipped: count(.skipped), failed: count(.failed),
+                    state: session.state.rawValue, detail: session.detail, total: counts.total, waiting: counts.waiting,
+                    imported: counts.imported, duplicates: counts.duplicates, skipped: counts.skipped, failed: counts.failed,
                     picks: picks.map { GooglePick(item: $0.itemId, filename: $0.filename, state: $0.state.rawValue, photo: $0.photoId, detail: $0.detail) })
             }
             try? await Task.sleep(for: .milliseconds(250))
@@ -168,9 +169,8 @@ public final class PicksImporter: Service, Sendable {
         do throws(GoogleFailure) {
             let waiting = try read { db in try GooglePickRows.waiting(db, sessionId: session.sessionId) }
             var known = try read { db in try DuplicateFinder.libraryHashes(db, accountId: session.accountId) }
-            let total = try read { db in try GooglePickRows.picks(db, sessionId: session.sessionId).count }
             for pick in waiting where !Task.isCancelled {
-                report(session, total: total, current: pick.filename)
+                report(session, current: pick.filename)
                 if items[pick.itemId] == nil, !relisted {
                     // After a restart: baseUrls are not kept (they live an hour); the items are listed again.
                     items = Self.byId(try await api.items(session: session.sessionId))
@@ -199,7 +199,7 @@ public final class PicksImporter: Service, Sendable {
                 }
             }
             if Task.isCancelled { return nil }
-            report(session, total: total, current: nil)
+            report(session, current: nil)
             finish(session, .done, detail: nil)
             await api.deleteSession(session.sessionId)
             return nil
@@ -289,12 +289,11 @@ public final class PicksImporter: Service, Sendable {
         }
     }
 
-    private func report(_ session: GoogleSessionRow, total: Int, current: String?) {
-        guard let picks = try? store.read({ db in try GooglePickRows.picks(db, sessionId: session.sessionId) }) else { return }
+    private func report(_ session: GoogleSessionRow, current: String?) {
+        guard let counts = try? store.read({ db in try GooglePickRows.counts(db, sessionId: session.sessionId) }) else { return }
         progress(ImportProgress(
-            root: "google:" + session.sessionId, total: total, done: picks.filter { $0.state != .waiting }.count,
-            imported: picks.filter { $0.state == .imported }.count, duplicates: picks.filter { $0.state == .duplicate }.count,
-            failed: picks.filter { $0.state == .failed }.count, current: current))
+            root: "google:" + session.sessionId, total: counts.total, done: counts.done, imported: counts.imported,
+            duplicates: counts.duplicates, failed: counts.failed, current: current))
     }
 
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(GoogleFailure) -> T {

@@ -137,6 +137,36 @@ public enum GooglePickRows {
             .map(GooglePickRow.init(row:))
     }
 
+    /// How many picks of a session stand in each state.
+    public struct Counts: Sendable, Equatable {
+        public var total = 0
+        public var waiting = 0
+        public var imported = 0
+        public var duplicates = 0
+        public var skipped = 0
+        public var failed = 0
+        public var done: Int { total - waiting }
+        public init() {}
+    }
+
+    /// The session's picks counted by state in one statement: the importer says how far it is after every
+    /// pick, and reading every pick for that made a 2,000-item import read four million rows.
+    public static func counts(_ db: Database, sessionId: String) throws -> Counts {
+        var counts = Counts()
+        for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM google_picks WHERE session_id = ? GROUP BY state", arguments: [sessionId]) {
+            let n: Int = row[1]
+            counts.total += n
+            switch GooglePickRow.State(rawValue: row[0]) {
+            case .waiting: counts.waiting = n
+            case .imported: counts.imported = n
+            case .duplicate: counts.duplicates = n
+            case .skipped: counts.skipped = n
+            case .failed, nil: counts.failed += n
+            }
+        }
+        return counts
+    }
+
     public static func waiting(_ db: Database, sessionId: String) throws -> [GooglePickRow] {
         try Row.fetchAll(db, sql: "SELECT * FROM google_picks WHERE session_id = ? AND state = 'waiting' ORDER BY position", arguments: [sessionId])
             .map(GooglePickRow.init(row:))
