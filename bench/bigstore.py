@@ -9,7 +9,7 @@ import os
 import shutil
 import time
 
-from benchlib import add_library_files, log, sample_jpeg, seed_photos, signup, fresh_tag
+from benchlib import add_library_files, log, sample_jpeg, seed_photos
 
 PHOTOS = 100_000
 LIKED_EVERY = 10
@@ -23,18 +23,12 @@ def own_sample(ctx, d):
 
 
 def make(ctx):
-    d = ctx.fresh_daemon("big", watchdog_usec=30_000_000)
-    d.start()
-    rpc = d.rpc()
-    email, password, user_id = signup(rpc, "big" + fresh_tag())
-    d.wait_state(rpc, "online")
-    rpc.close()
-    d.stop()
+    d = ctx.signed_in_daemon("big", "big", watchdog_usec=30_000_000)
+    user_id = d.user_id
     t0 = time.time()
     ids = seed_photos(d.db_path, PHOTOS, "big", account_id=user_id, liked_every=LIKED_EVERY)
     add_library_files(d, [f"unsplash:big{n}" for n in range(0, PHOTOS, LIKED_EVERY)], own_sample(ctx, d))
     log(f"seeded {len(ids)} photos ({PHOTOS // LIKED_EVERY} liked, with files) in {time.time() - t0:.1f} s")
-    d.user_id, d.email, d.password = user_id, email, password
     d.start()
     rpc = d.rpc()
     d.wait_state(rpc, "online")

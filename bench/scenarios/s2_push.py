@@ -4,7 +4,7 @@ import os
 import shutil
 import time
 
-from benchlib import add_library_files, log, sample_jpeg, seed_photos, sh, signup, fresh_tag, summary
+from benchlib import add_library_files, log, sample_jpeg, seed_photos, sh, fresh_tag, summary
 
 ID = 2
 TITLE = "Push: 10,000 queued likes drained"
@@ -26,14 +26,8 @@ def run(ctx):
         the same state (10,000 queued likes and nothing else), not from the likes of the ones before,
         which its Pictures folder and its pull went through again at each start (1.0 s growing to 1.7 s
         over five repetitions)."""
-        d = ctx.fresh_daemon(f"push{rep}")
-        d.start()
-        rpc = d.rpc()
-        _, _, user_id = signup(rpc, "push" + fresh_tag())
-        d.wait_state(rpc, "online")
-        rpc.close()
-        d.stop()
-        return d, user_id
+        d = ctx.signed_in_daemon(f"push{rep}", "push")
+        return d, d.user_id
 
     def own_sample(d, name):
         """The sample JPEG copied into the daemon's directory: each liked photo is two links to it (its
