@@ -2,11 +2,14 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Store
+import Support
 import Systemd
 
 /// Sends WATCHDOG=1 at half the interval systemd asked for, but only after the engine answered a
 /// health check (the store reads, the socket's event loop runs). A wedged daemon stops pinging and
-/// systemd restarts it. This timer is the only thing that wakes an idle daemon.
+/// systemd restarts it. This timer is the only thing that wakes an idle daemon, so the chores of an idle
+/// daemon ride it instead of waking it themselves: after a ping, memory freed since the last one goes
+/// back to the system (`FreedMemory`).
 struct WatchdogService: Service {
     let interval: Duration
     let store: Store
@@ -22,6 +25,7 @@ struct WatchdogService: Service {
     private func pingWhileHealthy() async {
         let period = interval / 2
         var failing = false
+        var freed = FreedMemory()
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: period)
@@ -30,6 +34,7 @@ struct WatchdogService: Service {
             }
             if await healthy() {
                 notifier.watchdog()
+                freed.releaseIfMoved()
                 if failing { logger.notice("health check passes again; watchdog pings resumed") }
                 failing = false
             } else if !failing {
