@@ -146,10 +146,27 @@ import TestSupport
         let ops = [good, #"{"likedAt":"yesterday","photoId":"unsplash:b","wasNew":true}"#, good].map {
             OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: $0)
         }
-        let problems = pusher.problems(in: ops)
-        #expect(problems[0] == nil && problems[2] == nil)
-        #expect(problems[1]?.hasPrefix("this version of splashd cannot read the queued change") == true, "\(problems)")
-        #expect(pusher.problems(in: [ops[0], ops[2]]) == [nil, nil])
+        func problems(_ batch: [OutboxEntry]) -> [String?] {
+            pusher.read(batch).map { reading in
+                if case .unsendable(let problem) = reading { return problem }
+                return nil
+            }
+        }
+        let found = problems(ops)
+        #expect(found[0] == nil && found[2] == nil)
+        #expect(found[1]?.hasPrefix("this version of splashd cannot read the queued change") == true, "\(found)")
+        #expect(problems([ops[0], ops[2]]) == [nil, nil])
+        guard case .ready(let payload) = pusher.read([ops[0]])[0] else { Issue.record("the good op did not read"); return }
+        #expect(payload.photoId == "unsplash:a", "read once, handed to push as read")
+    }
+
+    /// Photos' URLs are read as one array; one that does not read is none, and the others stay.
+    @Test func photosURLsReadTogetherAndABadOneIsNone() {
+        let good = #"{"regular":"https://images.example/a.jpg"}"#
+        #expect(LikesPusher.urls([good, nil]) == [["regular": "https://images.example/a.jpg"], [:]])
+        #expect(LikesPusher.urls([good, "not json", #"{"a":"b"},{"c":"d"}"#, good]) == [
+            ["regular": "https://images.example/a.jpg"], [:], [:], ["regular": "https://images.example/a.jpg"],
+        ])
     }
 
     /// A push batch is cut by its payloads' bytes as well as by count; one op over the budget still goes.

@@ -48,21 +48,24 @@ struct EditsPusher: OutboxPusher {
         enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, deleted_at }
     }
 
-    func problem(with op: OutboxEntry) -> String? {
-        let payload: EditActions.Payload
-        do {
-            payload = try EditActions.decodePayload(op.payload)
-        } catch {
-            return "this version of splashd cannot read the queued change: \(error)"
+    func read(_ batch: [OutboxEntry]) -> [OutboxReading<EditActions.Payload>] {
+        batch.map { op in
+            let payload: EditActions.Payload
+            do {
+                payload = try EditActions.decodePayload(op.payload)
+            } catch {
+                return Self.unreadable(error)
+            }
+            guard payload.deletedAt == nil else { return .ready(payload) }
+            guard let path = payload.path else { return .unsendable("edit \(payload.editId) has no rendered file to upload") }
+            guard access(dataDirectory + "/" + path, R_OK) == 0 else {
+                return .unsendable(
+                    "the rendered file of edit \(payload.editId) is no longer on this machine (\(dataDirectory)/\(path)): "
+                        + "\(String(cString: strerror(errno))); make the edit again (splashctl edit \(payload.photoId) ...), "
+                        + "then splashctl queue drop \(op.opId.prefix(8))")
+            }
+            return .ready(payload)
         }
-        guard payload.deletedAt == nil else { return nil }
-        guard let path = payload.path else { return "edit \(payload.editId) has no rendered file to upload" }
-        guard access(dataDirectory + "/" + path, R_OK) == 0 else {
-            return "the rendered file of edit \(payload.editId) is no longer on this machine (\(dataDirectory)/\(path)): "
-                + "\(String(cString: strerror(errno))); make the edit again (splashctl edit \(payload.photoId) ...), "
-                + "then splashctl queue drop \(op.opId.prefix(8))"
-        }
-        return nil
     }
 
     /// `<user id>/<edit id>.jpg`, inside the bucket.
@@ -70,14 +73,8 @@ struct EditsPusher: OutboxPusher {
         "\(accountId)/\(editId).jpg"
     }
 
-    func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
-        for op in batch {
-            let payload: EditActions.Payload
-            do {
-                payload = try EditActions.decodePayload(op.payload)
-            } catch {
-                throw .local("unreadable op: \(error)")
-            }
+    func push(_ batch: [EditActions.Payload], token: String, accountId: String) async throws(BackendError) {
+        for payload in batch {
             let name = Self.objectName(accountId: accountId, editId: payload.editId)
             let row = EditRow(
                 id: payload.editId, photo_id: payload.photoId, pipeline: payload.pipeline, storage_path: name,

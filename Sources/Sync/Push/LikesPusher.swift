@@ -12,29 +12,16 @@ struct LikesPusher: OutboxPusher {
     let batchSize: Int
     let noun = "likes"
 
-    func problem(with op: OutboxEntry) -> String? {
-        do {
-            _ = try OutboxPayload.decode(LikeActions.Payload.self, from: op.payload)
-            return nil
-        } catch {
-            return "this version of splashd cannot read the queued change: \(error)"
+    /// The batch read at once; one by one only when some op does not read (to name it).
+    func read(_ batch: [OutboxEntry]) -> [OutboxReading<LikeActions.Payload>] {
+        if let payloads = try? Self.payloads(batch) { return payloads.map { .ready($0) } }
+        return batch.map { op in
+            do {
+                return .ready(try OutboxPayload.decode(LikeActions.Payload.self, from: op.payload))
+            } catch {
+                return Self.unreadable(error)
+            }
         }
-    }
-
-    /// The batch read at once; one by one only when some op does not read.
-    func problems(in batch: [OutboxEntry]) -> [String?] {
-        if (try? Self.payloads(batch)) != nil { return batch.map { _ in nil } }
-        return batch.map(problem(with:))
-    }
-
-    func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
-        let payloads: [LikeActions.Payload]
-        do {
-            payloads = try Self.payloads(batch)
-        } catch {
-            throw .local("unreadable op: \(error)")
-        }
-        try await push(payloads, token: token)
     }
 
     struct LikeRow: Encodable {
@@ -56,7 +43,7 @@ struct LikesPusher: OutboxPusher {
         try OutboxPayload.decodeAll(LikeActions.Payload.self, from: ops.map(\.payload))
     }
 
-    func push(_ payloads: [LikeActions.Payload], token: String) async throws(BackendError) {
+    func push(_ payloads: [LikeActions.Payload], token: String, accountId: String) async throws(BackendError) {
         let likes = payloads.map { LikeRow(photo_id: $0.photoId, liked_at: $0.likedAt, deleted_at: $0.deletedAt) }
         let likesBody: [UInt8]
         do {
@@ -87,13 +74,13 @@ struct LikesPusher: OutboxPusher {
 
     /// The photos' metadata, so that other devices can show what this one liked or edited.
     func upsertPhotos(_ photos: [(id: String, metadata: LikeActions.PhotoMetadata?)], token: String) async throws(BackendError) {
-        let decoder = JSONDecoder()
-        let rows = photos.map { id, photo in
-            ServerPhotoRow(
+        let urls = Self.urls(photos.map { $0.metadata?.urls })
+        let rows = zip(photos, urls).map { entry, urls in
+            let (id, photo) = entry
+            return ServerPhotoRow(
                 photo_id: id, title: photo?.title, description: photo?.description,
                 author_name: photo?.authorName, author_url: photo?.authorUrl, color: photo?.color,
-                width: photo?.width, height: photo?.height,
-                urls: photo?.urls.flatMap { try? decoder.decode([String: String].self, from: Data($0.utf8)) } ?? [:])
+                width: photo?.width, height: photo?.height, urls: urls)
         }
         let body: [UInt8]
         do {
@@ -102,6 +89,17 @@ struct LikesPusher: OutboxPusher {
             throw .local("cannot encode the photos: \(error)")
         }
         _ = try await backend.send("POST", "/rest/v1/photos", query: Self.conflict, body: body, bearer: token, headers: Self.upsert)
+    }
+}
+
+extension LikesPusher {
+    /// Each photo's URLs (kept as a JSON object) read as one array: one parse, not a decoder's per photo
+    /// (50 ms of a 10,000-like push); one by one only when some do not read, and those as none.
+    static func urls(_ texts: [String?]) -> [[String: String]] {
+        let objects = texts.map { $0 ?? "{}" }
+        if let all = try? OutboxPayload.decodeAll([String: String].self, from: objects) { return all }
+        let decoder = JSONDecoder()
+        return objects.map { (try? decoder.decode([String: String].self, from: Data($0.utf8))) ?? [:] }
     }
 }
 

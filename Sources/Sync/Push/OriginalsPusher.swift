@@ -35,31 +35,33 @@ struct OriginalsPusher: OutboxPusher {
         payload.path.hasPrefix("/") ? payload.path : dataDirectory + "/" + payload.path
     }
 
-    func problem(with op: OutboxEntry) -> String? {
-        let payload: OriginalUploads.Payload
-        do {
-            payload = try OriginalUploads.decodePayload(op.payload)
-        } catch {
-            return "this version of splashd cannot read the queued change: \(error)"
-        }
-        var info = stat()
-        guard stat(file(payload), &info) == 0 else {
-            return "the original of \(payload.photoId) is no longer at \(file(payload)) (\(String(cString: strerror(errno)))); "
-                + "import it again, then splashctl queue drop \(op.opId.prefix(8))"
-        }
-        guard Int64(info.st_size) <= maximumBytes else {
-            return "too large: the original of \(payload.photoId) is \(Int64(info.st_size) >> 20) MiB, above originals.max_mib "
-                + "(\(maximumBytes >> 20) MiB); it stays on this machine only"
-        }
-        return nil
-    }
-
-    func push(_ batch: [OutboxEntry], token: String, accountId: String) async throws(BackendError) {
-        for op in batch {
+    func read(_ batch: [OutboxEntry]) -> [OutboxReading<OriginalUploads.Payload>] {
+        batch.map { op in
             let payload: OriginalUploads.Payload
-            let bytes: [UInt8]
             do {
                 payload = try OriginalUploads.decodePayload(op.payload)
+            } catch {
+                return Self.unreadable(error)
+            }
+            var info = stat()
+            guard stat(file(payload), &info) == 0 else {
+                return .unsendable(
+                    "the original of \(payload.photoId) is no longer at \(file(payload)) (\(String(cString: strerror(errno)))); "
+                        + "import it again, then splashctl queue drop \(op.opId.prefix(8))")
+            }
+            guard Int64(info.st_size) <= maximumBytes else {
+                return .unsendable(
+                    "too large: the original of \(payload.photoId) is \(Int64(info.st_size) >> 20) MiB, above originals.max_mib "
+                        + "(\(maximumBytes >> 20) MiB); it stays on this machine only")
+            }
+            return .ready(payload)
+        }
+    }
+
+    func push(_ batch: [OriginalUploads.Payload], token: String, accountId: String) async throws(BackendError) {
+        for payload in batch {
+            let bytes: [UInt8]
+            do {
                 bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file(payload))))
             } catch {
                 throw .local("the original cannot be read: \(error.localizedDescription)")

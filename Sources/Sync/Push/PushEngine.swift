@@ -224,23 +224,29 @@ public final class PushEngine: Service, Sendable {
 
     /// Sends one batch and records the outcome of every op in it. Returns false when the engine
     /// should stop for now (a transient failure, or no session).
-    private func send(_ whole: [OutboxEntry], pusher: any OutboxPusher, accountId: String, report: inout Report) async -> Bool {
+    private func send<Pusher: OutboxPusher>(
+        _ whole: [OutboxEntry], pusher: Pusher, accountId: String, report: inout Report
+    ) async -> Bool {
         let started = ContinuousClock.now
         // An op that cannot succeed whatever the network does (unreadable by this version, its file
         // gone) is refused here with its reason, kept and shown, never retried forever.
-        var sendable: [OutboxEntry] = []
-        for (op, problem) in zip(whole, pusher.problems(in: whole)) {
-            if let problem {
+        var batch: [OutboxEntry] = []
+        var ready: [Pusher.Ready] = []
+        for (op, reading) in zip(whole, pusher.read(whole)) {
+            switch reading {
+            case .ready(let value):
+                batch.append(op)
+                ready.append(value)
+            case .unsendable(let problem):
                 reject([op], reason: problem)
                 report.rejected += 1
-            } else {
-                sendable.append(op)
             }
         }
-        let batch = sendable
         if batch.isEmpty { return true }
         do throws(AccountFailure) {
-            try await session.authorized { token throws(BackendError) in try await pusher.push(batch, token: token, accountId: accountId) }
+            try await session.authorized { [ready] token throws(BackendError) in
+                try await pusher.push(ready, token: token, accountId: accountId)
+            }
             finish(batch, .done)
             lastRoundFailure.withLock { $0 = nil }
             report.pushed += batch.count
@@ -255,7 +261,7 @@ public final class PushEngine: Service, Sendable {
     }
 
     private func handle(
-        _ failure: AccountFailure, batch: [OutboxEntry], pusher: any OutboxPusher, accountId: String, report: inout Report
+        _ failure: AccountFailure, batch: [OutboxEntry], pusher: some OutboxPusher, accountId: String, report: inout Report
     ) async -> Bool {
         switch failure {
         case .notSignedIn:
