@@ -22,6 +22,10 @@ import TestSupport
         let hostile = PicturesFolder.name(author: "../..\u{0}x", title: "a/b\nc (1)\u{7}", id: "nasa:PIA/1 2", extension: "jpg")
         #expect(hostile == "∕.. x – a∕b c [1] (nasa:PIA_1 2).jpg", "\(hostile)")
         #expect(!hostile.contains("/") && !hostile.unicodeScalars.contains { $0.properties.generalCategory == .control })
+        // No hidden file, even with a space between the dots; no space at either end of a part.
+        #expect(PicturesFolder.name(author: ". . Ana ", title: "\t Tram\u{2003}", id: "unsplash:a", extension: "jpg")
+            == "Ana – Tram (unsplash:a).jpg")
+        #expect(PicturesFolder.name(author: ". .", title: nil, id: "unsplash:a", extension: "jpg") == "(unsplash:a).jpg")
         // Bounded, cut on a character, the id kept whole.
         let long = PicturesFolder.name(author: "Ana", title: String(repeating: "ç", count: 400), id: "unsplash:x", extension: "jpg")
         #expect(long.utf8.count <= 200 && long.hasSuffix("… (unsplash:x).jpg"), "\(long.utf8.count)")
