@@ -73,12 +73,15 @@ public final class PicksImporter: Service, Sendable {
     public func status(session id: String, waitingUpTo wait: Duration) async throws(GoogleFailure) -> GooglePicks {
         let deadline = ContinuousClock.now + wait
         while true {
-            guard let (session, picks, counts) = try read({ db in
-                try GooglePickRows.session(db, id: id).map {
-                    ($0, try GooglePickRows.picks(db, sessionId: id), try GooglePickRows.counts(db, sessionId: id))
+            // While it waits, only the session's state is read; the picks once, for the answer.
+            let answerNow = ContinuousClock.now >= deadline || Task.isCancelled
+            guard let (session, picks) = try read({ db in
+                try GooglePickRows.session(db, id: id).map { session in
+                    (session, answerNow || session.state.finished ? try GooglePickRows.picks(db, sessionId: id) : nil)
                 }
             }) else { throw .unknownSession }
-            if session.state.finished || ContinuousClock.now >= deadline || Task.isCancelled {
+            if let picks {
+                let counts = picks.reduce(into: GooglePickRows.Counts()) { $0.add($1.state) }
                 return GooglePicks(
                     state: session.state.rawValue, detail: session.detail, total: counts.total, waiting: counts.waiting,
                     imported: counts.imported, duplicates: counts.duplicates, skipped: counts.skipped, failed: counts.failed,

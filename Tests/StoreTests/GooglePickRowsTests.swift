@@ -35,6 +35,8 @@ import TestSupport
         expected.failed = 1
         #expect(counts == expected)
         #expect(counts.done == 5)
+        let picks = try store.read { db in try GooglePickRows.picks(db, sessionId: "s1") }
+        #expect(picks.reduce(into: GooglePickRows.Counts()) { $0.add($1.state) } == expected, "counted from picks already read, the same")
         #expect(try store.read { db in try GooglePickRows.counts(db, sessionId: "none") } == GooglePickRows.Counts())
     }
 }

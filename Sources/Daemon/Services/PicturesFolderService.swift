@@ -12,8 +12,9 @@ import Synchronization
 /// made); after that the bus wakes it — a like, unlike or edit (`photo.changed`), a file arrived
 /// (`images.changed` finished), files moved or an edit removed (`library.changed`), another account —
 /// and a burst of wakes is one reconcile; what cannot change the folder (the same account's session
-/// refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads what the folder should hold in one query
-/// and the two directories once, and changes nothing when they agree.
+/// refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads
+/// what the folder should hold in one query and the two directories once, and changes nothing when
+/// they agree.
 ///
 /// With `pictures.export = false` it makes nothing, and removes at the start the entries it made
 /// before (the person's own files stay).

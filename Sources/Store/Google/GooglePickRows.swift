@@ -147,6 +147,19 @@ public enum GooglePickRows {
         public var failed = 0
         public var done: Int { total - waiting }
         public init() {}
+
+        /// `n` more picks in `state`: the one place a state is counted, from the statement below or from
+        /// picks already read.
+        public mutating func add(_ state: GooglePickRow.State, _ n: Int = 1) {
+            total += n
+            switch state {
+            case .waiting: waiting += n
+            case .imported: imported += n
+            case .duplicate: duplicates += n
+            case .skipped: skipped += n
+            case .failed: failed += n
+            }
+        }
     }
 
     /// The session's picks counted by state in one statement: the importer says how far it is after every
@@ -154,15 +167,8 @@ public enum GooglePickRows {
     public static func counts(_ db: Database, sessionId: String) throws -> Counts {
         var counts = Counts()
         for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM google_picks WHERE session_id = ? GROUP BY state", arguments: [sessionId]) {
-            let n: Int = row[1]
-            counts.total += n
-            switch GooglePickRow.State(rawValue: row[0]) {
-            case .waiting: counts.waiting = n
-            case .imported: counts.imported = n
-            case .duplicate: counts.duplicates = n
-            case .skipped: counts.skipped = n
-            case .failed, nil: counts.failed += n
-            }
+            // An unknown state reads as failed, as a pick's row does (`GooglePickRow.init(row:)`).
+            counts.add(GooglePickRow.State(rawValue: row[0]) ?? .failed, row[1])
         }
         return counts
     }
