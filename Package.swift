@@ -56,12 +56,12 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CLinux"),
 
         .target(name: "Shared", swiftSettings: strict),
         // What several modules need, written once: the retry backoff, durable file writes, SHA-256,
         // durations for logs, change signals, the test-only crash points.
-        .target(name: "Support", dependencies: ["CCrypto", "CMalloc"], swiftSettings: strict),
+        .target(name: "Support", dependencies: ["CCrypto", "CLinux"], swiftSettings: strict),
         .target(name: "SplashClient", dependencies: ["Shared"], swiftSettings: strict),
         .target(
             name: "Store",

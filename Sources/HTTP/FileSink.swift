@@ -1,4 +1,5 @@
 import CCurl
+import Support
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -101,6 +102,13 @@ final class FileSink {
     func syncAndClose() throws(HTTPError) {
         defer { close(fd); fd = -1 }
         guard fsync(fd) == 0 else { throw .file(errno: errno, path: path) }
+    }
+
+    /// Starts writing the file's bytes to the disk without waiting for them, and closes it: the caller
+    /// flushes it (fsync) before it depends on it, which then mostly waits for writes already under way.
+    func startWritebackAndClose() {
+        defer { close(fd); fd = -1 }
+        DurableFile.startWriteback(fd)
     }
 
     /// `bytes <start>-<end>/<total or *>`.

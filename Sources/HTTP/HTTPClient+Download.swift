@@ -11,15 +11,18 @@ extension HTTPClient {
     /// attempt; on a size or checksum mismatch it is removed (resuming it could never succeed).
     ///
     /// `syncDirectory` false leaves the directory's fsync after the rename to the caller: for one that
-    /// renames the file again in the same directory and syncs it then (one flush instead of two; the
-    /// file's own bytes are flushed either way).
+    /// renames the file again in the same directory and syncs it then (one flush instead of two).
+    /// `flushFile` false leaves the file's own fsync to the caller too: its writeback is started (the
+    /// disk works while the caller checks the file) and the caller flushes it before it depends on it —
+    /// a caller that lands files in batches flushes a batch together, one file after another, cheaply
+    /// once their bytes are on the way.
     ///
     /// `progress(bytesSoFar, total)` is called on the client's transfer thread: keep it short.
     /// Non-2xx responses throw `.http` with the (bounded) error body. A body over `maxBytes` (announced, or
     /// as it arrives) throws `.tooLarge` and its `.part` is removed: resuming it could never succeed.
     public func download(
         _ request: HTTPRequest, to destination: String, expectedSize: Int64? = nil,
-        expectedSHA256: [UInt8]? = nil, maxBytes: Int64? = nil, syncDirectory: Bool = true,
+        expectedSHA256: [UInt8]? = nil, maxBytes: Int64? = nil, syncDirectory: Bool = true, flushFile: Bool = true,
         progress: (@Sendable (Int64, Int64?) -> Void)? = nil
     ) async throws(HTTPError) -> DownloadResult {
         let partPath = destination + ".part"
@@ -61,7 +64,7 @@ extension HTTPClient {
                 if startedAt == 0 { unlink(partPath) }
                 throw .http(status: outcome.status, headers: outcome.headers, body: sink.errorBody)
             }
-            try sink.syncAndClose()
+            if flushFile { try sink.syncAndClose() } else { sink.startWritebackAndClose() }
             resumeFrom = outcome.status == 206 ? startedAt : 0
             break
         }

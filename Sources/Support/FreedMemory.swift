@@ -1,4 +1,4 @@
-import CMalloc
+import CLinux
 
 /// Hands the memory the process has freed back to the system.
 ///
