@@ -7,6 +7,7 @@ import HTTP
 import Logging
 @testable import Store
 @testable import Sync
+import Synchronization
 import Testing
 import TestSupport
 
@@ -89,5 +90,71 @@ import TestSupport
         let usage = try store.read { db in try PhotoFileStore.usage(db) }
         #expect(usage.cacheFiles == 0 && usage.libraryFiles == 1 && usage.libraryBytes == 100)
         #expect(FileManager.default.fileExists(atPath: cache + "/p0.jpg"))
+    }
+
+    /// A batch lands what it can: a staged file that is gone fails alone (no row, nothing renamed),
+    /// the others take their final names and their rows.
+    @Test func aLandingThatFailsLeavesTheRestOfItsBatchLanded() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.path + "/s.sqlite")
+        let library = directory.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let now = Date()
+        var landings: [FileCommitter.Landing] = []
+        for n in 0..<4 {
+            try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db) }
+            let final = library + "/p\(n).jpg"
+            if n != 2 { FileManager.default.createFile(atPath: final + ".download", contents: Data(repeating: UInt8(n), count: 10)) }
+            landings.append(.init(staged: final + ".download", final: final, file: .init(
+                photoId: "unsplash:p\(n)", variant: "regular", path: "library/p\(n).jpg", inLibrary: true, bytes: 10, checksum: "c\(n)",
+                createdAt: now, lastAccessAt: now)))
+        }
+        let failures = FileCommitter(store: store).landBatch(landings)
+        #expect(failures.map { $0 == nil } == [true, true, false, true])
+        #expect(failures[2]?.transient == true)
+        for n in 0..<4 {
+            let rows = try store.read { db in try PhotoFileStore.files(db, photoId: "unsplash:p\(n)") }
+            #expect(rows.map(\.checksum) == (n == 2 ? [] : ["c\(n)"]))
+            #expect(FileManager.default.fileExists(atPath: library + "/p\(n).jpg") == (n != 2))
+            #expect(!FileManager.default.fileExists(atPath: library + "/p\(n).jpg.download"))
+        }
+    }
+
+    /// Files that finish while a batch is landing wait and land together in the next one: twenty
+    /// arrivals, the first held in its batch until the nineteen others wait, land in two batches.
+    @Test func arrivalsDuringABatchLandTogetherInTheNext() async throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.path + "/s.sqlite")
+        let library = directory.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let now = Date()
+        let batches = Mutex<[Int]>([])
+        let holder = Mutex<FileCommitter?>(nil)
+        let committer = FileCommitter(store: store) { size in
+            let first = batches.withLock { batches in
+                batches.append(size)
+                return batches.count == 1
+            }
+            // Held until the others wait: no timing decides how they batch.
+            while first, (holder.withLock { $0 }?.waitingCount ?? 0) < 19 { usleep(1_000) }
+        }
+        holder.withLock { $0 = committer }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<20 {
+                try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db) }
+                let final = library + "/p\(n).jpg"
+                FileManager.default.createFile(atPath: final + ".download", contents: Data(repeating: 1, count: 10))
+                let landing = FileCommitter.Landing(staged: final + ".download", final: final, file: .init(
+                    photoId: "unsplash:p\(n)", variant: "regular", path: "library/p\(n).jpg", inLibrary: true, bytes: 10,
+                    checksum: nil, createdAt: now, lastAccessAt: now))
+                group.addTask { try await committer.land(landing) }
+                // The first one first: it is the batch that holds.
+                if n == 0 { while batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(batches.withLock { $0 } == [1, 19])
+        let recorded = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photo_files") }
+        #expect(recorded == 20)
     }
 }

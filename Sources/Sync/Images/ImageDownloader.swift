@@ -7,8 +7,8 @@ import Store
 import Support
 
 /// One file of one photo, from its URL to its row: fetched into `<final>.download` (its `.part` beside
-/// it, resumed with Range), checked to be a whole JPEG, renamed into place, flushed, and recorded in
-/// `photo_files`. After a crash the pieces are picked up where they lie: a `.part` resumes, a staged or
+/// it, resumed with Range), checked to be a whole JPEG and hashed, then flushed, renamed into place and
+/// recorded in `photo_files` with the other files that finished with it (`FileCommitter`). After a crash the pieces are picked up where they lie: a `.part` resumes, a staged or
 /// placed file that was complete is verified and recorded as is.
 struct ImageDownloader: Sendable {
     let store: Store
@@ -16,6 +16,8 @@ struct ImageDownloader: Sendable {
     let dataDirectory: String
     let cacheDirectory: String
     let maxFileBytes: Int64
+    /// Flushes, places and records finished files in batches.
+    let committer: FileCommitter
     /// The URL of a rendition in a `photos.urls` object (the photo sources know their names).
     let renditionURL: @Sendable (_ urls: String?, _ variant: String) -> String?
 
@@ -35,59 +37,42 @@ struct ImageDownloader: Sendable {
         // takes the library name: the library never holds an HTML error page, even for an instant.
         let staged = final + ".download"
         try LocalFile.makeDirectories(for: final)
-        if !LocalFile.exists(final) {
-            if !LocalFile.exists(staged) {
-                do {
-                    // Not flushed here: the rename below, in the same directory, is (a crash before it
-                    // leaves a complete .part or .download, each picked up at the next start).
-                    _ = try await http.download(
-                        HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: maxFileBytes, syncDirectory: false,
-                        progress: progress)
-                } catch {
-                    // An empty .part (a refused or redirected request) is no progress worth keeping.
-                    if LocalFile.size(staged + ".part") == 0 { unlink(staged + ".part") }
-                    guard let failure = ImageFailure(error) else { throw ImageFailure(message: "cancelled", transient: true) }
-                    throw failure
-                }
-            }
-            do throws(ImageFailure) {
-                try JPEGCheck.verify(staged)
+        let placed = LocalFile.exists(final)
+        if !placed && !LocalFile.exists(staged) {
+            do {
+                // Neither the file nor the directory is flushed here: the committer flushes the file
+                // before its rename and the directory after it, a batch at a time (a crash before leaves
+                // a complete .part or .download, each picked up at the next start).
+                _ = try await http.download(
+                    HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: maxFileBytes, syncDirectory: false,
+                    flushFile: false, progress: progress)
             } catch {
-                unlink(staged)
-                throw error
+                // An empty .part (a refused or redirected request) is no progress worth keeping.
+                if LocalFile.size(staged + ".part") == 0 { unlink(staged + ".part") }
+                guard let failure = ImageFailure(error) else { throw ImageFailure(message: "cancelled", transient: true) }
+                throw failure
             }
-            guard rename(staged, final) == 0 else {
-                throw ImageFailure(message: "cannot move the file into the library: \(String(cString: strerror(errno)))", transient: true)
-            }
-            // The rename into the library must survive a power cut before the row that points at it does.
-            DurableFile.syncDirectory(of: final)
-            // Aimed at the library's downloads: thumbnails of what searches showed arrive in the
-            // background too, and a kill meant for a liked photo's file must not land on one of them.
-            if inLibrary { CrashPoint.downloadRenamed.reach() }
-        } else {
-            // Placed by a run that died before recording it; keep it only if it is what we would have kept.
-            do throws(ImageFailure) {
-                try JPEGCheck.verify(final)
-            } catch {
-                unlink(final)
-                throw error
-            }
+        }
+        // A placed file was put there by a run that died before recording it; it is kept only if it is
+        // what we would have kept.
+        let checked = placed ? final : staged
+        do throws(ImageFailure) {
+            try JPEGCheck.verify(checked)
+        } catch {
+            unlink(checked)
+            throw error
         }
         let checksum: String
         do {
-            checksum = try FileDigest.sha256Hex(path: final)
+            checksum = try FileDigest.sha256Hex(path: checked)
         } catch {
-            throw ImageFailure(message: "cannot read back \(final): \(error)", transient: true)
+            throw ImageFailure(message: "cannot read back \(checked): \(error)", transient: true)
         }
         let now = Date()
         let file = PhotoFileStore.File(
-            photoId: job.photoId, variant: variant, path: relative, inLibrary: inLibrary, bytes: LocalFile.size(final) ?? 0,
+            photoId: job.photoId, variant: variant, path: relative, inLibrary: inLibrary, bytes: LocalFile.size(checked) ?? 0,
             checksum: checksum, createdAt: now, lastAccessAt: now)
-        do {
-            try store.write { db in try PhotoFileStore.record(db, file) }
-        } catch {
-            throw ImageFailure(message: "cannot record the file: \(error)", transient: true)
-        }
+        try await committer.land(FileCommitter.Landing(staged: placed ? nil : staged, final: final, file: file))
         return file
     }
 }

@@ -127,7 +127,7 @@ public final class ImageQueue: Service, Sendable {
         self.changed = changed
         downloader = ImageDownloader(
             store: store, http: http, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
-            maxFileBytes: configuration.maxFileBytes, renditionURL: configuration.renditionURL)
+            maxFileBytes: configuration.maxFileBytes, committer: FileCommitter(store: store), renditionURL: configuration.renditionURL)
         // Made before the control socket listens: no edit of this process is older.
         sweep = StaleFileSweep(
             store: store, dataDirectory: configuration.dataDirectory, variant: configuration.variant, processStarted: Date(), logger: logger)
