@@ -20,6 +20,13 @@ public enum LikeCheckRows {
         try db.execute(sql: "INSERT INTO like_checks (op_id, photo_id) VALUES (?, ?)", arguments: [opId, photoId])
     }
 
+    /// Every photo with a like waiting for its comparison: few (a like waits only until its file
+    /// arrives, or a few seconds), so reading them all is cheaper than asking about a long list
+    /// of photos.
+    public static func photosWaiting(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT DISTINCT photo_id FROM like_checks WHERE twin_id IS NULL"))
+    }
+
     /// Of `photoIds`, those with a like waiting for its check.
     public static func waiting(_ db: Database, photoIds: [String]) throws -> Set<String> {
         guard !photoIds.isEmpty else { return [] }

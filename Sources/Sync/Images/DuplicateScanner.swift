@@ -143,12 +143,14 @@ public final class DuplicateScanner: Service, Sendable {
     }
 
     /// The arrivals whose photo has a like waiting for its comparison, hashed now, beside downloads.
+    /// Asked at every arrival while downloads hold the rest off: the store is asked for the few photos
+    /// likes wait on, not about every arrival waiting (those were thousands during a pull, and asking
+    /// about all of them at each arrival made a pull's time grow with its square).
     func scanLikesWaiting() async {
-        let ids = waiting.withLock { $0.map(\.photoId) }
-        guard !ids.isEmpty else { return }
+        guard !waiting.withLock({ $0.isEmpty }) else { return }
         let checked: Set<String>
         do {
-            checked = try store.read { db in try LikeCheckRows.waiting(db, photoIds: ids) }
+            checked = try store.read { db in try LikeCheckRows.photosWaiting(db) }
         } catch {
             logger.error("cannot read the likes waiting for a comparison: \(error)", metadata: ["splashd_op": "images"])
             return
@@ -158,6 +160,7 @@ public final class DuplicateScanner: Service, Sendable {
             defer { waiting.removeAll { checked.contains($0.photoId) } }
             return waiting.filter { checked.contains($0.photoId) }
         }
+        guard !picked.isEmpty else { return }
         _ = await hashAndReport(picked[...], whileNotHeldOff: false)
     }
 
