@@ -121,7 +121,10 @@ public enum DaemonRunner {
         let picturesFolder = config.picturesFolder.map { folder in
             PicturesFolderService(
                 folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
-                accountId: { state.actingAccount }, logger: logger)
+                accountId: { state.actingAccount },
+                downloads: images.map { images in
+                    TransferPatience(transfersActive: { images.queue.progress.active > 0 }, patience: .seconds(2))
+                }, logger: logger)
         }
         picturesFolder?.follow(state.bus, library: state.current.library)
 
