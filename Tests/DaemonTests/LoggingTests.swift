@@ -10,16 +10,20 @@ import Testing
         ("weird.key é", "SPLASHD_WEIRD_KEY__"),
     ])
     func journalFieldNamesAreUppercaseAlphanumericAndPrefixed(key: String, field: String) {
+        // The second time from what was kept of the first.
+        #expect(LogFields.journalFieldName(key) == field)
         #expect(LogFields.journalFieldName(key) == field)
     }
 
     @Test(arguments: ["password", "refresh_token", "splashd_access_token", "Authorization", "anon_key", "unsplash_access_key", "client_secret"])
     func secretsAreRedactedWhateverTheCaller(key: String) {
         #expect(LogFields.redacted(key: key, value: "eyJhbGciOi.secret") == "[redacted]")
+        #expect(LogFields.redacted(key: key, value: "another.secret") == "[redacted]")
     }
 
     @Test func ordinaryValuesPass() {
         #expect(LogFields.redacted(key: "splashd_photo", value: "unsplash:abc") == "unsplash:abc")
+        #expect(LogFields.redacted(key: "splashd_photo", value: "unsplash:def") == "unsplash:def")
     }
 
     @Test func prioritiesFollowSyslog() {
