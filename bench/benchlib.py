@@ -172,6 +172,19 @@ def proc_stat(pid):
     return cpu, rss, hwm, switches
 
 
+def wait_quiet(pid, window=1.0, most=0.01, limit=180.0):
+    """Waits until the process used at most `most` CPU seconds over a whole `window` (its background work
+    done: the perceptual hashes and screen renditions of the files a repetition brought in), at most
+    `limit` seconds; returns how long it waited."""
+    started = time.time()
+    while time.time() - started < limit:
+        before = proc_stat(pid)[0]
+        time.sleep(window)
+        if proc_stat(pid)[0] - before <= most:
+            break
+    return time.time() - started
+
+
 def threads(pid):
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
