@@ -23,11 +23,17 @@ def run(ctx):
     rng.shuffle(widths)
     urls = [ds.url + f"/cdn/unsplash/photo-{pid}?w={w}" for pid, w in zip(ids, widths)]
     work = os.path.join(ctx.work, "pull-files")
-    os.makedirs(work, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    # Each repetition's anchors write into directories of their own, and nothing is deleted until the
+    # scenario ends: ext4 passes over inodes deleted in the last 5 to 35 s when it allocates one, and all
+    # three create a thousand files, so a run that came soon after a removal was slowed by it (seen in
+    # the daemon's profile as recently_deleted and find_inode_bit under openat, growing repetition after
+    # repetition while the anchors' files were removed before each run).
     cfg, lst = os.path.join(work, "curl.cfg"), os.path.join(work, "aria2.txt")
     with open(cfg, "w") as f:
         for i, u in enumerate(urls):
-            f.write(f'url = "{u}"\noutput = "{work}/curl/{i}.jpg"\n')
+            f.write(f'url = "{u}"\noutput = "{i}.jpg"\n')
     with open(lst, "w") as f:
         for i, u in enumerate(urls):
             f.write(f"{u}\n  out={i}.jpg\n")
@@ -51,22 +57,22 @@ def run(ctx):
         # downloads or its anchors' (it did: the repetitions grew from 2.2 s to 3.9 s).
         quiet_t.append(wait_quiet(d.pid))
         for name, argv, out, bucket in (
-                ("curl", ["curl", "--parallel", "--parallel-max", "8", "-sS", "--fail", "--create-dirs", "-K", cfg], "curl", curl_t),
+                ("curl", ["curl", "--parallel", "--parallel-max", "8", "-sS", "--fail", "-K", cfg], f"curl{rep}", curl_t),
                 ("aria2c", ["aria2c", "-j8", "-q", "--allow-overwrite=true", "--auto-file-renaming=false", "-i", lst, "-d",
-                            os.path.join(work, "aria2")], "aria2", aria_t)):
-            shutil.rmtree(os.path.join(work, out), ignore_errors=True)
+                            os.path.join(work, f"aria2{rep}")], f"aria2{rep}", aria_t)):
+            os.makedirs(os.path.join(work, out))
             sh("sync")
             t0 = time.perf_counter()
-            sh(argv)
+            sh(argv, cwd=os.path.join(work, out))
             bucket.append(time.perf_counter() - t0)
             if name == "curl":
                 # What the same bytes cost once durable, as splashd's are before they count: curl's run, then
                 # sync (the only dirty data is curl's: every run starts from a sync).
                 sh("sync")
                 durable_t.append(time.perf_counter() - t0)
-        size = sum(os.path.getsize(os.path.join(work, "curl", x)) for x in os.listdir(os.path.join(work, "curl")))
+        size = sum(os.path.getsize(os.path.join(work, f"curl{rep}", x)) for x in os.listdir(os.path.join(work, f"curl{rep}")))
         total_bytes.append(size)
-        # splashd. The daemon still at rest (the anchors ran meanwhile); start: the commit that makes this repetition's photos and n - 1 likes visible to the daemon,
+        # splashd, with the daemon still at rest (the anchors ran meanwhile). Start: the commit that makes this repetition's photos and n - 1 likes visible to the daemon,
         # followed at once by the n-th like through the socket, which rings the queue (nothing of them can start
         # before the commit). End: all n of these photos have a library file row (a row exists only for a
         # complete, verified, durable file). Both read from the store itself, not from counts that earlier
@@ -92,6 +98,7 @@ def run(ctx):
         log(f"s1 rep {rep + 1}: splashd {mine[-1]:.2f} s, curl {curl_t[-1]:.2f} s, aria2c {aria_t[-1]:.2f} s, {size / 2**20:.0f} MB")
     rpc.close()
     d.stop()
+    shutil.rmtree(work, ignore_errors=True)
     s, c, a, dc = summary(mine, "s"), summary(curl_t, "s"), summary(aria_t, "s"), summary(durable_t, "s")
     mb = total_bytes[0] / 2**20
     ratio = s["median"] / c["median"]
@@ -120,7 +127,9 @@ def run(ctx):
                      "The daemon stays signed in and online throughout; the Unsplash budget knob is raised so tracking never hits it.",
                      f"Each repetition (its anchors, then splashd) starts with the daemon at rest: its CPU time moved at most "
                      f"10 ms over a whole second (waited {min(quiet_t):.0f}–{max(quiet_t):.0f} s: the previous repetition's "
-                     "perceptual hashes and screen renditions, made after its files are in)."
+                     "perceptual hashes and screen renditions, made after its files are in). Nothing is deleted while the "
+                     "scenario runs (each repetition's anchors write into directories of their own): ext4 passes over inodes "
+                     "deleted in the last 5 to 35 s when it allocates one, which slowed whichever run came after a removal."
                      + (" --quick: 300 images instead of 1,000." if ctx.quick else "")]}
     if ratio > 1.1:
         import profiling
