@@ -172,6 +172,14 @@ def proc_stat(pid):
     return cpu, rss, hwm, switches
 
 
+def process_age(pid):
+    """Seconds since the process started."""
+    with open(f"/proc/{pid}/stat") as f:
+        started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0]) - started
+
+
 def wait_quiet(pid, window=1.0, most=0.01, limit=180.0):
     """Waits until the process used at most `most` CPU seconds over a whole `window` (its background work
     done: the perceptual hashes and screen renditions of the files a repetition brought in), at most
