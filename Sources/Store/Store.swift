@@ -52,6 +52,15 @@ public final class Store: Sendable {
         (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 
+    /// Lets go of the memory SQLite holds for speed: the page caches and prepared statements of every
+    /// connection, and the readers themselves (opened again by the next read). Asynchronous: each
+    /// connection lets go once its current work is done. After a burst of work (a pull, a page of
+    /// photos, a push) the caches held 6 MB of the idle daemon's anonymous memory at 100,000
+    /// photos (issue 19, item 5).
+    public func releaseMemory() {
+        pool.releaseMemoryEventually()
+    }
+
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
         try pool.read(body)
     }

@@ -20,6 +20,20 @@ import TestSupport
         #expect(try store.integrityCheck() == ["ok"])
     }
 
+    /// After the store lets go of its caches and readers, it reads and writes as before, with the
+    /// connection's settings (a reader opened again is prepared again).
+    @Test func theStoreWorksOnAfterLettingGoOfItsMemory() async throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.file("s.sqlite"))
+        try store.write { db in try PhotoFixtures.photo("a").insert(db) }
+        _ = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") }
+        store.releaseMemory()
+        try store.write { db in try PhotoFixtures.photo("b").insert(db) }
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 2)
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "PRAGMA mmap_size") } == 0)
+        #expect(store.answers())
+    }
+
     @Test func reopeningKeepsDataAndMigratesNothingTwice() throws {
         let dir = TemporaryDirectory()
         do {

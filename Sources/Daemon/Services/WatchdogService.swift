@@ -9,7 +9,8 @@ import Systemd
 /// health check (the store reads, the socket's event loop runs). A wedged daemon stops pinging and
 /// systemd restarts it. This timer is the only thing that wakes an idle daemon, so the chores of an idle
 /// daemon ride it instead of waking it themselves: after a ping, memory freed since the last one goes
-/// back to the system (`FreedMemory`).
+/// back to the system (`FreedMemory`) with the store's caches, and pages mapped in from files since go too
+/// (`CleanMappedPages`).
 struct WatchdogService: Service {
     let interval: Duration
     let store: Store
@@ -26,6 +27,7 @@ struct WatchdogService: Service {
         let period = interval / 2
         var failing = false
         var freed = FreedMemory()
+        var mapped = CleanMappedPages()
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: period)
@@ -34,7 +36,10 @@ struct WatchdogService: Service {
             }
             if await healthy() {
                 notifier.watchdog()
-                freed.releaseIfMoved()
+                // Work happened since the last ping: the store's caches go too (they are freed as its
+                // connections finish, and given back at the ping after).
+                if freed.releaseIfMoved() { store.releaseMemory() }
+                mapped.releaseIfGrown()
                 if failing { logger.notice("health check passes again; watchdog pings resumed") }
                 failing = false
             } else if !failing {

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lets go of the pages mapped from files — code and constant data — that a burst of work mapped in,
+/// once it is over.
+///
+/// The kernel maps an executable's code in as it runs, 64 KiB around each page touched, and leaves it
+/// mapped: the start and the first requests touch most of splashd's 27 MB of code (the static Swift
+/// runtime, Foundation, NIO, GRDB), which then counted in its resident size for good — 24 of a bare
+/// daemon's 57 MB — though nothing runs it while it idles (issue 19, item 5). Those pages are clean
+/// copies of the files: `madvise(MADV_DONTNEED)` unmaps them, the page cache keeps them, and the next
+/// request that needs them maps them again from there without reading the disk (a minor fault per
+/// 64 KiB, about a microsecond).
+///
+/// Only read-only private mappings of a file that still exists, and only those without a page of their
+/// own (`Anonymous: 0` in smaps), are let go: a relocated table (RELRO) or any written page exists
+/// nowhere else. It is done only once the resident file pages grew by `threshold` since the last time,
+/// read from `/proc/self/statm`: an idle daemon reads one small file per watchdog ping and lets go of
+/// nothing.
+public struct CleanMappedPages: Sendable {
+    public struct Mapping: Sendable, Equatable {
+        public var start: UInt
+        public var end: UInt
+        public init(start: UInt, end: UInt) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    private var residentAtLastRelease = 0
+    private let threshold: Int
+
+    public init(threshold: Int = 4 << 20) {
+        self.threshold = threshold
+    }
+
+    /// Lets go of the pages when the resident file pages grew enough since the last time; whether it did.
+    @discardableResult
+    public mutating func releaseIfGrown() -> Bool {
+        guard let resident = Self.residentFileBytes(), resident - residentAtLastRelease >= threshold else { return false }
+        Self.release()
+        residentAtLastRelease = Self.residentFileBytes() ?? 0
+        return true
+    }
+
+    /// Unmaps every clean page mapped read-only from a file, now (they stay in the page cache).
+    public static func release() {
+        guard let smaps = procText("/proc/self/smaps") else { return }
+        for mapping in cleanMappings(smaps) {
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED)
+        }
+    }
+
+    /// In a `/proc/PID/smaps` text, the private read-only mappings (`r-xp`, `r--p`) of files that still
+    /// exist (a deleted one's pages could not be read again) with no page of their own: not the
+    /// kernel's (`[vdso]`), not a shared or writable one, not one with `Anonymous` or `Private_Dirty` pages.
+    public static func cleanMappings(_ smaps: String) -> [Mapping] {
+        var mappings: [Mapping] = []
+        var current: Mapping?
+        var clean = true
+        func close() {
+            if let mapping = current, clean { mappings.append(mapping) }
+            current = nil
+        }
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard let first = fields.first else { continue }
+            if first.last == ":" {
+                // A field of the mapping above: any page of its own makes it one to keep.
+                if current != nil, first == "Anonymous:" || first == "Private_Dirty:", fields.count >= 2, fields[1] != "0" { clean = false }
+                continue
+            }
+            close()
+            clean = true
+            guard fields.count == 6, fields[1] == "r-xp" || fields[1] == "r--p" else { continue }
+            let path = fields[5].drop { $0 == " " }
+            guard path.hasPrefix("/"), !path.hasSuffix("(deleted)") else { continue }
+            let range = first.split(separator: "-")
+            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16), end > start else { continue }
+            current = Mapping(start: start, end: end)
+        }
+        close()
+        return mappings
+    }
+
+    /// Resident pages backed by a file (`/proc/self/statm`'s third field), in bytes.
+    public static func residentFileBytes() -> Int? {
+        guard let statm = procText("/proc/self/statm") else { return nil }
+        let fields = statm.split(separator: " ")
+        guard fields.count >= 3, let pages = Int(fields[2]) else { return nil }
+        return pages * sysconf(Int32(_SC_PAGESIZE))
+    }
+
+    /// A `/proc` file's text: read to its end (its size says 0).
+    private static func procText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return n == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
+            bytes += buffer[..<n]
+        }
+    }
+}
