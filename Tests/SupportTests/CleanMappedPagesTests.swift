@@ -34,6 +34,23 @@ import Testing
         ])
     }
 
+    /// When to let go, look after look (MB resident from files): once the start's burst is over, not
+    /// while pages keep growing, not for the pages the idle work maps again after a release, and again
+    /// once a later burst that grew them past the threshold is over.
+    @Test func pagesGoOnceABurstIsOverAndNotForWhatIdlingMapsAgain() {
+        let mb = 1 << 20
+        var pages = CleanMappedPages(threshold: 4 * mb, quiet: mb / 2)
+        func looks(_ readings: [Double]) -> [Bool] {
+            readings.map { pages.shouldRelease(resident: Int($0 * Double(mb))) }
+        }
+        #expect(looks([24, 24.1]) == [false, true], "the start's pages, once it is quiet")
+        pages.released(residentAfter: 2 * mb)
+        #expect(looks([6, 6.1, 6.2, 6.3]) == [false, false, false, false], "what the idle pings map again stays")
+        #expect(looks([9, 12, 12.1]) == [false, false, true], "a burst, let go once over")
+        pages.released(residentAfter: 2 * mb)
+        #expect(looks([6, 6.1, 9.9, 10]) == [false, false, false, false], "growth under the threshold stays")
+    }
+
     /// Letting go lowers the process's resident file pages (this test process's own code, tens of MB,
     /// mapped in by the tests that ran before), and the process goes on running that code and reading
     /// its constants.
@@ -42,10 +59,18 @@ import Testing
         CleanMappedPages.release()
         let after = try #require(CleanMappedPages.residentFileBytes())
         #expect(after < before)
-        var first = CleanMappedPages(threshold: 1), never = CleanMappedPages(threshold: Int.max)
+        var first = CleanMappedPages(threshold: 1, quiet: Int.max), never = CleanMappedPages(threshold: Int.max, quiet: Int.max)
         let released = first.releaseIfGrown(), releasedBelowThreshold = never.releaseIfGrown()
-        #expect(released, "the first look finds the pages grown from none")
+        #expect(released, "the first quiet look finds the pages grown from none")
         #expect(!releasedBelowThreshold, "below the threshold nothing is let go")
+        // The look after a release reads what idling keeps, and lets go of nothing, however much the
+        // release's own return mapped again: only growth beyond it counts.
+        let afterRelease = first.releaseIfGrown()
+        #expect(!afterRelease)
+        // While the pages grow look after look (a burst under way), nothing is let go.
+        var busy = CleanMappedPages(threshold: 1, quiet: 0)
+        let duringBurst = busy.releaseIfGrown()
+        #expect(!duringBurst)
         #expect(String(describing: [3, 1, 2].sorted()) == "[1, 2, 3]")
     }
 }
