@@ -160,6 +160,12 @@ def run(ctx):
                       "not mapped since issue 19: PRAGMA mmap_size = 0).",
                       "Largest file mappings by resident size: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in mapped.most_common(5)) + ".",
                       "Syscalls in the strace window: " + (", ".join(f"{k} {v}" for k, v in calls.most_common(12)) or "none"),
+                      "What stays resident idle, and why it is not let go: the daemon lets go of its clean read-only file pages "
+                      "(code, constant data) once a burst of work is over and of the store's caches, and gives freed heap back "
+                      "(CleanMappedPages, Store.releaseMemory, FreedMemory, on the watchdog's ping); the code the idle work "
+                      "itself runs (pings, heartbeats) is mapped again, 64 KiB around each page it touches, and the "
+                      "executable's writable segment (its .data, and .rodata, which this static link places beside it) keeps "
+                      "its clean pages: letting go of a writable private mapping would lose any page written meanwhile.",
                       "A wake-up is counted as a context switch of any daemon thread (each blocking wait that returns is one); "
                       "the watchdog's own cost is a few switches per ping (timer, task, sendmsg)."]}
         log(f"s5: rss {rss_mb:.1f} MB, cpu {total_cpu_ms:.0f} ms, switches {total_wake}, watchdog {watchdog}")
