@@ -9,8 +9,8 @@ import Systemd
 /// health check (the store reads, the socket's event loop runs). A wedged daemon stops pinging and
 /// systemd restarts it. This timer is the only thing that wakes an idle daemon, so the chores of an idle
 /// daemon ride it instead of waking it themselves: after a ping, memory freed since the last one goes
-/// back to the system (`FreedMemory`) with the store's caches, and pages mapped in from files since go too
-/// (`CleanMappedPages`).
+/// back to the system (`FreedMemory`) with the store's caches, and the pages a burst of work mapped in
+/// from files go once it is over (`CleanMappedPages`).
 struct WatchdogService: Service {
     let interval: Duration
     let store: Store

@@ -8,10 +8,10 @@ import Support
 
 /// One file of one photo, from its URL to its row: fetched into `<final>.download` (its `.part` beside
 /// it, resumed with Range), checked to be a whole JPEG and hashed, then flushed, renamed into place and
-/// recorded in `photo_files` with the other files that finished with it (`FileCommitter`). After a crash the pieces are picked up where they lie: a `.part` resumes, a staged or
-/// placed file that was complete is verified and recorded as is.
+/// recorded in `photo_files` with the other files that finished with it (`FileCommitter`). After a
+/// crash the pieces are picked up where they lie: a `.part` resumes, a staged or placed file that was
+/// complete is verified and recorded as is.
 struct ImageDownloader: Sendable {
-    let store: Store
     let http: HTTPClient
     let dataDirectory: String
     let cacheDirectory: String

@@ -126,7 +126,7 @@ public final class ImageQueue: Service, Sendable {
         self.logger = logger
         self.changed = changed
         downloader = ImageDownloader(
-            store: store, http: http, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
+            http: http, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
             maxFileBytes: configuration.maxFileBytes, committer: FileCommitter(store: store), renditionURL: configuration.renditionURL)
         // Made before the control socket listens: no edit of this process is older.
         sweep = StaleFileSweep(

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// How background work that decodes whole images (perceptual hashes, screen renditions) or reads the
-/// whole library (the Pictures folder's reconcile) keeps out of the downloads' way: it waits while files download, but not for good — a stalled transfer must not
-/// hold it off, so after `patience` it goes ahead beside them.
+/// whole library (the Pictures folder's reconcile) keeps out of the downloads' way: it waits while files
+/// download, but not for good — a stalled transfer must not hold it off, so after `patience` it goes
+/// ahead beside them.
 public final class TransferPatience: Sendable {
     private let transfersActive: @Sendable () -> Bool
     private let patience: Duration
