@@ -49,22 +49,15 @@ struct EditsPusher: OutboxPusher {
     }
 
     func read(_ batch: [OutboxEntry]) -> [OutboxReading<EditActions.Payload>] {
-        batch.map { op in
-            let payload: EditActions.Payload
-            do {
-                payload = try EditActions.decodePayload(op.payload)
-            } catch {
-                return Self.unreadable(error)
-            }
-            guard payload.deletedAt == nil else { return .ready(payload) }
-            guard let path = payload.path else { return .unsendable("edit \(payload.editId) has no rendered file to upload") }
+        readEach(batch, decode: EditActions.decodePayload) { payload, op in
+            guard payload.deletedAt == nil else { return nil }
+            guard let path = payload.path else { return "edit \(payload.editId) has no rendered file to upload" }
             guard access(dataDirectory + "/" + path, R_OK) == 0 else {
-                return .unsendable(
-                    "the rendered file of edit \(payload.editId) is no longer on this machine (\(dataDirectory)/\(path)): "
-                        + "\(String(cString: strerror(errno))); make the edit again (splashctl edit \(payload.photoId) ...), "
-                        + "then splashctl queue drop \(op.opId.prefix(8))")
+                return "the rendered file of edit \(payload.editId) is no longer on this machine (\(dataDirectory)/\(path)): "
+                    + "\(String(cString: strerror(errno))); make the edit again (splashctl edit \(payload.photoId) ...), "
+                    + "then splashctl queue drop \(op.opId.prefix(8))"
             }
-            return .ready(payload)
+            return nil
         }
     }
 

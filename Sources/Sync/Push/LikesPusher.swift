@@ -15,13 +15,7 @@ struct LikesPusher: OutboxPusher {
     /// The batch read at once; one by one only when some op does not read (to name it).
     func read(_ batch: [OutboxEntry]) -> [OutboxReading<LikeActions.Payload>] {
         if let payloads = try? Self.payloads(batch) { return payloads.map { .ready($0) } }
-        return batch.map { op in
-            do {
-                return .ready(try OutboxPayload.decode(LikeActions.Payload.self, from: op.payload))
-            } catch {
-                return Self.unreadable(error)
-            }
-        }
+        return readEach(batch, decode: { try OutboxPayload.decode(LikeActions.Payload.self, from: $0) })
     }
 
     struct LikeRow: Encodable {

@@ -36,25 +36,17 @@ struct OriginalsPusher: OutboxPusher {
     }
 
     func read(_ batch: [OutboxEntry]) -> [OutboxReading<OriginalUploads.Payload>] {
-        batch.map { op in
-            let payload: OriginalUploads.Payload
-            do {
-                payload = try OriginalUploads.decodePayload(op.payload)
-            } catch {
-                return Self.unreadable(error)
-            }
+        readEach(batch, decode: OriginalUploads.decodePayload) { payload, op in
             var info = stat()
             guard stat(file(payload), &info) == 0 else {
-                return .unsendable(
-                    "the original of \(payload.photoId) is no longer at \(file(payload)) (\(String(cString: strerror(errno)))); "
-                        + "import it again, then splashctl queue drop \(op.opId.prefix(8))")
+                return "the original of \(payload.photoId) is no longer at \(file(payload)) (\(String(cString: strerror(errno)))); "
+                    + "import it again, then splashctl queue drop \(op.opId.prefix(8))"
             }
             guard Int64(info.st_size) <= maximumBytes else {
-                return .unsendable(
-                    "too large: the original of \(payload.photoId) is \(Int64(info.st_size) >> 20) MiB, above originals.max_mib "
-                        + "(\(maximumBytes >> 20) MiB); it stays on this machine only")
+                return "too large: the original of \(payload.photoId) is \(Int64(info.st_size) >> 20) MiB, above originals.max_mib "
+                    + "(\(maximumBytes >> 20) MiB); it stays on this machine only"
             }
-            return .ready(payload)
+            return nil
         }
     }
 

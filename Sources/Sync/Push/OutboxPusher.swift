@@ -31,8 +31,20 @@ enum OutboxReading<Ready: Sendable>: Sendable {
 }
 
 extension OutboxPusher {
-    /// The words for an op this version of splashd cannot read.
-    static func unreadable(_ error: any Error) -> OutboxReading<Ready> {
-        .unsendable("this version of splashd cannot read the queued change: \(error)")
+    /// Each op of the batch read on its own: its payload decoded by `decode` (one that does not decode
+    /// is one this version of splashd cannot read), then `problem` asked why what it read cannot be
+    /// sent (nil: it can).
+    func readEach(
+        _ batch: [OutboxEntry], decode: (String) throws -> Ready, problem: (Ready, OutboxEntry) -> String? = { _, _ in nil }
+    ) -> [OutboxReading<Ready>] {
+        batch.map { op in
+            let ready: Ready
+            do {
+                ready = try decode(op.payload)
+            } catch {
+                return .unsendable("this version of splashd cannot read the queued change: \(error)")
+            }
+            return problem(ready, op).map { .unsendable($0) } ?? .ready(ready)
+        }
     }
 }
