@@ -48,11 +48,21 @@ public enum DurableFile {
     /// power cut; without this a crash could bring back the old directory entry. Best effort: a
     /// directory that cannot be opened has nothing to flush.
     public static func syncDirectory(of path: String) {
-        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        sync(directory: directory(of: path))
+    }
+
+    /// Flushes `directory` itself (see `syncDirectory(of:)`): for a caller that flushes each directory
+    /// of many files once.
+    public static func sync(directory: String) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)
         close(fd)
+    }
+
+    /// The directory that holds `path`.
+    public static func directory(of path: String) -> String {
+        path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     }
 
     /// Flushes a file's data (a copy made by someone else) before it is renamed into place.

@@ -97,8 +97,7 @@ final class FileCommitter: Sendable {
         }
         // The renames must survive a power cut before the rows that point at them do.
         let moved = batch.indices.filter { failures[$0] == nil && batch[$0].staged != nil }
-        let oneFilePerDirectory = Dictionary(moved.map { (Self.directory(of: batch[$0].final), batch[$0].final) }) { first, _ in first }
-        for final in oneFilePerDirectory.values { DurableFile.syncDirectory(of: final) }
+        for directory in Set(moved.map { DurableFile.directory(of: batch[$0].final) }) { DurableFile.sync(directory: directory) }
         // Aimed at the library's downloads: thumbnails of what searches showed arrive in the
         // background too, and a kill meant for a liked photo's file must not land on one of them.
         if moved.contains(where: { batch[$0].file.inLibrary }) { CrashPoint.downloadRenamed.reach() }
@@ -113,9 +112,5 @@ final class FileCommitter: Sendable {
             }
         }
         return failures
-    }
-
-    private static func directory(of path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     }
 }
