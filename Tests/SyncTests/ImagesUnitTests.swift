@@ -95,20 +95,9 @@ import TestSupport
     /// A batch lands what it can: a staged file that is gone fails alone (no row, nothing renamed),
     /// the others take their final names and their rows.
     @Test func aLandingThatFailsLeavesTheRestOfItsBatchLanded() throws {
-        let directory = TemporaryDirectory()
-        let store = try Store(path: directory.path + "/s.sqlite")
-        let library = directory.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        let now = Date()
-        var landings: [FileCommitter.Landing] = []
-        for n in 0..<4 {
-            try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db) }
-            let final = library + "/p\(n).jpg"
-            if n != 2 { FileManager.default.createFile(atPath: final + ".download", contents: Data(repeating: UInt8(n), count: 10)) }
-            landings.append(.init(staged: final + ".download", final: final, file: .init(
-                photoId: "unsplash:p\(n)", variant: "regular", path: "library/p\(n).jpg", inLibrary: true, bytes: 10, checksum: "c\(n)",
-                createdAt: now, lastAccessAt: now)))
-        }
+        let fixture = try CommitterFixture()
+        let (store, library) = (fixture.store, fixture.library)
+        let landings = try (0..<4).map { n in try fixture.landing(n, staged: n != 2) }
         let failures = FileCommitter(store: store).landBatch(landings)
         #expect(failures.map { $0 == nil } == [true, true, false, true])
         #expect(failures[2]?.transient == true)
@@ -123,11 +112,8 @@ import TestSupport
     /// Files that finish while a batch is landing wait and land together in the next one: twenty
     /// arrivals, the first held in its batch until the nineteen others wait, land in two batches.
     @Test func arrivalsDuringABatchLandTogetherInTheNext() async throws {
-        let directory = TemporaryDirectory()
-        let store = try Store(path: directory.path + "/s.sqlite")
-        let library = directory.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        let now = Date()
+        let fixture = try CommitterFixture()
+        let store = fixture.store
         let batches = Mutex<[Int]>([])
         let holder = Mutex<FileCommitter?>(nil)
         let committer = FileCommitter(store: store) { size in
@@ -141,12 +127,7 @@ import TestSupport
         holder.withLock { $0 = committer }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for n in 0..<20 {
-                try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db) }
-                let final = library + "/p\(n).jpg"
-                FileManager.default.createFile(atPath: final + ".download", contents: Data(repeating: 1, count: 10))
-                let landing = FileCommitter.Landing(staged: final + ".download", final: final, file: .init(
-                    photoId: "unsplash:p\(n)", variant: "regular", path: "library/p\(n).jpg", inLibrary: true, bytes: 10,
-                    checksum: nil, createdAt: now, lastAccessAt: now))
+                let landing = try fixture.landing(n)
                 group.addTask { try await committer.land(landing) }
                 // The first one first: it is the batch that holds.
                 if n == 0 { while batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) } }
@@ -156,5 +137,30 @@ import TestSupport
         #expect(batches.withLock { $0 } == [1, 19])
         let recorded = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photo_files") }
         #expect(recorded == 20)
+    }
+}
+
+/// A store and a library folder for the file committer's tests, and photo `p<n>`'s landing into it.
+private struct CommitterFixture {
+    let directory = TemporaryDirectory()
+    let store: Store
+    let library: String
+    let now = Date()
+
+    init() throws {
+        store = try Store(path: directory.path + "/s.sqlite")
+        library = directory.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+    }
+
+    /// Photo `p<n>`'s row, its staged file (10 bytes, unless `staged` is false: gone) and its landing,
+    /// with checksum `c<n>`.
+    func landing(_ n: Int, staged: Bool = true) throws -> FileCommitter.Landing {
+        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db) }
+        let final = library + "/p\(n).jpg"
+        if staged { FileManager.default.createFile(atPath: final + ".download", contents: Data(repeating: UInt8(n), count: 10)) }
+        return FileCommitter.Landing(staged: final + ".download", final: final, file: .init(
+            photoId: "unsplash:p\(n)", variant: "regular", path: "library/p\(n).jpg", inLibrary: true, bytes: 10, checksum: "c\(n)",
+            createdAt: now, lastAccessAt: now))
     }
 }
