@@ -49,7 +49,7 @@ import TestSupport
         #expect(try likes.unlike(photoId: "unsplash:p0", accountId: "a") == .changed(queued: true))
         let queued = try ops()
         #expect(queued.map(\.op) == ["unlike"])
-        #expect(try LikesPusher.payloads(queued).first?.deletedAt != nil)
+        #expect(try OutboxPayload.decode(LikeActions.Payload.self, from: queued[0].payload).deletedAt != nil)
     }
 
     @Test func anUnlikeWhileTheLikeIsInFlightWaitsBehindIt() throws {
@@ -136,28 +136,69 @@ import TestSupport
         #expect(cursor.lastID == serverRow.id, "the cursor moves on; the row is remembered instead")
     }
 
-    /// A batch of like ops is read at once; an op this version cannot read is refused with its reason
-    /// and the others still go (the batch read fails, and each is then read alone).
+    /// A batch of like ops is read at once, by the store, into the server's rows; an op this version
+    /// cannot read is refused with what is wrong with it, and the others still go.
     @Test func anUnreadableLikeOpIsRefusedAndTheRestOfItsBatchGoes() throws {
         let pusher = LikesPusher(
             backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
             batchSize: 500)
         let good = #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:a","wasNew":true}"#
-        let ops = [good, #"{"likedAt":"yesterday","photoId":"unsplash:b","wasNew":true}"#, good].map {
-            OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: $0)
-        }
-        func problems(_ batch: [OutboxEntry]) -> [String?] {
-            pusher.read(batch).map { reading in
+        let unreadable = [
+            "not json": "it is not a JSON object",
+            #"["unsplash:b"]"#: "it is not a JSON object",
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","wasNew":true}"#: "it names no photo",
+            #"{"likedAt":"yesterday","photoId":"unsplash:b","wasNew":true}"#: "its like time is not a date",
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","deletedAt":7,"photoId":"unsplash:b","wasNew":true}"#: "its unlike time is not a date",
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":"big","photoId":"unsplash:b","wasNew":true}"#: "its photo is not an object",
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"width":"wide"},"photoId":"unsplash:b","wasNew":true}"#:
+                "its photo has a field of the wrong type",
+        ]
+        for (payload, problem) in unreadable {
+            let ops = try store.write { db in
+                try [good, payload, good].enumerated().map { index, payload in
+                    try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:\(index)", op: "like", payload: payload)
+                        .inserted(db)
+                }
+            }
+            let readings = try store.read { db in try pusher.read(ops, db: db) }
+            let found = readings.map { reading -> String? in
                 if case .unsendable(let problem) = reading { return problem }
                 return nil
             }
+            #expect(found[0] == nil && found[2] == nil, "\(payload)")
+            #expect(found[1] == "this version of splashd cannot read the queued change: \(problem)", "\(payload)")
+            guard case .ready(let rows) = readings[0] else { Issue.record("the good op did not read"); return }
+            #expect(rows.like == #"{"photo_id":"unsplash:a","liked_at":"2026-11-24T03:14:58.500Z","deleted_at":null}"#)
+            #expect(rows.photo == nil, "an op without its photo's metadata sends none")
         }
-        let found = problems(ops)
-        #expect(found[0] == nil && found[2] == nil)
-        #expect(found[1]?.hasPrefix("this version of splashd cannot read the queued change") == true, "\(found)")
-        #expect(problems([ops[0], ops[2]]) == [nil, nil])
-        guard case .ready(let payload) = pusher.read([ops[0]])[0] else { Issue.record("the good op did not read"); return }
-        #expect(payload.photoId == "unsplash:a", "read once, handed to push as read")
+    }
+
+    /// The store's row for a like's photo is the one `ServerPhotoRow` makes for an edit's: same keys,
+    /// same values, nulls written out; URLs that do not read as an object go as none.
+    @Test func aLikesPhotoRowIsTheServersPhotoRow() throws {
+        let urls = #"{"regular":"https://images.example/a.jpg","thumb":"https://images.example/a.jpg?w=200"}"#
+        let photos = [
+            ##"{"authorName":"Åsa","color":"#2C5A8C","height":3000,"title":"A \"lake\" \\ at night\u0001","urls":"##
+                + String(decoding: try JSONEncoder().encode(urls), as: UTF8.self) + #","width":4000}"#,
+            #"{"urls":"not json"}"#,
+            "{}",
+        ]
+        for photoJSON in photos {
+            let payload = #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":"# + photoJSON + #","photoId":"unsplash:a","wasNew":true}"#
+            let photo = try OutboxPayload.decode(LikeActions.Payload.self, from: payload).photo!
+            let op = try store.write { db in
+                try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: payload).inserted(db)
+            }
+            let readings = try store.read { db in try LikePushRows.fetch(db, seqs: [op.seq!]) }
+            guard case .rows(let rows) = readings[op.seq!], let built = rows.photo else { Issue.record("no photo row: \(readings)"); return }
+            let expected = ServerPhotoRow(
+                photo_id: "unsplash:a", title: photo.title, description: photo.description, author_name: photo.authorName,
+                author_url: photo.authorUrl, color: photo.color, width: photo.width, height: photo.height,
+                urls: LikesPusher.urls([photo.urls])[0])
+            let swift = try JSONSerialization.jsonObject(with: JSONEncoder().encode(expected)) as? NSDictionary
+            let sql = try JSONSerialization.jsonObject(with: Data(built.utf8)) as? NSDictionary
+            #expect(swift != nil && swift == sql, "\(built)")
+        }
     }
 
     /// Photos' URLs are read as one array; one that does not read is none, and the others stay.

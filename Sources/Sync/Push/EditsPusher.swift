@@ -48,7 +48,7 @@ struct EditsPusher: OutboxPusher {
         enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, deleted_at }
     }
 
-    func read(_ batch: [OutboxEntry]) -> [OutboxReading<EditActions.Payload>] {
+    func read(_ batch: [OutboxEntry], db: Database) -> [OutboxReading<EditActions.Payload>] {
         readEach(batch, decode: EditActions.decodePayload) { payload, op in
             guard payload.deletedAt == nil else { return nil }
             guard let path = payload.path else { return "edit \(payload.editId) has no rendered file to upload" }

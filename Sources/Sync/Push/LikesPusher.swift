@@ -1,72 +1,63 @@
 import Account
 import Foundation
+import GRDB
 import Library
 import Store
 
 /// Sends a batch of like ops as two bulk upserts: the photos' metadata (so other devices can show
 /// them) and the likes themselves, keyed by (user_id, photo_id). Unlikes are tombstones
 /// (`deleted_at`), so every op is idempotent and a resend is harmless.
+///
+/// The rows are built by the store from the queued payloads (`LikePushRows`), in the transaction that
+/// takes the batch; a request body is those rows joined, not decoded and encoded again.
 struct LikesPusher: OutboxPusher {
     let backend: SupabaseBackend
     let entity = LikeActions.entity
     let batchSize: Int
     let noun = "likes"
 
-    /// The batch read at once; one by one only when some op does not read (to name it).
-    func read(_ batch: [OutboxEntry]) -> [OutboxReading<LikeActions.Payload>] {
-        if let payloads = try? Self.payloads(batch) { return payloads.map { .ready($0) } }
-        return readEach(batch, decode: { try OutboxPayload.decode(LikeActions.Payload.self, from: $0) })
-    }
-
-    struct LikeRow: Encodable {
-        var photo_id: String
-        var liked_at: Date
-        var deleted_at: Date?
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(photo_id, forKey: .photo_id)
-            try c.encode(liked_at, forKey: .liked_at)
-            try c.encode(deleted_at, forKey: .deleted_at)
+    func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<LikePushRows.Rows>] {
+        let readings = try LikePushRows.fetch(db, seqs: batch.compactMap(\.seq))
+        return batch.map { op in
+            switch op.seq.flatMap({ readings[$0] }) {
+            case .rows(let rows): .ready(rows)
+            case .unreadable(let problem): .unsendable("this version of splashd cannot read the queued change: \(problem)")
+            // Not in the outbox, though taken from it in this transaction: nothing is left to send.
+            case nil: .unsendable("the queued change is no longer in the outbox")
+            }
         }
-
-        enum CodingKeys: String, CodingKey { case photo_id, liked_at, deleted_at }
     }
 
-    static func payloads(_ ops: [OutboxEntry]) throws -> [LikeActions.Payload] {
-        try OutboxPayload.decodeAll(LikeActions.Payload.self, from: ops.map(\.payload))
-    }
-
-    func push(_ payloads: [LikeActions.Payload], token: String, accountId: String) async throws(BackendError) {
-        let likes = payloads.map { LikeRow(photo_id: $0.photoId, liked_at: $0.likedAt, deleted_at: $0.deletedAt) }
-        let likesBody: [UInt8]
-        do {
-            likesBody = Array(try Self.encoder.encode(likes))
-        } catch {
-            throw .local("cannot encode the batch: \(error)")
-        }
+    func push(_ batch: [LikePushRows.Rows], token: String, accountId: String) async throws(BackendError) {
         // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
         // or a rejected op would have half reached the server. Unlikes carry it too: an unlike may be
         // the first the server hears of a photo (a like and its unlike made before either was sent),
         // and a device that pulls the tombstone and later a like again needs the photo's URLs.
-        let photos = payloads.filter { $0.photo != nil }.map { ($0.photoId, $0.photo) }
-        if !photos.isEmpty { try await upsertPhotos(photos, token: token) }
-        _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: likesBody, bearer: token, headers: Self.upsert)
+        let photos = batch.compactMap(\.photo)
+        if !photos.isEmpty {
+            _ = try await backend.send("POST", "/rest/v1/photos", query: Self.conflict, body: Self.array(photos), bearer: token, headers: Self.upsert)
+        }
+        _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: Self.array(batch.map(\.like)), bearer: token, headers: Self.upsert)
+    }
+
+    /// JSON objects, each already a whole JSON text, as one JSON array.
+    static func array(_ objects: [String]) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(objects.reduce(2) { $0 + $1.utf8.count + 1 })
+        body.append(UInt8(ascii: "["))
+        for (index, object) in objects.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: object.utf8)
+        }
+        body.append(UInt8(ascii: "]"))
+        return body
     }
 
     static let upsert = [("Prefer", "resolution=merge-duplicates,return=minimal")]
     static let conflict = [("on_conflict", "user_id,photo_id")]
 
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(SupabaseWire.timestamp(date))
-        }
-        return encoder
-    }
-
-    /// The photos' metadata, so that other devices can show what this one liked or edited.
+    /// A photo's metadata from an op that is not a like (an edit's), so that other devices can show it.
+    /// The same row as `LikePushRows` builds for a like's photo.
     func upsertPhotos(_ photos: [(id: String, metadata: LikeActions.PhotoMetadata?)], token: String) async throws(BackendError) {
         let urls = Self.urls(photos.map { $0.metadata?.urls })
         let rows = zip(photos, urls).map { entry, urls in
@@ -78,7 +69,7 @@ struct LikesPusher: OutboxPusher {
         }
         let body: [UInt8]
         do {
-            body = Array(try Self.encoder.encode(rows))
+            body = Array(try JSONEncoder().encode(rows))
         } catch {
             throw .local("cannot encode the photos: \(error)")
         }
@@ -87,8 +78,8 @@ struct LikesPusher: OutboxPusher {
 }
 
 extension LikesPusher {
-    /// Each photo's URLs (kept as a JSON object) read as one array: one parse, not a decoder's per photo
-    /// (50 ms of a 10,000-like push); one by one only when some do not read, and those as none.
+    /// Each photo's URLs (kept as a JSON object) read as one array: one parse, not a decoder's per photo;
+    /// one by one only when some do not read, and those as none.
     static func urls(_ texts: [String?]) -> [[String: String]] {
         let objects = texts.map { $0 ?? "{}" }
         if let all = try? OutboxPayload.decodeAll([String: String].self, from: objects) { return all }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Account
 import Foundation
+import GRDB
 import HTTP
 import Library
 import Shared
@@ -35,7 +36,7 @@ struct OriginalsPusher: OutboxPusher {
         payload.path.hasPrefix("/") ? payload.path : dataDirectory + "/" + payload.path
     }
 
-    func read(_ batch: [OutboxEntry]) -> [OutboxReading<OriginalUploads.Payload>] {
+    func read(_ batch: [OutboxEntry], db: Database) -> [OutboxReading<OriginalUploads.Payload>] {
         readEach(batch, decode: OriginalUploads.decodePayload) { payload, op in
             var info = stat()
             guard stat(file(payload), &info) == 0 else {

@@ -1,10 +1,12 @@
 import Account
+import GRDB
 import Store
 
 /// Sends one entity's ops to the server. PushEngine owns the when (ordering, batching, backoff,
 /// refusals); a pusher owns the how for its entity.
 ///
-/// A batch is read once (`read`): what it holds is checked there and handed to `push` as read, so a
+/// A batch is read once (`read`), in the transaction that takes it from the outbox: what it holds is
+/// checked there and handed to `push` as read, also to each half of a batch the server refused, so a
 /// push of 10,000 likes does not parse their payloads twice (it did: 80 ms each time, issue 19).
 protocol OutboxPusher: Sendable {
     /// An op read and checked: what `push` sends.
@@ -17,8 +19,9 @@ protocol OutboxPusher: Sendable {
     var noun: String { get }
     /// Each op of the batch, in order: ready to send, or why it cannot succeed whatever the network
     /// does (this version cannot read it, the file it uploads is gone), in words a person can act on.
-    /// Such an op is rejected and shown, never retried forever, nor dropped in silence.
-    func read(_ batch: [OutboxEntry]) -> [OutboxReading<Ready>]
+    /// Such an op is rejected and shown, never retried forever, nor dropped in silence. `db` is the
+    /// transaction that took the batch; an error thrown leaves the batch in the outbox.
+    func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<Ready>]
     /// Sends what `read` made ready; idempotent, so a resend after a crash is harmless.
     func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError)
 }

@@ -171,38 +171,7 @@ public final class PushEngine: Service, Sendable {
     private func drain(accountId: String, pusher: any OutboxPusher) async -> Report {
         var report = Report()
         while !Task.isCancelled {
-            let now = Date()
-            let round = await gate.run { () -> (batch: Int, report: Report, keepGoing: Bool) in
-                let batch: [OutboxEntry]
-                let dropped: Int
-                do {
-                    (batch, dropped) = try self.store.write { db in
-                        let dropped = try OutboxStore.dropSuperseded(db, accountId: accountId)
-                        let due = Self.prefix(
-                            try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize),
-                            bytes: self.configuration.batchBytes)
-                        try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
-                        return (due, dropped)
-                    }
-                } catch {
-                    self.logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
-                    return (0, Report(), false)
-                }
-                if dropped > 0 {
-                    self.logger.info("dropped \(dropped) queued changes that later ones replace", metadata: [
-                        "splashd_op": "push", "splashd_count": "\(dropped)",
-                    ])
-                }
-                if batch.isEmpty {
-                    if dropped > 0 { self.outboxChanged() }
-                    return (0, Report(), false)
-                }
-                self.outboxChanged()
-                var roundReport = Report()
-                let keepGoing = await self.send(batch, pusher: pusher, accountId: accountId, report: &roundReport)
-                self.outboxChanged()
-                return (batch.count, roundReport, keepGoing)
-            }
+            let round = await gate.run { await self.round(accountId: accountId, pusher: pusher) }
             progressed.signal()
             report.pushed += round.report.pushed
             report.rejected += round.report.rejected
@@ -210,6 +179,41 @@ public final class PushEngine: Service, Sendable {
             if round.batch == 0 || !round.keepGoing { break }
         }
         return report
+    }
+
+    /// One batch: taken from the outbox and read by its pusher in one transaction, then sent.
+    private func round<Pusher: OutboxPusher>(accountId: String, pusher: Pusher) async -> (batch: Int, report: Report, keepGoing: Bool) {
+        let now = Date()
+        let batch: [OutboxEntry]
+        let readings: [OutboxReading<Pusher.Ready>]
+        let dropped: Int
+        do {
+            (batch, readings, dropped) = try self.store.write { db in
+                let dropped = try OutboxStore.dropSuperseded(db, accountId: accountId)
+                let due = Self.prefix(
+                    try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize),
+                    bytes: self.configuration.batchBytes)
+                try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
+                return (due, try pusher.read(due, db: db), dropped)
+            }
+        } catch {
+            self.logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
+            return (0, Report(), false)
+        }
+        if dropped > 0 {
+            self.logger.info("dropped \(dropped) queued changes that later ones replace", metadata: [
+                "splashd_op": "push", "splashd_count": "\(dropped)",
+            ])
+        }
+        if batch.isEmpty {
+            if dropped > 0 { self.outboxChanged() }
+            return (0, Report(), false)
+        }
+        self.outboxChanged()
+        var report = Report()
+        let keepGoing = await self.send(batch, readings: readings, pusher: pusher, accountId: accountId, report: &report)
+        self.outboxChanged()
+        return (batch.count, report, keepGoing)
     }
 
     /// The longest run of `ops` from the first whose payloads come to at most `bytes`; never empty when
@@ -223,17 +227,16 @@ public final class PushEngine: Service, Sendable {
         return ops
     }
 
-    /// Sends one batch and records the outcome of every op in it. Returns false when the engine
-    /// should stop for now (a transient failure, or no session).
+    /// Sends one batch as its pusher read it and records the outcome of every op in it. Returns false
+    /// when the engine should stop for now (a transient failure, or no session).
     private func send<Pusher: OutboxPusher>(
-        _ whole: [OutboxEntry], pusher: Pusher, accountId: String, report: inout Report
+        _ whole: [OutboxEntry], readings: [OutboxReading<Pusher.Ready>], pusher: Pusher, accountId: String, report: inout Report
     ) async -> Bool {
-        let started = ContinuousClock.now
         // An op that cannot succeed whatever the network does (unreadable by this version, its file
         // gone) is refused here with its reason, kept and shown, never retried forever.
         var batch: [OutboxEntry] = []
         var ready: [Pusher.Ready] = []
-        for (op, reading) in zip(whole, pusher.read(whole)) {
+        for (op, reading) in zip(whole, readings) {
             switch reading {
             case .ready(let value):
                 batch.append(op)
@@ -244,6 +247,13 @@ public final class PushEngine: Service, Sendable {
             }
         }
         if batch.isEmpty { return true }
+        return await push(batch, ready, pusher: pusher, accountId: accountId, report: &report)
+    }
+
+    private func push<Pusher: OutboxPusher>(
+        _ batch: [OutboxEntry], _ ready: [Pusher.Ready], pusher: Pusher, accountId: String, report: inout Report
+    ) async -> Bool {
+        let started = ContinuousClock.now
         do throws(AccountFailure) {
             try await session.authorized { [ready] token throws(BackendError) in
                 try await pusher.push(ready, token: token, accountId: accountId)
@@ -257,12 +267,12 @@ public final class PushEngine: Service, Sendable {
             ])
             return true
         } catch {
-            return await handle(error, batch: batch, pusher: pusher, accountId: accountId, report: &report)
+            return await handle(error, batch: batch, ready: ready, pusher: pusher, accountId: accountId, report: &report)
         }
     }
 
-    private func handle(
-        _ failure: AccountFailure, batch: [OutboxEntry], pusher: some OutboxPusher, accountId: String, report: inout Report
+    private func handle<Pusher: OutboxPusher>(
+        _ failure: AccountFailure, batch: [OutboxEntry], ready: [Pusher.Ready], pusher: Pusher, accountId: String, report: inout Report
     ) async -> Bool {
         switch failure {
         case .notSignedIn:
@@ -286,11 +296,12 @@ public final class PushEngine: Service, Sendable {
             // that cannot go; the rest go through.
             if batch.count > 1 {
                 finish(batch, .retry(after: 0, reason: "splitting a refused batch"))
+                // Each half goes as it was read: nothing is read twice.
                 let half = batch.count / 2
-                let first = Array(batch[..<half]), second = Array(batch[half...])
-                for part in [first, second] {
+                for range in [0..<half, half..<batch.count] {
+                    let part = Array(batch[range])
                     guard (try? store.write({ db in try OutboxStore.markInFlight(db, part.compactMap(\.seq), now: Date()) })) != nil else { return false }
-                    if !(await send(part, pusher: pusher, accountId: accountId, report: &report)) { return false }
+                    if !(await push(part, Array(ready[range]), pusher: pusher, accountId: accountId, report: &report)) { return false }
                 }
                 return true
             }
