@@ -21,7 +21,7 @@ struct LikesPusher: OutboxPusher {
         return batch.map { op in
             switch op.seq.flatMap({ readings[$0] }) {
             case .rows(let rows): .ready(rows)
-            case .unreadable(let problem): .unsendable("this version of splashd cannot read the queued change: \(problem)")
+            case .unreadable(let problem): .unreadable(problem)
             // Not in the outbox, though taken from it in this transaction: nothing is left to send.
             case nil: .unsendable("the queued change is no longer in the outbox")
             }

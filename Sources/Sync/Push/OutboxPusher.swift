@@ -31,6 +31,12 @@ enum OutboxReading<Ready: Sendable>: Sendable {
     case ready(Ready)
     /// It cannot succeed whatever the network does: why.
     case unsendable(String)
+
+    /// A payload this version of splashd cannot read (written by another version, or damaged): `detail`
+    /// says what is wrong with it.
+    static func unreadable(_ detail: String) -> Self {
+        .unsendable("this version of splashd cannot read the queued change: \(detail)")
+    }
 }
 
 extension OutboxPusher {
@@ -45,7 +51,7 @@ extension OutboxPusher {
             do {
                 ready = try decode(op.payload)
             } catch {
-                return .unsendable("this version of splashd cannot read the queued change: \(error)")
+                return .unreadable("\(error)")
             }
             return problem(ready, op).map { .unsendable($0) } ?? .ready(ready)
         }

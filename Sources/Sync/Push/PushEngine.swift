@@ -188,7 +188,7 @@ public final class PushEngine: Service, Sendable {
         let readings: [OutboxReading<Pusher.Ready>]
         let dropped: Int
         do {
-            (batch, readings, dropped) = try self.store.write { db in
+            (batch, readings, dropped) = try store.write { db in
                 let dropped = try OutboxStore.dropSuperseded(db, accountId: accountId)
                 let due = Self.prefix(
                     try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize),
@@ -197,22 +197,22 @@ public final class PushEngine: Service, Sendable {
                 return (due, try pusher.read(due, db: db), dropped)
             }
         } catch {
-            self.logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
+            logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
             return (0, Report(), false)
         }
         if dropped > 0 {
-            self.logger.info("dropped \(dropped) queued changes that later ones replace", metadata: [
+            logger.info("dropped \(dropped) queued changes that later ones replace", metadata: [
                 "splashd_op": "push", "splashd_count": "\(dropped)",
             ])
         }
         if batch.isEmpty {
-            if dropped > 0 { self.outboxChanged() }
+            if dropped > 0 { outboxChanged() }
             return (0, Report(), false)
         }
-        self.outboxChanged()
+        outboxChanged()
         var report = Report()
-        let keepGoing = await self.send(batch, readings: readings, pusher: pusher, accountId: accountId, report: &report)
-        self.outboxChanged()
+        let keepGoing = await send(batch, readings: readings, pusher: pusher, accountId: accountId, report: &report)
+        outboxChanged()
         return (batch.count, report, keepGoing)
     }
 
