@@ -44,7 +44,7 @@ extension OutboxPusher {
     /// is one this version of splashd cannot read), then `problem` asked why what it read cannot be
     /// sent (nil: it can).
     func readEach(
-        _ batch: [OutboxEntry], decode: (String) throws -> Ready, problem: (Ready, OutboxEntry) -> String? = { _, _ in nil }
+        _ batch: [OutboxEntry], decode: (String) throws -> Ready, problem: (Ready, OutboxEntry) -> String?
     ) -> [OutboxReading<Ready>] {
         batch.map { op in
             let ready: Ready
