@@ -161,18 +161,62 @@ import TestSupport
     }
 
     /// A text match and the edited photos name their rows, so they drive: the photos are looked up by
-    /// rowid or id, never walked through an index of the dismissed state (nearly every photo).
+    /// rowid or id, never walked through an index of the dismissed state (nearly every photo). A text
+    /// match alone is counted without reading a photo: the full-text index's count, less the dismissed
+    /// photos it names, found from their own partial index.
     @Test func aTextMatchAndTheEditedPhotosDriveTheirQueries() throws {
-        for (request, lookup) in [
-            (PhotosListRequest(text: "blue", explain: true), "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)"),
-            (PhotosListRequest(color: "blue", text: "blue", sort: .createdDescending, explain: true), "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)"),
-            (PhotosListRequest(edited: true, explain: true), "SEARCH p USING INDEX sqlite_autoindex_photos_1 (id=?)"),
+        let byRowid = "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)", dismissedOnly = "SEARCH p USING COVERING INDEX photos_dismissed"
+        for (request, lookups) in [
+            (PhotosListRequest(text: "blue", explain: true), [byRowid, dismissedOnly]),
+            (PhotosListRequest(dismissed: true, text: "blue", explain: true), [byRowid, dismissedOnly]),
+            (PhotosListRequest(color: "blue", text: "blue", sort: .createdDescending, explain: true), [byRowid, byRowid]),
+            (PhotosListRequest(edited: true, explain: true), Array(repeating: "SEARCH p USING INDEX sqlite_autoindex_photos_1 (id=?)", count: 2)),
         ] {
-            for statement in try #require(try library.list(request, accountId: "").statements) {
-                let plan = statement.plan.map { $0.trimmingCharacters(in: .whitespaces) }
-                #expect(plan.contains { $0.hasPrefix(lookup) }, "\(request): \(plan)")
+            let plans = try #require(try library.list(request, accountId: "").statements).map { $0.plan.map { $0.trimmingCharacters(in: .whitespaces) } }
+            #expect(plans.count == lookups.count, "\(request)")
+            for lookup in lookups { #expect(plans.contains { $0.contains { $0.hasPrefix(lookup) } }, "\(request): \(plans)") }
+            #expect(!plans.joined().contains("SEARCH p USING INDEX photos_shown_fetched (dismissed_at=?)"), "\(request): \(plans)")
+        }
+    }
+
+    /// A text match alone whose photos are spread along the sort is walked from the sort key's index, a
+    /// bounded stretch of it, each photo tested against the match; one clustered past the bound (photos
+    /// fetched long ago, newest first) fills no page there and is looked up instead. Either way the page
+    /// is the plain query's, through ties at the bound, photos with no creation time, and dismissed ones.
+    @Test func aTextMatchIsWalkedAlongItsSortWhereThatPays() throws {
+        try library.upsert((0..<400).map { n in
+            var photo = PhotoFixtures.photo(
+                "w\(n)", title: [n % 5 == 0 ? "spread" : "other", n < 40 ? "far" : "near"].joined(separator: " "),
+                created: TimeInterval(1_000 - n / 3), fetched: TimeInterval(100 + n / 4), dismissed: n % 50 == 5)
+            if n % 7 == 0 { photo.createdAt = nil }
+            return photo
+        })
+        let walk = ["fetched_at": "SEARCH p USING INDEX photos_shown_fetched (dismissed_at=? AND fetched_at>?)",
+                    "created_at": "SEARCH p USING INDEX photos_shown_created (dismissed_at=? AND created_at>?)"]
+        let walkDown = walk.mapValues { $0.replacingOccurrences(of: ">?)", with: "<?)") }
+        var walked = 0, lookedUp = 0
+        for text in ["spread", "far", "near"] {
+            for sort in [PhotosListRequest.Sort.fetchedDescending, .fetchedAscending, .createdDescending, .createdAscending] {
+                let all = try reference(PhotosListRequest(text: text, sort: sort))
+                for (limit, offset) in [(5, 0), (5, 3), (10, 20), (50, 0), (1, all.count - 1), (5, all.count)] {
+                    let request = PhotosListRequest(text: text, sort: sort, limit: limit, offset: offset, explain: true)
+                    let got = try library.list(request, accountId: "")
+                    #expect(got.photos.map(\.id) == Array(all.dropFirst(offset).prefix(limit)), "\(request)")
+                    #expect(got.total == all.count, "\(request)")
+                    let plans = try #require(got.statements).map { $0.plan.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") }
+                    let key = sort == .fetchedAscending || sort == .fetchedDescending ? "fetched_at" : "created_at"
+                    let descending = sort == .fetchedDescending || sort == .createdDescending
+                    let walkedPlan = plans.firstIndex { $0.contains((descending ? walk : walkDown)[key]!) }
+                    let lookedUpPlan = plans.lastIndex { $0.contains("SEARCH p USING INTEGER PRIMARY KEY (rowid=?)") && !$0.contains("photos_dismissed") }
+                    if let walkedPlan, lookedUpPlan == nil || lookedUpPlan! < walkedPlan { walked += 1 } else { lookedUp += 1 }
+                    if text == "spread", limit == 5, offset == 0 { #expect(walkedPlan != nil && lookedUpPlan == nil, "\(request): \(plans)") }
+                    if text == "far", limit == 5, offset == 0, sort == .fetchedDescending {
+                        #expect(walkedPlan != nil && lookedUpPlan! > walkedPlan!, "tried, then looked up: \(request): \(plans)")
+                    }
+                }
             }
         }
+        #expect(walked > 10 && lookedUp > 10, "walked \(walked), looked up \(lookedUp)")
     }
 
     /// A like carries its photo's colour and dismissed state (SchemaV4's triggers): they stay equal to

@@ -11,6 +11,11 @@ struct PhotoFilters: Hashable, Sendable {
     /// The FTS5 query the text became (`PhotoQuery.ftsMatch`).
     var match: String?
 
+    /// Every shown photo.
+    init() {
+        dismissed = false
+    }
+
     init(_ request: PhotosListRequest) {
         liked = request.liked
         edited = request.edited
@@ -21,5 +26,8 @@ struct PhotoFilters: Hashable, Sendable {
     }
 
     /// Whether anything but the dismissed state narrows the photos.
-    var narrows: Bool { liked != nil || edited != nil || source != nil || color != nil || match != nil }
+    var narrows: Bool { narrowsBesidesText || match != nil }
+
+    /// Whether anything but the dismissed state and the text narrows the photos.
+    var narrowsBesidesText: Bool { liked != nil || edited != nil || source != nil || color != nil }
 }

@@ -36,6 +36,10 @@ public struct PhotoQuery: Sendable {
         // it): that order is the likes' index, where a photo's own times mean reading every liked photo.
         let sort = request.sort ?? (filters.liked == true ? .likedDescending : .fetchedDescending)
         guard sort == .likedAscending || sort == .likedDescending, filters.liked != true else {
+            if filters.match != nil, !filters.narrowsBesidesText, !filters.dismissed, let (key, descending) = Self.photoKey(sort),
+               let walked = try run.walkedPage(filters, key: key, descending: descending, order: Self.order(sort), limit: limit, offset: offset) {
+                return walked
+            }
             return try run.page(filters, order: Self.order(sort), limit: limit, offset: offset)
         }
         // Photos not liked have no like time: they come after the liked ones, by id.
@@ -48,6 +52,17 @@ public struct PhotoQuery: Sendable {
         let head = offset < likedCount ? try run.page(liked, order: Self.order(sort), limit: limit, offset: offset) : []
         guard head.count < limit else { return head }
         return head + (try run.page(unliked, order: "p.id", limit: limit - head.count, offset: max(0, offset - likedCount)))
+    }
+
+    /// The photo's own column a sort walks, with its direction; nil for the like time.
+    private static func photoKey(_ sort: PhotosListRequest.Sort) -> (String, Bool)? {
+        switch sort {
+        case .createdAscending: ("created_at", false)
+        case .createdDescending: ("created_at", true)
+        case .fetchedAscending: ("fetched_at", false)
+        case .fetchedDescending: ("fetched_at", true)
+        case .likedAscending, .likedDescending: nil
+        }
     }
 
     private static func order(_ sort: PhotosListRequest.Sort) -> String {

@@ -22,6 +22,44 @@ struct PhotoQueryRun {
         return try rows("\(PhotoQuery.summaryColumns)\n\(from)\nORDER BY \(order)\nLIMIT ? OFFSET ?", arguments + [limit, offset])
     }
 
+    /// A page of a text match alone, walked in `key`'s order from the photos' index of the shown ones, each
+    /// photo tested against the match, instead of every matching photo looked up and sorted: at 1,000,000
+    /// photos and 10,870 matches, 50 rows came after ~4,600 index entries (~0.1 µs each) where the
+    /// lookups took ~2 µs a match. nil when the walk does not pay or did not fill the page; the caller
+    /// then asks `page`.
+    ///
+    /// The walk is bounded so that a match clustered far along the order (photos fetched long ago) costs
+    /// at most a fraction of the lookups: it covers the first `budget` shown photos, twice the entries
+    /// the page needs were the matches spread evenly, found as the key of the budget's last entry. Every
+    /// photo past that key sorts after every photo up to it (whatever their ids), so a full page from
+    /// within the bound is the page. Photos with no key sort last either way and are outside a bound.
+    mutating func walkedPage(_ filters: PhotoFilters, key: String, descending: Bool, order: String, limit: Int, offset: Int) throws -> [Row]? {
+        precondition(filters.match != nil && !filters.narrowsBesidesText && !filters.dismissed)
+        let matches = try count(filters)
+        let wanted = offset + limit
+        guard matches >= wanted, limit > 0 else { return nil }
+        let shown = try count(PhotoFilters())
+        let budget = 2 * ((wanted * shown + matches - 1) / matches)
+        guard budget <= Self.walkedEntriesPerLookup * matches else { return nil }
+        let bound = try rows("""
+            SELECT p.\(key) FROM photos p WHERE p.dismissed_at IS NULL AND p.\(key) IS NOT NULL
+            ORDER BY p.\(key) \(descending ? "DESC" : "ASC") LIMIT 1 OFFSET ?
+            """, [budget - 1]).first?[0] as DatabaseValue?
+        var (from, arguments) = photosFrom(filters, joinLikes: true, walked: true)
+        if let bound {
+            from += " AND p.\(key) \(descending ? ">=" : "<=") ?"
+            arguments.append(bound)
+        }
+        let page = try rows("\(PhotoQuery.summaryColumns)\n\(from)\nORDER BY \(order)\nLIMIT ? OFFSET ?", arguments + [limit, offset])
+        // Unbounded (every shown photo is within the budget), the walk is the whole filter: any page is right.
+        return bound == nil || page.count == limit ? page : nil
+    }
+
+    /// How many index entries a walk may cover for each matching photo it saves looking up: measured
+    /// ~20 to 1, kept at 4 so that a walk that finds too little costs a fifth of the lookups it tried
+    /// to save.
+    private static let walkedEntriesPerLookup = 4
+
     /// How many photos match `filters`.
     mutating func count(_ filters: PhotoFilters) throws -> Int {
         if let known = counted[filters] { return known }
@@ -36,6 +74,9 @@ struct PhotoQueryRun {
                 ? "SELECT value FROM counters WHERE name = 'dismissed'"
                 : "SELECT (SELECT value FROM counters WHERE name = 'photos') - (SELECT value FROM counters WHERE name = 'dismissed')", [])
                 .first?[0] ?? 0
+        } else if let match = filters.match, !filters.narrowsBesidesText {
+            total = try rows(filters.dismissed ? "SELECT \(Self.dismissedMatches)" : "SELECT \(Self.matches) - \(Self.dismissedMatches)",
+                             filters.dismissed ? [match] : [match, match]).first?[0] ?? 0
         } else {
             let (from, arguments) = filters.liked == true ? likedFrom(filters, joinPhotos: false) : photosFrom(filters, joinLikes: false)
             total = try rows("SELECT count(*)\n\(from)", arguments).first?[0] ?? 0
@@ -43,6 +84,15 @@ struct PhotoQueryRun {
         counted[filters] = total
         return total
     }
+
+    /// A text match alone is counted in the full-text index, less the dismissed photos it names (walked
+    /// from their partial index, so the match is only read again when some photo is dismissed): reading
+    /// each matching photo's row for its dismissed state was half the request at 1,000,000 photos
+    /// (10,870 matches: 26 ms against 4).
+    private static let matches = "(SELECT count(*) FROM photos_fts WHERE photos_fts MATCH ?)"
+    private static let dismissedMatches = """
+        (SELECT count(*) FROM photos p WHERE p.dismissed_at IS NOT NULL AND +p.rowid IN (SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?))
+        """
 
     /// Liked photos: the likes' index gives the account, the photo's dismissed state and colour, and the
     /// like order; a count joins the photo only for what a like does not carry.
@@ -59,8 +109,8 @@ struct PhotoQueryRun {
     }
 
     /// Photos by their own indexes; the like joined for its time (a page) or its absence (not liked).
-    private func photosFrom(_ filters: PhotoFilters, joinLikes: Bool) -> (String, [any DatabaseValueConvertible]) {
-        var (clauses, arguments) = photoFilters(filters, withColour: true, withDismissed: true)
+    private func photosFrom(_ filters: PhotoFilters, joinLikes: Bool, walked: Bool = false) -> (String, [any DatabaseValueConvertible]) {
+        var (clauses, arguments) = photoFilters(filters, withColour: true, withDismissed: true, walked: walked)
         var from = "FROM photos p"
         if joinLikes || filters.liked == false {
             from += "\nLEFT JOIN likes l ON l.photo_id = p.id AND l.account_id = ? AND l.deleted_at IS NULL"
@@ -70,13 +120,15 @@ struct PhotoQueryRun {
         return (from + "\nWHERE " + clauses.joined(separator: " AND "), arguments)
     }
 
-    private func photoFilters(_ filters: PhotoFilters, withColour: Bool, withDismissed: Bool) -> ([String], [any DatabaseValueConvertible]) {
+    /// `walked`: the sort key's index drives (`walkedPage`), the match is only tested, never looked up from.
+    private func photoFilters(_ filters: PhotoFilters, withColour: Bool, withDismissed: Bool, walked: Bool = false)
+        -> ([String], [any DatabaseValueConvertible]) {
         var clauses: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         // A text match or the edited photos name their rows: let them drive. A unary `+` keeps SQLite from
         // walking an index of the other columns instead (`dismissed_at IS NULL` ranges over nearly every
         // photo, yet looks to the planner like a narrow equality): 44 ms against 1 at 100,000 photos.
-        let column = filters.match != nil || filters.edited == true ? "+p." : "p."
+        let column = !walked && (filters.match != nil || filters.edited == true) ? "+p." : "p."
         if withDismissed { clauses.append(column + (filters.dismissed ? "dismissed_at IS NOT NULL" : "dismissed_at IS NULL")) }
         if let source = filters.source {
             clauses.append(column + "source = ?")
@@ -90,7 +142,7 @@ struct PhotoQueryRun {
             clauses.append("p.id \(edited ? "IN" : "NOT IN") (SELECT e.photo_id FROM edits e WHERE e.deleted_at IS NULL)")
         }
         if let match = filters.match {
-            clauses.append("p.rowid IN (SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?)")
+            clauses.append((walked ? "+" : "") + "p.rowid IN (SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?)")
             arguments.append(match)
         }
         return (clauses, arguments)
