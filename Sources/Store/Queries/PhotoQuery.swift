@@ -9,8 +9,10 @@ import Shared
 /// from the likes' own indexes, which carry the photo's colour and dismissed state; any other list from
 /// the photos' indexes. A count never reads the whole table: with no filter but the dismissed state it
 /// is the kept counters; a negative filter ("not liked", "not edited") is the count without it less
-/// the count with it. A sort by like time over photos not all liked is the liked ones in like order,
-/// then the rest by id, paged across the two.
+/// the count with it; a text match alone is the full-text index's count less its dismissed photos. A
+/// page of a text match alone walks the sort key's index where the matches are dense enough for that to
+/// cost less than looking each one up (`PhotoQueryRun.walkedPage`). A sort by like time over photos not
+/// all liked is the liked ones in like order, then the rest by id, paged across the two.
 public struct PhotoQuery: Sendable {
     public var request: PhotosListRequest
     /// Whose likes count as "liked" ('' for likes made signed out).
