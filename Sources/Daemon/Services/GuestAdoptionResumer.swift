@@ -1,5 +1,5 @@
-import Dispatch
 import ServiceLifecycle
+import Support
 
 /// Goes on, once, with an adoption of the guest's likes and edits that a crash cut short (`GuestRows`
 /// records it). A Service of its own so that the start does not wait for it: 10,000 likes left to move
@@ -12,11 +12,6 @@ struct GuestAdoptionResumer: Service {
 
     func run() async throws {
         guard let accountId else { return }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global(qos: .utility).async {
-                _ = guests.resume(for: accountId)
-                done.resume()
-            }
-        }
+        _ = await blockingWork { guests.resume(for: accountId) }
     }
 }

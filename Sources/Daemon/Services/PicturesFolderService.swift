@@ -69,7 +69,7 @@ final class PicturesFolderService: Service, Sendable {
                 while !Task.isCancelled { await self.wakeup.wait(until: nil) }
                 return
             }
-            _ = self.reconcile(reason: "start")
+            _ = await blockingWork { self.reconcile(reason: "start") }
             while !Task.isCancelled {
                 await self.wakeup.wait(until: nil)
                 if Task.isCancelled { return }
@@ -79,7 +79,7 @@ final class PicturesFolderService: Service, Sendable {
                     await self.wakeup.wait(until: until)
                 }
                 self.downloads?.wentAhead()
-                _ = self.reconcile(reason: "change")
+                _ = await blockingWork { self.reconcile(reason: "change") }
             }
         }
     }
