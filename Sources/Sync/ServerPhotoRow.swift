@@ -1,5 +1,5 @@
-/// A row of the server's `photos` table: the metadata a like carries so that other devices can show
-/// the photo. Pushed with the like, pulled with it on the other side.
+/// A row of the server's `photos` table: the metadata a like or an edit carries so that other devices
+/// can show the photo. Pulled with the like or the edit; pushed as the store builds it (`PhotoPushRow`).
 struct ServerPhotoRow: Codable {
     var photo_id: String
     var title: String?

@@ -34,21 +34,6 @@ import TestSupport
         #expect(throws: DecodingError.self) { try OutboxPayload.decode(LikeActions.Payload.self, from: bad) }
     }
 
-    /// A push batch is read as one array: the same values as one by one, and no way for a payload to
-    /// pass for several ops or for a bad one to pass at all.
-    @Test func aBatchReadsAsOneArrayAndOnlyWhenEveryPayloadReads() throws {
-        let payloads = (0..<50).map { n in
-            let deleted = n % 3 == 0 ? #","deletedAt":"2026-11-24T03:15:00.125Z""# : ""
-            return #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:p\#(n)","wasNew":\#(n % 2 == 0)\#(deleted)}"#
-        }
-        let all = try OutboxPayload.decodeAll(LikeActions.Payload.self, from: payloads)
-        #expect(all == (try payloads.map { try OutboxPayload.decode(LikeActions.Payload.self, from: $0) }))
-        #expect(throws: (any Error).self) { try OutboxPayload.decodeAll(LikeActions.Payload.self, from: payloads + ["{"]) }
-        let two = payloads[0] + "," + payloads[1]
-        #expect(throws: (any Error).self) { try OutboxPayload.decodeAll(LikeActions.Payload.self, from: [two, payloads[2]] + [payloads[3]]) }
-        #expect(try OutboxPayload.decodeAll(LikeActions.Payload.self, from: []).isEmpty)
-    }
-
     /// An outbox row reads back as it was written, every column (it is read column by column, not
     /// through Codable, and the writes still go through Codable).
     @Test func anOutboxRowReadsBackAsWritten() throws {

@@ -81,6 +81,9 @@ import TestSupport
             let photo = try #require(try await a.seedCatalogue(count: 1).first)
             let edit = try await a.client.send(EditsCreateRequest(id: photo.id, filters: [FilterStep(filter: "noir")]))
             _ = try await a.syncUntilDrained()
+            // The edit took its photo to the server, as a like does (PhotoPushRow): B learns of it from there.
+            let photoRows = try await devstack.serviceRead("photos?select=title,urls&photo_id=eq.\(photo.id)")
+            #expect(photoRows.count == 1 && (photoRows.first?["urls"] as? [String: Any])?.isEmpty == false, "\(photoRows)")
 
             // Device B: the same account, its own state. Its pull brings the edit, the rendering from
             // Storage and (through the image queue) the original.

@@ -173,41 +173,50 @@ import TestSupport
         }
     }
 
-    /// The store's row for a like's photo is the one `ServerPhotoRow` makes for an edit's: same keys,
-    /// same values, nulls written out; URLs that do not read as an object go as none.
-    @Test func aLikesPhotoRowIsTheServersPhotoRow() throws {
+    /// A photo goes to the server as one row whichever op carries it, a like or an edit (`PhotoPushRow`),
+    /// and that row is `ServerPhotoRow`'s, the pull's reading of the server's photos: same keys, same
+    /// values, nulls written out; URLs that do not read as an object go as none.
+    @Test func aPhotosRowIsTheSameFromALikeAndAnEditAndIsTheServersRow() throws {
         let urls = #"{"regular":"https://images.example/a.jpg","thumb":"https://images.example/a.jpg?w=200"}"#
         let photos = [
             ##"{"authorName":"Åsa","color":"#2C5A8C","height":3000,"title":"A \"lake\" \\ at night\u0001","urls":"##
                 + String(decoding: try JSONEncoder().encode(urls), as: UTF8.self) + #","width":4000}"#,
             #"{"urls":"not json"}"#,
+            #"{"urls":"[\"a\"]"}"#,
             "{}",
         ]
         for photoJSON in photos {
-            let payload = #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":"# + photoJSON + #","photoId":"unsplash:a","wasNew":true}"#
-            let photo = try OutboxPayload.decode(LikeActions.Payload.self, from: payload).photo!
-            let op = try store.write { db in
-                try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: payload).inserted(db)
+            let likePayload = #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":"# + photoJSON + #","photoId":"unsplash:a","wasNew":true}"#
+            let photo = try OutboxPayload.decode(LikeActions.Payload.self, from: likePayload).photo!
+            let editPayload = #"{"createdAt":"2026-11-24T03:14:58.500Z","editId":"e1","path":"edits/e1.jpg","photo":"# + photoJSON
+                + #","photoId":"unsplash:a","pipeline":[],"wasNew":true}"#
+            #expect(try OutboxPayload.decode(EditActions.Payload.self, from: editPayload).photo == photo, "an edit's payload, as written")
+            let (like, edit) = try store.write { db in
+                (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: likePayload).inserted(db),
+                 try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e1", op: "upload", payload: editPayload).inserted(db))
             }
-            let readings = try store.read { db in try LikePushRows.fetch(db, seqs: [op.seq!]) }
-            guard case .rows(let rows) = readings[op.seq!], let built = rows.photo else { Issue.record("no photo row: \(readings)"); return }
+            let (likeRows, editRows) = try store.read { db in
+                (try LikePushRows.fetch(db, seqs: [like.seq!]), try PhotoPushRow.fetch(db, seqs: [edit.seq!, like.seq!]))
+            }
+            guard case .rows(let rows) = likeRows[like.seq!], let built = rows.photo else { Issue.record("no photo row: \(likeRows)"); return }
+            #expect(editRows[edit.seq!] == built, "an edit's photo goes as a like's")
+            #expect(editRows[like.seq!] == built)
             let expected = ServerPhotoRow(
                 photo_id: "unsplash:a", title: photo.title, description: photo.description, author_name: photo.authorName,
                 author_url: photo.authorUrl, color: photo.color, width: photo.width, height: photo.height,
-                urls: LikesPusher.urls([photo.urls])[0])
+                urls: photo.urls.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:])
             let swift = try JSONSerialization.jsonObject(with: JSONEncoder().encode(expected)) as? NSDictionary
             let sql = try JSONSerialization.jsonObject(with: Data(built.utf8)) as? NSDictionary
             #expect(swift != nil && swift == sql, "\(built)")
+            try store.write { db in _ = try db.execute(sql: "DELETE FROM outbox") }
         }
-    }
-
-    /// Photos' URLs are read as one array; one that does not read is none, and the others stay.
-    @Test func photosURLsReadTogetherAndABadOneIsNone() {
-        let good = #"{"regular":"https://images.example/a.jpg"}"#
-        #expect(LikesPusher.urls([good, nil]) == [["regular": "https://images.example/a.jpg"], [:]])
-        #expect(LikesPusher.urls([good, "not json", #"{"a":"b"},{"c":"d"}"#, good]) == [
-            ["regular": "https://images.example/a.jpg"], [:], [:], ["regular": "https://images.example/a.jpg"],
-        ])
+        // An op with no photo, or whose payload does not read, has no photo row.
+        let (bare, broken) = try store.write { db in
+            (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:b", op: "like",
+                             payload: #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:b","wasNew":true}"#).inserted(db),
+             try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e2", op: "upload", payload: #"{"photo":{"width":"wide"}"#).inserted(db))
+        }
+        #expect(try store.read { db in try PhotoPushRow.fetch(db, seqs: [bare.seq!, broken.seq!]) }.isEmpty)
     }
 
     /// A push batch is cut by its payloads' bytes as well as by count; one op over the budget still goes.

@@ -35,11 +35,7 @@ public enum LikePushRows {
                   THEN 'its like time is not a date'
                 WHEN json_type(payload, '$.deletedAt') = 'text' AND julianday(json_extract(payload, '$.deletedAt')) IS NULL
                   OR json_type(payload, '$.deletedAt') NOT IN ('text', 'null') THEN 'its unlike time is not a date'
-                WHEN json_type(payload, '$.photo') NOT IN ('object', 'null') THEN 'its photo is not an object'
-                WHEN EXISTS (SELECT 1 FROM json_each(payload, '$.photo') f WHERE
-                               f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
-                               OR f.key IN ('title', 'description', 'authorName', 'authorUrl', 'color', 'urls') AND f.type NOT IN ('text', 'null'))
-                  THEN 'its photo has a field of the wrong type'
+                \(PhotoPushRow.problems("payload"))
               END AS problem
               FROM outbox WHERE seq IN (\(OutboxStore.placeholders(seqs.count)))
             )
@@ -48,18 +44,7 @@ public enum LikePushRows {
                 'photo_id', json_extract(p, '$.photoId'),
                 'liked_at', json_extract(p, '$.likedAt'),
                 'deleted_at', json_extract(p, '$.deletedAt')) END AS "like",
-              CASE WHEN problem IS NULL AND json_type(p, '$.photo') = 'object' THEN json_object(
-                'photo_id', json_extract(p, '$.photoId'),
-                'title', json_extract(p, '$.photo.title'),
-                'description', json_extract(p, '$.photo.description'),
-                'author_name', json_extract(p, '$.photo.authorName'),
-                'author_url', json_extract(p, '$.photo.authorUrl'),
-                'color', json_extract(p, '$.photo.color'),
-                'width', json_extract(p, '$.photo.width'),
-                'height', json_extract(p, '$.photo.height'),
-                -- kept as a JSON object's text; one that does not read as an object goes as none
-                'urls', CASE WHEN json_valid(json_extract(p, '$.photo.urls')) AND json_type(json_extract(p, '$.photo.urls')) = 'object'
-                             THEN json(json_extract(p, '$.photo.urls')) ELSE json_object() END) END AS photo
+              CASE WHEN problem IS NULL THEN \(PhotoPushRow.row("p")) END AS photo
             FROM checked
             """, arguments: StatementArguments(seqs))
         while let row = try rows.next() {

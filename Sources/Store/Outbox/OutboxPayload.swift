@@ -20,24 +20,6 @@ public enum OutboxPayload {
         try decoder().decode(type, from: Data(json.utf8))
     }
 
-    /// A batch of payloads of one type, read as one JSON array by one decoder: a push batch of 500 ops
-    /// paid a decoder's setup and a parse per op. Throws if any of them does not read (`decode`, one by
-    /// one, finds which); a payload that is more than one value cannot pass for several ops.
-    public static func decodeAll<T: Decodable>(_ type: T.Type, from jsons: [String]) throws -> [T] {
-        var array = "["
-        array.reserveCapacity(jsons.reduce(2) { $0 + $1.utf8.count + 1 })
-        for (index, json) in jsons.enumerated() {
-            if index > 0 { array += "," }
-            array += json
-        }
-        array += "]"
-        let values = try decoder().decode([T].self, from: Data(array.utf8))
-        guard values.count == jsons.count else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(jsons.count) payloads read as \(values.count) values"))
-        }
-        return values
-    }
-
     private static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

@@ -48,8 +48,19 @@ struct EditsPusher: OutboxPusher {
         enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, deleted_at }
     }
 
-    func read(_ batch: [OutboxEntry], db: Database) -> [OutboxReading<EditActions.Payload>] {
-        readEach(batch, decode: EditActions.decodePayload) { payload, op in
+    /// An edit op read: its payload, and its photo's row for the server when it carries the photo
+    /// (`PhotoPushRow`, as a like's photo goes).
+    struct Ready: Sendable {
+        var payload: EditActions.Payload
+        var photo: String?
+    }
+
+    func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<Ready>] {
+        let photos = try PhotoPushRow.fetch(db, seqs: batch.compactMap(\.seq))
+        return readEach(batch, decode: { op in
+            Ready(payload: try EditActions.decodePayload(op.payload), photo: op.seq.flatMap { photos[$0] })
+        }) { ready, op in
+            let payload = ready.payload
             guard payload.deletedAt == nil else { return nil }
             guard let path = payload.path else { return "edit \(payload.editId) has no rendered file to upload" }
             guard access(dataDirectory + "/" + path, R_OK) == 0 else {
@@ -66,8 +77,9 @@ struct EditsPusher: OutboxPusher {
         "\(accountId)/\(editId).jpg"
     }
 
-    func push(_ batch: [EditActions.Payload], token: String, accountId: String) async throws(BackendError) {
-        for payload in batch {
+    func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError) {
+        for ready in batch {
+            let payload = ready.payload
             let name = Self.objectName(accountId: accountId, editId: payload.editId)
             let row = EditRow(
                 id: payload.editId, photo_id: payload.photoId, pipeline: payload.pipeline, storage_path: name,
@@ -75,9 +87,7 @@ struct EditsPusher: OutboxPusher {
             if payload.deletedAt == nil {
                 try await upload(payload, name: name, token: token)
                 CrashPoint.editUploaded.reach()
-                if let photo = payload.photo {
-                    try await LikesPusher(backend: backend, batchSize: 1).upsertPhotos([(payload.photoId, photo)], token: token)
-                }
+                if let photo = ready.photo { try await LikesPusher.upsertPhotos([photo], backend: backend, token: token) }
                 let kept = try await upsert(row, token: token)
                 if kept.deletedAt != nil {
                     try await deleteObject(name, token: token)

@@ -34,9 +34,7 @@ struct LikesPusher: OutboxPusher {
         // the first the server hears of a photo (a like and its unlike made before either was sent),
         // and a device that pulls the tombstone and later a like again needs the photo's URLs.
         let photos = batch.compactMap(\.photo)
-        if !photos.isEmpty {
-            _ = try await backend.send("POST", "/rest/v1/photos", query: Self.conflict, body: Self.array(photos), bearer: token, headers: Self.upsert)
-        }
+        if !photos.isEmpty { try await Self.upsertPhotos(photos, backend: backend, token: token) }
         _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: Self.array(batch.map(\.like)), bearer: token, headers: Self.upsert)
     }
 
@@ -56,35 +54,9 @@ struct LikesPusher: OutboxPusher {
     static let upsert = [("Prefer", "resolution=merge-duplicates,return=minimal")]
     static let conflict = [("on_conflict", "user_id,photo_id")]
 
-    /// A photo's metadata from an op that is not a like (an edit's), so that other devices can show it.
-    /// The same row as `LikePushRows` builds for a like's photo.
-    func upsertPhotos(_ photos: [(id: String, metadata: LikeActions.PhotoMetadata?)], token: String) async throws(BackendError) {
-        let urls = Self.urls(photos.map { $0.metadata?.urls })
-        let rows = zip(photos, urls).map { entry, urls in
-            let (id, photo) = entry
-            return ServerPhotoRow(
-                photo_id: id, title: photo?.title, description: photo?.description,
-                author_name: photo?.authorName, author_url: photo?.authorUrl, color: photo?.color,
-                width: photo?.width, height: photo?.height, urls: urls)
-        }
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(rows))
-        } catch {
-            throw .local("cannot encode the photos: \(error)")
-        }
-        _ = try await backend.send("POST", "/rest/v1/photos", query: Self.conflict, body: body, bearer: token, headers: Self.upsert)
-    }
-}
-
-extension LikesPusher {
-    /// Each photo's URLs (kept as a JSON object) read as one array: one parse, not a decoder's per photo;
-    /// one by one only when some do not read, and those as none.
-    static func urls(_ texts: [String?]) -> [[String: String]] {
-        let objects = texts.map { $0 ?? "{}" }
-        if let all = try? OutboxPayload.decodeAll([String: String].self, from: objects) { return all }
-        let decoder = JSONDecoder()
-        return objects.map { (try? decoder.decode([String: String].self, from: Data($0.utf8))) ?? [:] }
+    /// Photos' rows (`PhotoPushRow`) as one upsert: a batch of likes' photos, or an edit's photo.
+    static func upsertPhotos(_ rows: [String], backend: SupabaseBackend, token: String) async throws(BackendError) {
+        _ = try await backend.send("POST", "/rest/v1/photos", query: conflict, body: array(rows), bearer: token, headers: upsert)
     }
 }
 

@@ -37,7 +37,7 @@ struct OriginalsPusher: OutboxPusher {
     }
 
     func read(_ batch: [OutboxEntry], db: Database) -> [OutboxReading<OriginalUploads.Payload>] {
-        readEach(batch, decode: OriginalUploads.decodePayload) { payload, op in
+        readEach(batch, decode: { try OriginalUploads.decodePayload($0.payload) }) { payload, op in
             var info = stat()
             guard stat(file(payload), &info) == 0 else {
                 return "the original of \(payload.photoId) is no longer at \(file(payload)) (\(String(cString: strerror(errno)))); "

@@ -40,16 +40,16 @@ enum OutboxReading<Ready: Sendable>: Sendable {
 }
 
 extension OutboxPusher {
-    /// Each op of the batch read on its own: its payload decoded by `decode` (one that does not decode
-    /// is one this version of splashd cannot read), then `problem` asked why what it read cannot be
-    /// sent (nil: it can).
+    /// Each op of the batch read on its own: the op decoded by `decode` (one whose payload does not
+    /// decode is one this version of splashd cannot read), then `problem` asked why what it read cannot
+    /// be sent (nil: it can).
     func readEach(
-        _ batch: [OutboxEntry], decode: (String) throws -> Ready, problem: (Ready, OutboxEntry) -> String?
+        _ batch: [OutboxEntry], decode: (OutboxEntry) throws -> Ready, problem: (Ready, OutboxEntry) -> String?
     ) -> [OutboxReading<Ready>] {
         batch.map { op in
             let ready: Ready
             do {
-                ready = try decode(op.payload)
+                ready = try decode(op)
             } catch {
                 return .unreadable("\(error)")
             }

@@ -1,0 +1,52 @@
+import GRDB
+
+/// The photo a queued like or edit carries — its payload's `photo` object (LikeActions.PhotoMetadata) —
+/// as the server's `photos` row (supabase/migrations; the keys `ServerPhotoRow` reads back), built by
+/// SQLite's JSON functions. One builder for both kinds of op, so that a photo reaches the server as the
+/// same row whichever brought it: its URLs, kept as a JSON object's text, go as that object, or as none
+/// when they do not read as one.
+public enum PhotoPushRow {
+    /// Why the payload `p` (SQL naming a JSON object) cannot give a photo row, as CASE branches giving
+    /// the words; none applies to a payload with a good photo or with none.
+    static func problems(_ p: String) -> String {
+        """
+        WHEN json_type(\(p), '$.photo') NOT IN ('object', 'null') THEN 'its photo is not an object'
+        WHEN EXISTS (SELECT 1 FROM json_each(\(p), '$.photo') f WHERE
+                       f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
+                       OR f.key IN ('title', 'description', 'authorName', 'authorUrl', 'color', 'urls') AND f.type NOT IN ('text', 'null'))
+          THEN 'its photo has a field of the wrong type'
+        """
+    }
+
+    /// The row of the payload `p`'s photo as a JSON object's text; NULL when it carries none.
+    static func row(_ p: String) -> String {
+        """
+        CASE WHEN json_type(\(p), '$.photo') = 'object' THEN json_object(
+          'photo_id', json_extract(\(p), '$.photoId'),
+          'title', json_extract(\(p), '$.photo.title'),
+          'description', json_extract(\(p), '$.photo.description'),
+          'author_name', json_extract(\(p), '$.photo.authorName'),
+          'author_url', json_extract(\(p), '$.photo.authorUrl'),
+          'color', json_extract(\(p), '$.photo.color'),
+          'width', json_extract(\(p), '$.photo.width'),
+          'height', json_extract(\(p), '$.photo.height'),
+          'urls', CASE WHEN json_valid(json_extract(\(p), '$.photo.urls')) AND json_type(json_extract(\(p), '$.photo.urls')) = 'object'
+                       THEN json(json_extract(\(p), '$.photo.urls')) ELSE json_object() END) END
+        """
+    }
+
+    /// The photo rows of the outbox's ops `seqs`, by seq; absent for an op that carries no photo, that
+    /// is not in the outbox, or whose payload does not read (its pusher refuses that op on its own).
+    public static func fetch(_ db: Database, seqs: [Int64]) throws -> [Int64: String] {
+        var rows: [Int64: String] = [:]
+        let cursor = try Row.fetchCursor(db, sql: """
+            SELECT seq, CASE WHEN json_valid(payload) AND json_type(payload) = 'object' AND (CASE \(problems("payload")) END) IS NULL
+                             THEN \(row("payload")) END
+            FROM outbox WHERE seq IN (\(OutboxStore.placeholders(seqs.count)))
+            """, arguments: StatementArguments(seqs))
+        while let found = try cursor.next() {
+            if let photo: String = found[1] { rows[found[0]] = photo }
+        }
+        return rows
+    }
+}
