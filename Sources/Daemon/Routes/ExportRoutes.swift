@@ -8,7 +8,7 @@ enum ExportRoutes {
             guard let picturesFolder else {
                 throw RPCError(.conflict, .noPicturesFolder)
             }
-            return try picturesFolder.export(check: request.check == true)
+            return try await picturesFolder.export(check: request.check == true)
         }
     }
 }

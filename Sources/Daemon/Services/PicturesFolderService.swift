@@ -84,8 +84,12 @@ final class PicturesFolderService: Service, Sendable {
         }
     }
 
-    /// `library.export`: compares (`check`) or rebuilds, now.
-    func export(check: Bool) throws -> LibraryExportResult {
+    /// `library.export`: compares (`check`) or rebuilds, now, on a thread of its own (`blockingWork`).
+    func export(check: Bool) async throws -> LibraryExportResult {
+        try await blockingWork { Result { try self.exportNow(check: check) } }.get()
+    }
+
+    private func exportNow(check: Bool) throws -> LibraryExportResult {
         guard enabled else {
             throw RPCError(.conflict, .picturesExportOff(folder: folder.folder))
         }
