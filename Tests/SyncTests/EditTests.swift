@@ -82,7 +82,9 @@ import TestSupport
             let edit = try await a.client.send(EditsCreateRequest(id: photo.id, filters: [FilterStep(filter: "noir")]))
             _ = try await a.syncUntilDrained()
             // The edit took its photo to the server, as a like does (PhotoPushRow): B learns of it from there.
-            let photoRows = try await devstack.serviceRead("photos?select=title,urls&photo_id=eq.\(photo.id)")
+            // (Other suites on the same devstack push the same catalogue photos for their own users.)
+            let userId = try await a.userId()
+            let photoRows = try await devstack.serviceRead("photos?select=title,urls&photo_id=eq.\(photo.id)&user_id=eq.\(userId)")
             #expect(photoRows.count == 1 && (photoRows.first?["urls"] as? [String: Any])?.isEmpty == false, "\(photoRows)")
 
             // Device B: the same account, its own state. Its pull brings the edit, the rendering from
@@ -104,7 +106,6 @@ import TestSupport
             #expect(removal.changed && removal.queued)
             #expect(!FileManager.default.fileExists(atPath: try #require(edit.path)))
             _ = try await a.syncUntilDrained()
-            let userId = try await a.userId()
             let rows = try await devstack.serviceRead("edits?select=deleted_at&id=eq.\(edit.editId)")
             #expect(rows.count == 1 && !(rows.first?["deleted_at"] is NSNull))
             let token = try await devstack.userToken(email: a.account, password: Splashd.password)
