@@ -30,4 +30,8 @@ struct PhotoFilters: Hashable, Sendable {
 
     /// Whether anything but the dismissed state and the text narrows the photos.
     var narrowsBesidesText: Bool { liked != nil || edited != nil || source != nil || color != nil }
+
+    /// A text match and nothing else but the dismissed state: counted in the full-text index, and paged
+    /// by walking a sort key's index where that pays (`PhotoQueryRun`).
+    var isTextAlone: Bool { match != nil && !narrowsBesidesText }
 }

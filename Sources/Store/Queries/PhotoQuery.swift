@@ -38,7 +38,7 @@ public struct PhotoQuery: Sendable {
         // it): that order is the likes' index, where a photo's own times mean reading every liked photo.
         let sort = request.sort ?? (filters.liked == true ? .likedDescending : .fetchedDescending)
         guard sort == .likedAscending || sort == .likedDescending, filters.liked != true else {
-            if filters.match != nil, !filters.narrowsBesidesText, !filters.dismissed, let (key, descending) = Self.photoKey(sort),
+            if let (key, descending) = Self.photoKey(sort),
                let walked = try run.walkedPage(filters, key: key, descending: descending, order: Self.order(sort), limit: limit, offset: offset) {
                 return walked
             }

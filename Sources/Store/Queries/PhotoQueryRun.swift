@@ -25,8 +25,8 @@ struct PhotoQueryRun {
     /// A page of a text match alone, walked in `key`'s order from the photos' index of the shown ones, each
     /// photo tested against the match, instead of every matching photo looked up and sorted: at 1,000,000
     /// photos and 10,870 matches, 50 rows came after ~4,600 index entries (~0.1 µs each) where the
-    /// lookups took ~2 µs a match. nil when the walk does not pay or did not fill the page; the caller
-    /// then asks `page`.
+    /// lookups took ~2 µs a match. nil for any other filter than a text match alone over shown photos,
+    /// and when the walk does not pay or did not fill the page; the caller then asks `page`.
     ///
     /// The walk is bounded so that a match clustered far along the order (photos fetched long ago) costs
     /// at most a fraction of the lookups: it covers the first `budget` shown photos, twice the entries
@@ -34,7 +34,7 @@ struct PhotoQueryRun {
     /// photo past that key sorts after every photo up to it (whatever their ids), so a full page from
     /// within the bound is the page. Photos with no key sort last either way and are outside a bound.
     mutating func walkedPage(_ filters: PhotoFilters, key: String, descending: Bool, order: String, limit: Int, offset: Int) throws -> [Row]? {
-        precondition(filters.match != nil && !filters.narrowsBesidesText && !filters.dismissed)
+        guard filters.isTextAlone, !filters.dismissed else { return nil }
         let matches = try count(filters)
         let wanted = offset + limit
         guard matches >= wanted, limit > 0 else { return nil }
@@ -74,7 +74,7 @@ struct PhotoQueryRun {
                 ? "SELECT value FROM counters WHERE name = 'dismissed'"
                 : "SELECT (SELECT value FROM counters WHERE name = 'photos') - (SELECT value FROM counters WHERE name = 'dismissed')", [])
                 .first?[0] ?? 0
-        } else if let match = filters.match, !filters.narrowsBesidesText {
+        } else if filters.isTextAlone, let match = filters.match {
             total = try rows(filters.dismissed ? "SELECT \(Self.dismissedMatches)" : "SELECT \(Self.matches) - \(Self.dismissedMatches)",
                              filters.dismissed ? [match] : [match, match]).first?[0] ?? 0
         } else {
@@ -90,9 +90,9 @@ struct PhotoQueryRun {
     /// each matching photo's row for its dismissed state was half the request at 1,000,000 photos
     /// (10,870 matches: 26 ms against 4).
     private static let matches = "(SELECT count(*) FROM photos_fts WHERE photos_fts MATCH ?)"
-    private static let dismissedMatches = """
-        (SELECT count(*) FROM photos p WHERE p.dismissed_at IS NOT NULL AND +p.rowid IN (SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?))
-        """
+    private static let dismissedMatches = "(SELECT count(*) FROM photos p WHERE p.dismissed_at IS NOT NULL AND +p.rowid IN \(matchedRowids))"
+    /// The rowids of the photos the text matches (its one argument: `PhotoQuery.ftsMatch`).
+    private static let matchedRowids = "(SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?)"
 
     /// Liked photos: the likes' index gives the account, the photo's dismissed state and colour, and the
     /// like order; a count joins the photo only for what a like does not carry.
@@ -142,7 +142,7 @@ struct PhotoQueryRun {
             clauses.append("p.id \(edited ? "IN" : "NOT IN") (SELECT e.photo_id FROM edits e WHERE e.deleted_at IS NULL)")
         }
         if let match = filters.match {
-            clauses.append((walked ? "+" : "") + "p.rowid IN (SELECT rowid FROM photos_fts WHERE photos_fts MATCH ?)")
+            clauses.append((walked ? "+" : "") + "p.rowid IN \(Self.matchedRowids)")
             arguments.append(match)
         }
         return (clauses, arguments)
