@@ -26,7 +26,11 @@ def run(ctx):
     os.makedirs(redis_dir, exist_ok=True)
     redis = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", redis_dir + "/r.sock", "--save", "", "--appendonly", "no",
                               "--dir", redis_dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Swift's runtime alone: a program that ran one task and waits (bench/tools/swiftidle.swift), what any
+    # Swift process on Linux costs idle before it does anything of its own.
+    swift_idle = subprocess.Popen([os.path.join(ctx.work, "swiftidle")], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
+        swift_idle.stdout.readline()  # "ready": its task ran
         # The window measures a daemon at rest: it opens once the daemon has been up 30 s (past its start's
         # delayed work, such as the duplicate scanner's look for unhashed files 10 s after the start) and its
         # CPU time moved at most 10 ms over 2 s (nothing has talked to it since the scenario before).
@@ -36,8 +40,9 @@ def run(ctx):
         w0, st0 = drain_notify(d), d.notify_counts["STATUS"]
         h0 = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0)
         s0, r0, th0 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
-        cpu, wake, rwake, rcpu = [], [], [], []
-        prev, rprev, tprev = s0, r0, th0
+        i0, ith0 = proc_stat(swift_idle.pid), threads(swift_idle.pid)
+        cpu, wake, rwake, rcpu, icpu, iwake = [], [], [], [], [], []
+        prev, rprev, tprev, iprev, itprev = s0, r0, th0, i0, ith0
         watchdog = 0
         for _ in range(parts):
             time.sleep(window / parts)
@@ -48,11 +53,16 @@ def run(ctx):
             wake.append(sum(sw - tprev.get(tid, (name, 0))[1] for tid, (name, sw) in tcur.items()))
             rcpu.append((rcur[0] - rprev[0]) * 1000)
             rwake.append(rcur[3] - rprev[3])
-            prev, rprev, tprev = cur, rcur, tcur
+            icur, itcur = proc_stat(swift_idle.pid), threads(swift_idle.pid)
+            icpu.append((icur[0] - iprev[0]) * 1000)
+            iwake.append(sum(sw - itprev.get(tid, (name, 0))[1] for tid, (name, sw) in itcur.items()))
+            prev, rprev, tprev, iprev, itprev = cur, rcur, tcur, icur, itcur
         watchdog = drain_notify(d) - w0
         heartbeats = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0) - h0
         status_lines = d.notify_counts["STATUS"] - st0
         s1, r1, th1 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
+        i1 = proc_stat(swift_idle.pid)
+        runtime_cpu_ms = (i1[0] - i0[0]) * 1000
         per_thread = collections.Counter()
         for tid, (name, sw) in th1.items():
             per_thread[f"{name}"] += sw - th0.get(tid, (name, 0))[1]
@@ -129,7 +139,10 @@ def run(ctx):
                         "RSS at end": summary([rss_mb], "MB"), "peak RSS (VmHWM, whole life)": summary([s1[2] / 2**20], "MB")},
             "anchors": {"redis-server, idle (hz 10)": {
                 f"CPU per {window // parts} s": summary(rcpu, "ms"), f"context switches per {window // parts} s": summary(rwake, "switches"),
-                "RSS at end": summary([r1[1] / 2**20], "MB"), "peak RSS (VmHWM, whole life)": summary([r1[2] / 2**20], "MB")}},
+                "RSS at end": summary([r1[1] / 2**20], "MB"), "peak RSS (VmHWM, whole life)": summary([r1[2] / 2**20], "MB")},
+                "Swift's runtime alone (a program that ran one task and waits)": {
+                f"CPU per {window // parts} s": summary(icpu, "ms"), f"context switches per {window // parts} s": summary(iwake, "switches"),
+                "RSS at end": summary([i1[1] / 2**20], "MB"), "peak RSS (VmHWM, whole life)": summary([i1[2] / 2**20], "MB")}},
             "verdict": [
                 {"target": "RSS ≤ 25 MB", "value": f"{rss_mb:.1f} MB", "met": rss_mb <= 25},
                 {"target": f"CPU ≤ 50 ms over 5 min (scaled: {50 * window / 300:.1f} ms over {window} s)",
@@ -166,6 +179,27 @@ def run(ctx):
                       "itself runs (pings, heartbeats) is mapped again, 64 KiB around each page it touches, and the "
                       "executable's writable segment (its .data, and .rodata, which this static link places beside it) keeps "
                       "its clean pages: letting go of a writable private mapping would lose any page written meanwhile.",
+                      f"Of the CPU time, Swift's runtime on Linux takes its share whatever the daemon does: the anchor that "
+                      f"ran one task and waits (bench/tools/swiftidle.swift, built with swiftc -O -static-stdlib) used "
+                      f"{runtime_cpu_ms:.0f} ms over the same {window} s (libdispatch's pool monitor, a timer on its manager "
+                      f"thread every second once any task has run; no setting turns it off), the daemon {total_cpu_ms:.0f} ms "
+                      f"in all. CPU time is read from /proc/PID/stat, in 10 ms ticks.",
+                      "What the idle events map again (measured at 32e8be2 on this scenario's daemon, by hand: perf record -e "
+                      "page-faults -d after calling CleanMappedPages.release() in it through gdb): the daemon's file pages fell "
+                      "from 25.7 to 14.5 MB and were back at 25.7 MB 22 s later: in 40 s the pings and heartbeats faulted "
+                      "in 177 places of the executable's 27 MB of code (the Swift runtime, the standard library, "
+                      "Foundation's JSON coders, GRDB, NIO, the daemon's own), and the kernel maps 64 KiB around each "
+                      "(fault-around, a system-wide setting that no madvise changes): 10 MB of code stays resident for a "
+                      "few hundred kilobytes run. The remedy is code layout: the idle path's functions placed together at "
+                      "link time (function sections and a section-ordering file); not done.",
+                      "Why the executable's writable segment keeps 4.5 MB of clean pages: Swift's objects emit small "
+                      "writable input sections named .rodata (flags \"aw\"), and the linker (gold) merges every .rodata "
+                      "into one output section with the union of their flags, so the 38 MB of constant data (Unicode and "
+                      "ICU tables among it) lands in the writable segment, which CleanMappedPages must not unmap "
+                      "(a page written meanwhile would be lost). madvise(MADV_PAGEOUT) reclaims those pages safely "
+                      "(measured: 4.5 MB → 68 kB, 1.1 MB read again by the idle events), but the kernel pages out a "
+                      "file's pages only for a process that could write the file (mm/madvise.c, can_do_file_pageout): "
+                      "not a daemon running as its user from a root-owned /usr/bin/splashd, so it is not used.",
                       "A wake-up is counted as a context switch of any daemon thread (each blocking wait that returns is one); "
                       "the watchdog's own cost is a few switches per ping (timer, task, sendmsg)."]}
         log(f"s5: rss {rss_mb:.1f} MB, cpu {total_cpu_ms:.0f} ms, switches {total_wake}, watchdog {watchdog}")
@@ -173,3 +207,5 @@ def run(ctx):
     finally:
         redis.terminate()
         redis.wait()
+        swift_idle.kill()
+        swift_idle.wait()
