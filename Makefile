@@ -78,23 +78,26 @@ MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
 
 # Release binaries with the Swift runtime linked in (--static-swift-stdlib): they need only Debian's
 # own libraries, so the .deb runs on a machine without a Swift toolchain. One product at a time (the
-# test support target is not part of a release).
+# test support target is not part of a release). With scripts/release-flags: every function in a section
+# of its own, and those an idle daemon runs laid out together.
 release: setup
-	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashd $(SWIFT_BUILD_FLAGS)
-	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashctl $(SWIFT_BUILD_FLAGS)
+	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashd $$(scripts/release-flags) $(SWIFT_BUILD_FLAGS)
+	swift build -c release --scratch-path .build-release --static-swift-stdlib --product splashctl $$(scripts/release-flags) $(SWIFT_BUILD_FLAGS)
 
 # Man pages for splashd and every splashctl command, from their --help (swift-argument-parser's
 # generate-manual plugin). splashctl's help follows the locale (English or Brazilian Portuguese), and
 # these pages go to man1, so they are made in English whatever the builder's locale (LC_ALL wins).
 man: setup
-	LC_ALL=C.UTF-8 swift package --scratch-path .build-release --allow-writing-to-package-directory generate-manual \
+	LC_ALL=C.UTF-8 swift package --scratch-path .build-release $$(scripts/release-flags) --allow-writing-to-package-directory generate-manual \
 		--configuration release --multi-page --authors "the splashd authors"
 
 # Release binaries, the units (user and system), man pages, and bash/zsh/fish completions for splashctl
 # (their descriptions in English, as the man pages).
 # `man` before `release`: the manual plugin builds the executables in the same scratch directory without
 # --static-swift-stdlib, and `release` then links them again with the runtime inside (integration/deb/run caught a
-# package whose binaries wanted libswiftCore.so).
+# package whose binaries wanted libswiftCore.so). The manual's build takes the release flags too: the compiler
+# keeps an object file whose code is unchanged (.swift_modhash) even when the flags that lay it out differ,
+# so objects built without function sections would stay without them.
 install: man release
 	install -d $(BINDIR) $(COMPLETIONS_BASH) $(COMPLETIONS_ZSH) $(COMPLETIONS_FISH) $(USER_UNITS) $(SYSTEM_UNITS) $(MAN1)
 	install -m 0755 $(RELEASE)/splashd $(RELEASE)/splashctl $(BINDIR)/
