@@ -27,6 +27,20 @@ def idle_path_layout():
     return len(listed), len(spans), best[0], (best[2] - best[1]) / 1024
 
 
+def switches_between(before, after):
+    """Context switches of the threads alive at `after` since `before` (two `threads()` readings), per thread:
+    a thread that ended took its count out of /proc with it, and the sum over the threads alive then would
+    drop (seen: -45,413 when a busy pool thread was let go)."""
+    return sum(sw - before.get(tid, (name, 0))[1] for tid, (name, sw) in after.items())
+
+
+def window_figures(cpu, wake, last, seconds):
+    """A process's row (the daemon's, an anchor's): CPU and context switches per part of the window, RSS
+    and peak RSS at its end (`last`, a `proc_stat()` reading)."""
+    return {f"CPU per {seconds} s": summary(cpu, "ms"), f"context switches per {seconds} s": summary(wake, "switches"),
+            "RSS at end": summary([last[1] / 2**20], "MB"), "peak RSS (VmHWM, whole life)": summary([last[2] / 2**20], "MB")}
+
+
 def drain_notify(d):
     return d.notify_counts["WATCHDOG=1"]
 
@@ -61,14 +75,12 @@ def run(ctx):
             time.sleep(window / parts)
             cur, rcur, tcur = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
             cpu.append((cur[0] - prev[0]) * 1000)
-            # per thread: a thread that ended took its count out of /proc with it, and the sum over the
-            # threads alive then would drop (seen: -45,413 when a busy pool thread was let go)
-            wake.append(sum(sw - tprev.get(tid, (name, 0))[1] for tid, (name, sw) in tcur.items()))
+            wake.append(switches_between(tprev, tcur))
             rcpu.append((rcur[0] - rprev[0]) * 1000)
             rwake.append(rcur[3] - rprev[3])
             icur, itcur = proc_stat(swift_idle.pid), threads(swift_idle.pid)
             icpu.append((icur[0] - iprev[0]) * 1000)
-            iwake.append(sum(sw - itprev.get(tid, (name, 0))[1] for tid, (name, sw) in itcur.items()))
+            iwake.append(switches_between(itprev, itcur))
             prev, rprev, tprev, iprev, itprev = cur, rcur, tcur, icur, itcur
         watchdog = drain_notify(d) - w0
         heartbeats = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0) - h0
@@ -148,14 +160,9 @@ def run(ctx):
         exits = [b for b, n in zip(bursts, names) if n <= pool and not (len({t for _, t, _ in b}) == 1 and n <= monitor)]
         wakes = len(bursts) - len(ticks) - len(exits)
         res = {
-            "splashd": {f"CPU per {window // parts} s": summary(cpu, "ms"), f"context switches per {window // parts} s": summary(wake, "switches"),
-                        "RSS at end": summary([rss_mb], "MB"), "peak RSS (VmHWM, whole life)": summary([s1[2] / 2**20], "MB")},
-            "anchors": {"redis-server, idle (hz 10)": {
-                f"CPU per {window // parts} s": summary(rcpu, "ms"), f"context switches per {window // parts} s": summary(rwake, "switches"),
-                "RSS at end": summary([r1[1] / 2**20], "MB"), "peak RSS (VmHWM, whole life)": summary([r1[2] / 2**20], "MB")},
-                "Swift's runtime alone (a program that ran one task and waits)": {
-                f"CPU per {window // parts} s": summary(icpu, "ms"), f"context switches per {window // parts} s": summary(iwake, "switches"),
-                "RSS at end": summary([i1[1] / 2**20], "MB"), "peak RSS (VmHWM, whole life)": summary([i1[2] / 2**20], "MB")}},
+            "splashd": window_figures(cpu, wake, s1, window // parts),
+            "anchors": {"redis-server, idle (hz 10)": window_figures(rcpu, rwake, r1, window // parts),
+                        "Swift's runtime alone (a program that ran one task and waits)": window_figures(icpu, iwake, i1, window // parts)},
             "verdict": [
                 {"target": "RSS ≤ 25 MB", "value": f"{rss_mb:.1f} MB", "met": rss_mb <= 25},
                 {"target": f"CPU ≤ 50 ms over 5 min (scaled: {50 * window / 300:.1f} ms over {window} s)",
