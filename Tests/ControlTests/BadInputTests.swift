@@ -52,6 +52,9 @@ import TestSupport
         Case("unknown enum value", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"source":"flickr"}}"#, -32602, "invalid_input"),
         Case("huge number", #"{"jsonrpc":"2.0","id":1,"method":"photos.list","params":{"limit":1e999}}"#, -32602, "invalid_input"),
         Case("required param missing", #"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":{}}"#, -32602, "invalid_input"),
+        // Without a `params` member a method's params are those of `{}` (decoded once, Router.AbsentParams).
+        Case("params absent, one required", #"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe"}"#, -32602, "invalid_input"),
+        Case("params null, one required", #"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":null}"#, -32602, "invalid_input"),
         Case("unknown subscription", #"{"jsonrpc":"2.0","id":1,"method":"events.unsubscribe","params":{"subscription":99}}"#, -32003, "not_found"),
         Case("invalid UTF-8", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], -32700, "parse_error", nullID: true),
         Case("a NUL byte", Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"daemon.ping"}"#.utf8), -32700, "parse_error", nullID: true),

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOPosix
 import Shared
+import Synchronization
 import SplashClient
 import Testing
 import TestSupport
@@ -81,6 +82,31 @@ import TestSupport
             let refused = try await second.exchange(Self.line(1, "daemon.ping"))
             #expect(refused?.errorKind == "busy", "\(String(describing: refused))")
             #expect(try await second.read() == nil, "closed after the refusal")
+        }
+    }
+
+    /// An immediate answer is put together from the result's kept JSON (`Router.registerImmediate`):
+    /// byte for byte what the encoder makes of the whole response, for every kind of id, and never a
+    /// stale result when the state it reads has changed.
+    @Test func anImmediateAnswerIsTheEncodersBytesAndFollowsTheState() throws {
+        let status = Mutex(DaemonStatus.example)
+        var router = Router(logger: Logger(label: "test"))
+        router.registerImmediate(StatusRequest.self) { _ in status.withLock { $0 } }
+        let ids: [(json: String, id: RPCID?)] = [
+            ("null", nil), ("0", .number(0)), ("-9223372036854775808", .number(.min)),
+            (#""a\"b/\\c\u0001é😀""#, .string("a\"b/\\c\u{1}é😀")),
+        ]
+        let states: [(inout DaemonStatus) -> Void] = [
+            { _ in }, { $0.library.photos += 1 }, { _ in }, { $0.library.photos -= 1 }, { $0.lastSyncAt = Date(timeIntervalSince1970: 1_800_000_000) },
+        ]
+        for change in states {
+            let expected = status.withLock { change(&$0); return $0 }
+            for (json, id) in ids {
+                let line = Data(#"{"jsonrpc":"2.0","id":\#(json),"method":"daemon.status"}"#.utf8)
+                let answer = try #require(router.answerImmediately(line: line, parsed: router.parse(line: line)) ?? nil)
+                let encoded = try JSONCoding.encoder().encode(ResponseEnvelope(id: id, result: expected))
+                #expect(String(decoding: answer, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+            }
         }
     }
 }

@@ -21,6 +21,8 @@ public final class DaemonState: Sendable {
     public let directories: Directories
     private let values = Mutex(Values())
     private let startedUptime = ContinuousClock.now
+    /// Read once: glibc does not cache `getpid`, and `daemon.status` is answered many thousand times a second under load.
+    private let pid = getpid()
 
     public init(bus: EventBus, directories: Directories, startedAt: Date = Date()) {
         self.bus = bus
@@ -63,12 +65,15 @@ public final class DaemonState: Sendable {
     }
 
     /// The full status, as `daemon.status` answers and a subscription's snapshot carries.
+    ///
+    /// Uptime is to the millisecond: finer says nothing to anyone, and within a millisecond the status
+    /// of an unchanged daemon is the same value, whose JSON the router keeps (`Router.registerImmediate`).
     public func status() -> DaemonStatus {
         let v = current
         let uptime = startedUptime.duration(to: .now)
         return DaemonStatus(
-            version: SplashVersion.current, pid: getpid(), startedAt: startedAt,
-            uptimeSeconds: uptime.timeInterval,
+            version: SplashVersion.current, pid: pid, startedAt: startedAt,
+            uptimeSeconds: (uptime.timeInterval * 1000).rounded(.down) / 1000,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
             lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services)
     }

@@ -9,8 +9,11 @@ public struct RequestHead: Decodable, Sendable {
     public var hasID: Bool
     /// The `id` member is present but neither a string, an integer nor null.
     public var idIsInvalid: Bool
+    /// Whether the message had a `params` member. Without one, a method's params are those of `{}`,
+    /// which the router decodes once per method instead of once per request.
+    public var hasParams: Bool
 
-    enum CodingKeys: String, CodingKey { case jsonrpc, id, method }
+    enum CodingKeys: String, CodingKey { case jsonrpc, id, method, params }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -19,6 +22,7 @@ public struct RequestHead: Decodable, Sendable {
         id = try? container.decodeIfPresent(RPCID.self, forKey: .id)
         idIsInvalid = hasID && id == nil && ((try? container.decodeNil(forKey: .id)) != true)
         method = try? container.decodeIfPresent(String.self, forKey: .method)
+        hasParams = container.contains(.params)
     }
 }
 
