@@ -66,14 +66,16 @@ public final class DaemonState: Sendable {
 
     /// The full status, as `daemon.status` answers and a subscription's snapshot carries.
     ///
-    /// Uptime is to the millisecond: finer says nothing to anyone, and within a millisecond the status
-    /// of an unchanged daemon is the same value, whose JSON the router keeps (`Router.registerImmediate`).
+    /// Uptime is to the hundredth of a second, as the kernel counts a process's times: finer says
+    /// nothing to anyone, and within that time the status of an unchanged daemon is the same value, whose
+    /// JSON the router keeps (`Router.registerImmediate`). At the millisecond, encoding again on every
+    /// change of it was still 8 % of the daemon's CPU under 32 clients (perf).
     public func status() -> DaemonStatus {
         let v = current
         let uptime = startedUptime.duration(to: .now)
         return DaemonStatus(
             version: SplashVersion.current, pid: pid, startedAt: startedAt,
-            uptimeSeconds: (uptime.timeInterval * 1000).rounded(.down) / 1000,
+            uptimeSeconds: (uptime.timeInterval * 100).rounded(.down) / 100,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
             lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services)
     }
