@@ -15,7 +15,8 @@ public final class PhotoLibrary: Sendable {
         self.store = store
     }
 
-    public func list(_ request: PhotosListRequest, accountId: String) throws -> PhotosListResult {
+    /// A page of the library, already in the wire's JSON (`PhotoQuery.fetch`); `decoded()` reads it back.
+    public func list(_ request: PhotosListRequest, accountId: String) throws -> EncodedResult<PhotosListResult> {
         let query = PhotoQuery(request, accountId: accountId)
         return try store.read { db in try query.fetch(db) }
     }

@@ -109,7 +109,7 @@ import TestSupport
                 var paged = request
                 paged.limit = limit
                 paged.offset = offset
-                let got = try library.list(paged, accountId: "")
+                let got = try library.list(paged, accountId: "").decoded()
                 #expect(got.photos.map(\.id) == Array(all.dropFirst(offset).prefix(limit)), "\(paged)")
                 #expect(got.total == all.count, "\(paged)")
             }
@@ -133,7 +133,7 @@ import TestSupport
         for request in Self.requests {
             var explained = request
             explained.explain = true
-            let statements = try #require(try library.list(explained, accountId: "").statements)
+            let statements = try #require(try library.list(explained, accountId: "").decoded().statements)
             #expect(!statements.isEmpty)
             for statement in statements {
                 plans += 1
@@ -144,7 +144,7 @@ import TestSupport
     }
 
     @Test func theLikedAndColourListIsOneRangeOfTheLikesIndex() throws {
-        let result = try library.list(PhotosListRequest(liked: true, color: "blue", sort: .likedDescending, explain: true), accountId: "")
+        let result = try library.list(PhotosListRequest(liked: true, color: "blue", sort: .likedDescending, explain: true), accountId: "").decoded()
         #expect(result.photos.map(\.id) == ["nasa:PIA1", "unsplash:sea", "unsplash:lake", "unsplash:undated"])
         let plans = try #require(result.statements).map { $0.plan.joined(separator: " | ") }
         #expect(plans.count == 2)
@@ -154,9 +154,9 @@ import TestSupport
     }
 
     @Test func likedPhotosComeNewestLikeFirstUnlessAskedOtherwise() throws {
-        #expect(try library.list(PhotosListRequest(liked: true), accountId: "").photos.map(\.id)
+        #expect(try library.list(PhotosListRequest(liked: true), accountId: "").decoded().photos.map(\.id)
             == ["nasa:PIA1", "unsplash:sea", "unsplash:lake", "unsplash:undated"])
-        #expect(try library.list(PhotosListRequest(liked: true, sort: .fetchedDescending), accountId: "").photos.map(\.id)
+        #expect(try library.list(PhotosListRequest(liked: true, sort: .fetchedDescending), accountId: "").decoded().photos.map(\.id)
             == ["unsplash:undated", "nasa:PIA1", "unsplash:sea", "unsplash:lake"])
     }
 
@@ -172,7 +172,7 @@ import TestSupport
             (PhotosListRequest(color: "blue", text: "blue", sort: .createdDescending, explain: true), [byRowid, byRowid]),
             (PhotosListRequest(edited: true, explain: true), Array(repeating: "SEARCH p USING INDEX sqlite_autoindex_photos_1 (id=?)", count: 2)),
         ] {
-            let plans = try #require(try library.list(request, accountId: "").statements).map { $0.plan.map { $0.trimmingCharacters(in: .whitespaces) } }
+            let plans = try #require(try library.list(request, accountId: "").decoded().statements).map { $0.plan.map { $0.trimmingCharacters(in: .whitespaces) } }
             #expect(plans.count == lookups.count, "\(request)")
             for lookup in lookups { #expect(plans.contains { $0.contains { $0.hasPrefix(lookup) } }, "\(request): \(plans)") }
             #expect(!plans.joined().contains("SEARCH p USING INDEX photos_shown_fetched (dismissed_at=?)"), "\(request): \(plans)")
@@ -200,7 +200,7 @@ import TestSupport
                 let all = try reference(PhotosListRequest(text: text, sort: sort))
                 for (limit, offset) in [(5, 0), (5, 3), (10, 20), (50, 0), (1, all.count - 1), (5, all.count)] {
                     let request = PhotosListRequest(text: text, sort: sort, limit: limit, offset: offset, explain: true)
-                    let got = try library.list(request, accountId: "")
+                    let got = try library.list(request, accountId: "").decoded()
                     #expect(got.photos.map(\.id) == Array(all.dropFirst(offset).prefix(limit)), "\(request)")
                     #expect(got.total == all.count, "\(request)")
                     let plans = try #require(got.statements).map { $0.plan.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") }
@@ -240,8 +240,8 @@ import TestSupport
         _ = try likes.unlike(photoId: "unsplash:lake", accountId: "")
         _ = try likes.like(photoId: "unsplash:lake", accountId: "")
         #expect(try mismatches() == 0)
-        #expect(try library.list(PhotosListRequest(liked: true, dismissed: true), accountId: "u").photos.map(\.id) == ["unsplash:gone"])
-        #expect(try library.list(PhotosListRequest(liked: true, color: "red"), accountId: "").photos.map(\.id) == ["unsplash:lake"])
+        #expect(try library.list(PhotosListRequest(liked: true, dismissed: true), accountId: "u").decoded().photos.map(\.id) == ["unsplash:gone"])
+        #expect(try library.list(PhotosListRequest(liked: true, color: "red"), accountId: "").decoded().photos.map(\.id) == ["unsplash:lake"])
     }
 
     /// A store from before v4 gets its likes' photo facts filled in when it migrates.
@@ -259,7 +259,7 @@ import TestSupport
                 .map { "\($0["photo_id"] as String) \($0["photo_dismissed"] as Int) \($0["photo_color"] as String)" }
         }
         #expect(facts == ["unsplash:a 0 blue", "unsplash:b 1 red"])
-        let list = try PhotoLibrary(store: store).list(PhotosListRequest(liked: true), accountId: "")
+        let list = try PhotoLibrary(store: store).list(PhotosListRequest(liked: true), accountId: "").decoded()
         #expect(list.photos.map(\.id) == ["unsplash:a"] && list.total == 1)
     }
 }

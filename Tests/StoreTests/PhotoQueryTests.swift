@@ -28,7 +28,7 @@ import TestSupport
     }
 
     func ids(_ request: PhotosListRequest, account: String = "") throws -> [String] {
-        try library.list(request, accountId: account).photos.map(\.id)
+        try library.list(request, accountId: account).decoded().photos.map(\.id)
     }
 
     @Test func defaultListHidesDismissedAndSortsNewestFetchedFirst() throws {
@@ -57,16 +57,16 @@ import TestSupport
 
     @Test(arguments: [#"") OR 1=1 --"#, #"'; DROP TABLE photos; --"#, "NEAR(a b)", "\"", "*", "title:lake", "ä ö ü"])
     func hostileTextIsJustText(text: String) throws {
-        _ = try library.list(PhotosListRequest(text: text), accountId: "")
-        #expect(try library.list(PhotosListRequest(), accountId: "").total == 4)
+        _ = try library.list(PhotosListRequest(text: text), accountId: "").decoded()
+        #expect(try library.list(PhotosListRequest(), accountId: "").decoded().total == 4)
     }
 
     @Test func pagesAndTotals() throws {
-        let first = try library.list(PhotosListRequest(sort: .createdAscending, limit: 2), accountId: "")
-        let second = try library.list(PhotosListRequest(sort: .createdAscending, limit: 2, offset: 2), accountId: "")
+        let first = try library.list(PhotosListRequest(sort: .createdAscending, limit: 2), accountId: "").decoded()
+        let second = try library.list(PhotosListRequest(sort: .createdAscending, limit: 2, offset: 2), accountId: "").decoded()
         #expect(first.total == 4 && second.total == 4)
         #expect(first.photos.map(\.id) + second.photos.map(\.id) == ["nasa:PIA123", "unsplash:lake", "unsplash:sea", "unsplash:rose"])
-        #expect(try library.list(PhotosListRequest(offset: 100), accountId: "").photos.isEmpty)
+        #expect(try library.list(PhotosListRequest(offset: 100), accountId: "").decoded().photos.isEmpty)
     }
 
     @Test func upsertNeverDuplicatesAndKeepsLocalDismissal() throws {
@@ -86,5 +86,44 @@ import TestSupport
         #expect(counts.library.liked == 2)
         #expect(counts.library.dismissed == 1)
         #expect(counts.outbox == OutboxCounts(pending: 0, inFlight: 0, rejected: 0))
+    }
+
+    /// A page's photos are written by SQLite (`PhotoQuery.summaryJSON`) and sent as they are: byte for
+    /// byte the encoder's JSON of the same result, for the values that trip JSON writers up — quotes,
+    /// backslashes, slashes, control characters, non-ASCII, absent values, fractions of a second, dates
+    /// before 1970 — and with the statements of an explained request.
+    @Test func sqliteWritesEachPhotoAsTheEncoderDoes() throws {
+        let dir = TemporaryDirectory()
+        let library = PhotoLibrary(store: try Store(path: dir.file("json.sqlite")))
+        let awkward = "Quote \" backslash \\ slash / tab \t newline \n controls \u{1} \u{1f} del \u{7f} é 😀 \u{2028}"
+        let when = Date(timeIntervalSince1970: 1_795_000_000.75)
+        let liked = Date(timeIntervalSince1970: 1_795_000_100.5)
+        let before1970 = Date(timeIntervalSince1970: -315_619_199.5)
+        try library.upsert([
+            PhotoRecord(
+                source: "unsplash", remoteId: "full", title: awkward, authorName: "Ana \"A\" Lima", width: 4000, height: 3000,
+                color: "#2C5A8C", colorBucket: "blue", createdAt: before1970, fetchedAt: when),
+            PhotoRecord(source: "nasa", remoteId: "bare", fetchedAt: when.addingTimeInterval(1)),
+            PhotoRecord(source: "local", remoteId: "gone", title: "</script>", fetchedAt: when, dismissedAt: liked),
+        ])
+        try library.store.write { db in
+            try LikeRecord(accountId: "", photoId: "unsplash:full", likedAt: liked, updatedAt: liked, deletedAt: nil).insert(db)
+        }
+        let shown = [
+            PhotoSummary(id: "nasa:bare", source: .nasa, fetchedAt: when.addingTimeInterval(1)),
+            PhotoSummary(
+                id: "unsplash:full", source: .unsplash, title: awkward, author: "Ana \"A\" Lima", width: 4000, height: 3000,
+                color: "#2C5A8C", colorBucket: "blue", createdAt: before1970, fetchedAt: when, likedAt: liked),
+        ]
+        let page = try library.list(PhotosListRequest(), accountId: "")
+        let expected = try JSONCoding.encoder().encode(PhotosListResult(photos: shown, total: 2, limit: 50, offset: 0))
+        #expect(String(decoding: page.json, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+
+        let explained = try library.list(PhotosListRequest(dismissed: true, limit: 3, offset: 0, explain: true), accountId: "")
+        let statements = try #require(try explained.decoded().statements)
+        let gone = PhotoSummary(id: "local:gone", source: .local, title: "</script>", fetchedAt: when, dismissedAt: liked)
+        let expectedExplained = try JSONCoding.encoder().encode(
+            PhotosListResult(photos: [gone], total: 1, limit: 3, offset: 0, statements: statements))
+        #expect(String(decoding: explained.json, as: UTF8.self) == String(decoding: expectedExplained, as: UTF8.self))
     }
 }

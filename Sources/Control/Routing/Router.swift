@@ -45,6 +45,27 @@ public struct Router: Sendable {
         }
     }
 
+    /// Registers a method whose handler returns its result already in JSON (`EncodedResult`), sent as it is.
+    public mutating func register<R: RPCRequest>(
+        _ type: R.Type, encoded handler: @escaping @Sendable (R, ConnectionContext) async throws -> EncodedResult<R.Result>
+    ) {
+        precondition(routes[R.method] == nil, "\(R.method) registered twice")
+        let replies = self.replies
+        let absent = AbsentParams(R.self)
+        routes[R.method] = { request, context in
+            switch replies.params(R.self, of: request, absent: absent) {
+            case .failure(let failed):
+                return failed.reply
+            case .success(let params):
+                do {
+                    return try ResponseLine.success(id: request.id, resultJSON: try await handler(params, context).json)
+                } catch {
+                    return replies.encode(handlerError: error, of: R.method, id: request.id)
+                }
+            }
+        }
+    }
+
     /// Registers a method whose handler answers from memory at once. The connection answers it on the
     /// thread that read it when nothing earlier is still being answered, and through the ordinary path
     /// otherwise (and on in-process connections): the same handler, the same answer.

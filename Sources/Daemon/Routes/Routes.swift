@@ -46,9 +46,9 @@ enum Routes {
                 methods: MethodRegistry.all.map(MethodRegistry.description(of:)),
                 events: EventType.allCases.map(\.rawValue))
         }
-        router.register(PhotosListRequest.self) { request, _ in
+        router.register(PhotosListRequest.self, encoded: { request, _ in
             try library.list(request, accountId: state.current.account.userId ?? "")
-        }
+        })
         router.register(SubscribeRequest.self) { request, connection in
             let types = request.types.map { Set($0.compactMap(EventType.init(rawValue:))) }
             let sink = connection.sink

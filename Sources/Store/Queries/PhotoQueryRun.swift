@@ -19,7 +19,7 @@ struct PhotoQueryRun {
     /// A page of photos matching `filters`, liked ones walked from the likes' indexes.
     mutating func page(_ filters: PhotoFilters, order: String, limit: Int, offset: Int) throws -> [Row] {
         let (from, arguments) = filters.liked == true ? likedFrom(filters, joinPhotos: true) : photosFrom(filters, joinLikes: true)
-        return try rows("\(PhotoQuery.summaryColumns)\n\(from)\nORDER BY \(order)\nLIMIT ? OFFSET ?", arguments + [limit, offset])
+        return try rows("\(PhotoQuery.summaryJSON)\n\(from)\nORDER BY \(order)\nLIMIT ? OFFSET ?", arguments + [limit, offset])
     }
 
     /// A page of a text match alone, walked in `key`'s order from the photos' index of the shown ones, each
@@ -50,7 +50,7 @@ struct PhotoQueryRun {
             from += " AND p.\(key) \(descending ? ">=" : "<=") ?"
             arguments.append(bound)
         }
-        let page = try rows("\(PhotoQuery.summaryColumns)\n\(from)\nORDER BY \(order)\nLIMIT ? OFFSET ?", arguments + [limit, offset])
+        let page = try rows("\(PhotoQuery.summaryJSON)\n\(from)\nORDER BY \(order)\nLIMIT ? OFFSET ?", arguments + [limit, offset])
         // Unbounded (every shown photo is within the budget), the walk is the whole filter: any page is right.
         return bound == nil || page.count == limit ? page : nil
     }
