@@ -60,13 +60,15 @@ public final class NotifySocket: Sendable {
     public var all: [String] { log.messages.withLock { $0 } }
 
     /// Waits until a message satisfying `predicate` has arrived; returns it, or nil at the deadline.
+    /// The messages are looked at once more at the deadline: a test task that resumed only after it (its
+    /// threads busy) found nil although READY=1 had long arrived.
     public func wait(for timeout: Duration = .seconds(20), where predicate: (String) -> Bool) async -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let found = all.first(where: predicate) { return found }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return nil
+        return all.first(where: predicate)
     }
 
     public func count(where predicate: (String) -> Bool) -> Int { all.filter(predicate).count }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Shared
+import Synchronization
 
 /// Maps method names to typed handlers and turns one request line into at most one response line.
 /// Everything JSON-RPC about a request (parse, envelope checks, params decoding, validation, error
@@ -28,21 +29,9 @@ public struct Router: Sendable {
 
     /// Registers the handler of one method. Registering a method twice is a programming error.
     public mutating func register<R: RPCRequest>(_ type: R.Type, _ handler: @escaping Handler<R>) {
-        precondition(routes[R.method] == nil, "\(R.method) registered twice")
-        let replies = self.replies
-        let absent = AbsentParams(R.self)
-        routes[R.method] = { request, context in
-            switch replies.params(R.self, of: request, absent: absent) {
-            case .failure(let failed):
-                return failed.reply
-            case .success(let params):
-                do {
-                    return try replies.encode(result: try await handler(params, context), id: request.id)
-                } catch {
-                    return replies.encode(handlerError: error, of: R.method, id: request.id)
-                }
-            }
-        }
+        register(type, encoded: { params, context in
+            EncodedResult(json: try JSONCoding.encoder().encode(try await handler(params, context)))
+        })
     }
 
     /// Registers a method whose handler returns its result already in JSON (`EncodedResult`), sent as it is.
@@ -256,10 +245,6 @@ private struct Replies: Sendable {
         }
     }
 
-    func encode<Result: Codable & Sendable>(result: Result, id: RPCID?) throws -> Data {
-        try JSONCoding.encoder().encode(ResponseEnvelope(id: id, result: result))
-    }
-
     /// A handler's error in the protocol's terms; one the daemon does not know is logged and answered
     /// as an internal error.
     func encode(handlerError error: any Error, of method: String, id: RPCID?) -> Data {
@@ -278,16 +263,24 @@ struct RequestLine: Sendable {
 }
 
 /// A method's params when the request has no `params` member: those of `{}`, decoded and validated
-/// once when the method is registered. Nil when `{}` is not valid params for the method; such a
-/// request then takes the ordinary path, which answers why.
-struct AbsentParams<R: RPCRequest>: Sendable {
-    let params: R?
+/// once, at the first such request (not at registration: fifty-odd decodes would delay every start).
+/// Nil when `{}` is not valid params for the method; such a request then takes the ordinary path, which
+/// answers why.
+final class AbsentParams<R: RPCRequest>: Sendable {
+    private let decoded = Mutex<R??>(nil)
 
-    init(_ type: R.Type) {
-        params = try? {
-            let params = try JSONCoding.decoder().decode(R.self, from: Data("{}".utf8))
-            try params.validate()
+    var params: R? {
+        decoded.withLock { decoded in
+            if let known = decoded { return known }
+            let params = try? {
+                let params = try JSONCoding.decoder().decode(R.self, from: Data("{}".utf8))
+                try params.validate()
+                return params
+            }()
+            decoded = .some(params)
             return params
-        }()
+        }
     }
+
+    init(_ type: R.Type) {}
 }

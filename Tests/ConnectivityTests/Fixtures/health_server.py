@@ -8,7 +8,7 @@ never leaves it behind) or it is killed.
   GET /_stats              {"health": <health requests so far>}
 With --apikey KEY the health endpoint answers 401 unless the `apikey` header is KEY. --port reuses a port.
 """
-import argparse, json, sys, threading
+import argparse, json, socketserver, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -53,9 +53,19 @@ parser.add_argument("--port", type=int, default=0)
 parser.add_argument("--apikey")
 args = parser.parse_args()
 
-ThreadingHTTPServer.allow_reuse_address = True
-ThreadingHTTPServer.daemon_threads = True
-server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+class LoopbackServer(ThreadingHTTPServer):
+    """Skips HTTPServer.server_bind's socket.getfqdn, a reverse DNS lookup (0.7 s to 20 s here) during which
+    the Swift test that started this server blocks a thread of its cooperative pool reading the port."""
+
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+
+server = LoopbackServer(("127.0.0.1", args.port), Handler)
 print(server.server_address[1], flush=True)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 sys.stdin.read()

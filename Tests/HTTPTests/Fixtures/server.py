@@ -4,7 +4,7 @@
 Prints the port it listens on as the first line of stdout, then serves until stdin closes (so a crashed
 test run never leaves it behind) or it is killed. With --cert/--key it serves HTTPS.
 """
-import argparse, gzip, json, os, ssl, sys, threading, time
+import argparse, gzip, json, os, socketserver, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -168,12 +168,23 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+class LoopbackServer(ThreadingHTTPServer):
+    """HTTPServer.server_bind names the server by socket.getfqdn, a reverse DNS lookup: 0.7 s here, and up
+    to 20 s when tests start servers side by side, while the Swift test that started it blocks a thread
+    of its cooperative pool reading the port (two of them stalled every test for 21 s). Loopback needs
+    no name."""
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cert")
     parser.add_argument("--key")
     args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = LoopbackServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     if args.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
