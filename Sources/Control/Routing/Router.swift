@@ -155,8 +155,13 @@ public struct Router: Sendable {
     static func decodeParams<R: RPCRequest>(_ type: R.Type, from data: Data) throws -> R {
         let envelope = try JSONCoding.decoder().decode(RequestEnvelope<R>.self, from: data)
         if let params = envelope.params { return params }
-        // Absent params are the same as `{}`: methods whose params are all optional accept it.
-        return try JSONCoding.decoder().decode(R.self, from: Data("{}".utf8))
+        return try paramsOfEmptyObject(R.self)
+    }
+
+    /// A method's params when the request carries none (no `params` member, or `null`): those of `{}`,
+    /// which methods whose params are all optional accept.
+    static func paramsOfEmptyObject<R: RPCRequest>(_ type: R.Type) throws -> R {
+        try JSONCoding.decoder().decode(R.self, from: Data("{}".utf8))
     }
 
     static func encode(error: RPCError, id: RPCID?) -> Data {
@@ -273,7 +278,7 @@ final class AbsentParams<R: RPCRequest>: Sendable {
         decoded.withLock { decoded in
             if let known = decoded { return known }
             let params = try? {
-                let params = try JSONCoding.decoder().decode(R.self, from: Data("{}".utf8))
+                let params = try Router.paramsOfEmptyObject(R.self)
                 try params.validate()
                 return params
             }()
