@@ -120,14 +120,14 @@ public struct ImageEditor: Sendable {
         if working.hasAlpha { working = try working.then("flatten") { splashd_vips_flatten_white($0, $1) } }
         working = try working.then("colourspace") { splashd_vips_to_srgb($0, $1) }
         guard working.bands == 3 else { throw .unsupported("images with \(working.bands) colour channels") }
-        working = try working.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_FLOAT) }
+        working = try working.then("cast") { splashd_vips_cast($0, $1, Int32(SPLASHD_VIPS_FORMAT_FLOAT)) }
         working = try FilterRenderer(scale: scale).apply(steps, to: working)
         // Round, then clip to 0...255 (libvips' cast clips out-of-range values).
         working = try working.then("linear") { input, out in
             var a = 1.0, b = 0.5
             return splashd_vips_linear(input, out, &a, &b, 1)
         }
-        working = try working.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        working = try working.then("cast") { splashd_vips_cast($0, $1, Int32(SPLASHD_VIPS_FORMAT_UCHAR)) }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // Decoding happens here, as the encoder pulls pixels through the pipeline: a damaged file
@@ -138,7 +138,7 @@ public struct ImageEditor: Sendable {
         guard splashd_vips_jpegsave_buffer(working.pointer, &buffer, &length, Int32(quality), optimize) == 0, let buffer else {
             throw .corrupt(VipsRuntime.takeError())
         }
-        defer { g_free(buffer) }
+        defer { splashd_vips_free(buffer) }
         return RenderedImage(jpeg: Data(bytes: buffer, count: length), width: working.width, height: working.height)
     }
 

@@ -49,7 +49,7 @@ public enum PixelReader {
         var image = small
         if image.hasAlpha { image = try image.then("flatten") { splashd_vips_flatten_white($0, $1) } }
         image = try image.then("colourspace") { splashd_vips_to_bw($0, $1) }
-        image = try image.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        image = try image.then("cast") { splashd_vips_cast($0, $1, Int32(SPLASHD_VIPS_FORMAT_UCHAR)) }
         return try raw(image)
     }
 
@@ -78,12 +78,12 @@ public enum PixelReader {
     }
 
     static func raw(_ image: VipsPicture) throws(EditingError) -> RawPixels {
-        let eight = try image.then("cast") { splashd_vips_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        let eight = try image.then("cast") { splashd_vips_cast($0, $1, Int32(SPLASHD_VIPS_FORMAT_UCHAR)) }
         var length = 0
         guard let memory = splashd_vips_write_memory(eight.pointer, &length) else {
             throw .corrupt(VipsRuntime.takeError())
         }
-        defer { g_free(memory) }
+        defer { splashd_vips_free(memory) }
         let bytes = [UInt8](UnsafeRawBufferPointer(start: memory, count: length))
         return RawPixels(width: eight.width, height: eight.height, bands: eight.bands, bytes: bytes)
     }

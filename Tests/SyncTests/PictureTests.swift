@@ -24,9 +24,11 @@ enum KittyPlaceholdersProbe {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            #expect(!daemon.hasLoadedLibvips, "libvips is opened at the first picture, not at start")
 
             let first = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
             #expect(first.from == .fetched && first.text.contains("\u{1B}[38;2;"), "\(first.from)")
+            #expect(daemon.hasLoadedLibvips)
             #expect(first.columns <= 40 && first.rows <= 10 && first.text.split(separator: "\n").count == first.rows)
             let again = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
             #expect(again.from == .cache && again.text == first.text)

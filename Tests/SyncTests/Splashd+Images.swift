@@ -89,6 +89,14 @@ extension Splashd {
         return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
     }
 
+    /// Whether the daemon has libvips in its address space (/proc/<pid>/maps): it opens the library at its
+    /// first picture, never at start (CVips).
+    /// (Read to its end: `String(contentsOfFile:)` stops after the first 4 KiB of a file in /proc.)
+    var hasLoadedLibvips: Bool {
+        let maps = FileHandle(forReadingAtPath: "/proc/\(process.pid)/maps").map { $0.readDataToEndOfFile() } ?? Data()
+        return String(decoding: maps, as: UTF8.self).contains("/libvips.so")
+    }
+
     static func size(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
