@@ -152,6 +152,10 @@ import TestSupport
             #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":"big","photoId":"unsplash:b","wasNew":true}"#: "its photo is not an object",
             #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"width":"wide"},"photoId":"unsplash:b","wasNew":true}"#:
                 "its photo has a field of the wrong type",
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"width":0},"photoId":"unsplash:b","wasNew":true}"#:
+                "its photo has a size that is not positive",
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"height":-3,"width":40},"photoId":"unsplash:b","wasNew":true}"#:
+                "its photo has a size that is not positive",
         ]
         for (payload, problem) in unreadable {
             let ops = try store.write { db in
@@ -217,6 +221,40 @@ import TestSupport
              try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e2", op: "upload", payload: #"{"photo":{"width":"wide"}"#).inserted(db))
         }
         #expect(try store.read { db in try PhotoPushRow.fetch(db, seqs: [bare.seq!, broken.seq!]) }.isEmpty)
+    }
+
+    /// A photo's row the server took from this device (`PhotoPushRow.recordHeld`, when a push succeeded) is
+    /// not read for sending again — by a like or an edit of the same account — while it is the very row
+    /// an op would send; another account, or the photo changed since, sends it again.
+    @Test func aPhotosRowTheServerHoldsIsNotSentAgain() throws {
+        let pusher = LikesPusher(
+            backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
+            batchSize: 500)
+        func payload(title: String) -> String {
+            #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"title":""# + title
+                + #"","urls":"{\"thumb\":\"https://images.example/a.jpg\"}","width":40},"photoId":"unsplash:a","wasNew":true}"#
+        }
+        func read(account: String, payload: String) throws -> LikePushRows.Rows? {
+            let op = try store.write { db in
+                try OutboxEntry(accountId: account, entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: payload).inserted(db)
+            }
+            defer { _ = try? store.write { db in try OutboxStore.complete(db, [op.seq!]) } }
+            let (readings, edit) = try store.read { db in (try pusher.read([op], db: db), try PhotoPushRow.fetch(db, seqs: [op.seq!])) }
+            guard case .ready(let rows) = readings.first else { Issue.record("the op did not read: \(readings)"); return nil }
+            #expect(edit[op.seq!] == rows.photo, "an edit reads the same")
+            return rows
+        }
+        func photoRow(account: String, payload: String) throws -> String? { try read(account: account, payload: payload)?.photo }
+        let sent = try #require(try read(account: "u", payload: payload(title: "Lake")))
+        let first = try #require(sent.photo)
+        try store.write { db in try pusher.sent([sent], accountId: "u", db: db) }
+        #expect(try photoRow(account: "u", payload: payload(title: "Lake")) == nil, "held as it is: not sent")
+        #expect(try photoRow(account: "v", payload: payload(title: "Lake")) == first, "another account's server rows are its own")
+        let sentAgain = try #require(try read(account: "u", payload: payload(title: "Lake at night")))
+        #expect(sentAgain.photo != nil && sentAgain.photo != first)
+        try store.write { db in try pusher.sent([sentAgain], accountId: "u", db: db) }
+        #expect(try photoRow(account: "u", payload: payload(title: "Lake at night")) == nil)
+        #expect(try photoRow(account: "u", payload: payload(title: "Lake")) == first, "the server holds the newer row now")
     }
 
     /// A push batch is cut by its payloads' bytes as well as by count; one op over the budget still goes.

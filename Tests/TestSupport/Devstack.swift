@@ -125,6 +125,16 @@ public struct Devstack: Sendable {
         return ((object?[group] as? [String: Any])?[key] as? Int) ?? 0
     }
 
+    /// Runs SQL on devstack's Postgres as its superuser (psql); what it printed, unaligned. For a test that
+    /// changes what the server holds behind a daemon's back, or the server's own rules.
+    @discardableResult
+    public func adminSQL(_ sql: String) async throws -> String {
+        guard let url = env["DEVSTACK_DATABASE_URL"] else { throw DevstackError.failed("devstack printed no DEVSTACK_DATABASE_URL") }
+        let result = try await ChildProcess.run("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+        guard result.status == 0 else { throw DevstackError.failed("psql exited \(result.status): \(result.stderr)") }
+        return result.stdout
+    }
+
     /// Reads `/rest/v1/<path>` as the service role (bypassing RLS): what the server really holds.
     public func serviceRead(_ pathAndQuery: String) async throws -> [[String: Any]] {
         let key = env["DEVSTACK_SERVICE_ROLE_KEY"] ?? ""

@@ -12,7 +12,8 @@ public enum LikePushRows {
     public struct Rows: Sendable, Equatable {
         /// The like, as a JSON object.
         public var like: String
-        /// The photo's metadata, as a JSON object; nil when the op carries none.
+        /// The photo's metadata, as a JSON object; nil when the op carries none, or when the server holds
+        /// it as it is (`PhotoPushRow.unlessHeld`).
         public var photo: String?
     }
 
@@ -28,7 +29,7 @@ public enum LikePushRows {
         readings.reserveCapacity(seqs.count)
         let rows = try Row.fetchCursor(db, sql: """
             WITH checked AS (
-              SELECT seq, payload AS p, CASE
+              SELECT seq, account_id, payload AS p, CASE
                 WHEN NOT json_valid(payload) OR json_type(payload) IS NOT 'object' THEN 'it is not a JSON object'
                 WHEN json_type(payload, '$.photoId') IS NOT 'text' THEN 'it names no photo'
                 WHEN json_type(payload, '$.likedAt') IS NOT 'text' OR julianday(json_extract(payload, '$.likedAt')) IS NULL
@@ -44,7 +45,7 @@ public enum LikePushRows {
                 'photo_id', json_extract(p, '$.photoId'),
                 'liked_at', json_extract(p, '$.likedAt'),
                 'deleted_at', json_extract(p, '$.deletedAt')) END AS "like",
-              CASE WHEN problem IS NULL THEN \(PhotoPushRow.row("p")) END AS photo
+              CASE WHEN problem IS NULL THEN \(PhotoPushRow.unlessHeld("p", account: "checked.account_id")) END AS photo
             FROM checked
             """, arguments: StatementArguments(seqs))
         while let row = try rows.next() {

@@ -7,7 +7,9 @@ import GRDB
 /// when they do not read as one.
 public enum PhotoPushRow {
     /// Why the payload `p` (SQL naming a JSON object) cannot give a photo row, as CASE branches giving
-    /// the words; none applies to a payload with a good photo or with none.
+    /// the words; none applies to a payload with a good photo or with none. What the server's `photos`
+    /// checks refuse is refused here first: a like's photo and the like go to the server side by side
+    /// (LikesPusher), so a photo refused there would leave its like sent.
     static func problems(_ p: String) -> String {
         """
         WHEN json_type(\(p), '$.photo') NOT IN ('object', 'null') THEN 'its photo is not an object'
@@ -15,6 +17,8 @@ public enum PhotoPushRow {
                        f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
                        OR f.key IN ('title', 'description', 'authorName', 'authorUrl', 'color', 'urls') AND f.type NOT IN ('text', 'null'))
           THEN 'its photo has a field of the wrong type'
+        WHEN json_extract(\(p), '$.photo.width') <= 0 OR json_extract(\(p), '$.photo.height') <= 0
+          THEN 'its photo has a size that is not positive'
         """
     }
 
@@ -35,13 +39,36 @@ public enum PhotoPushRow {
         """
     }
 
-    /// The photo rows of the outbox's ops `seqs`, by seq; absent for an op that carries no photo, that
-    /// is not in the outbox, or whose payload does not read (its pusher refuses that op on its own).
+    /// `row(p)`, or NULL when the server holds that very row for the account `account` (SQL naming the
+    /// op's account id) — it took it from this device before (`server_photos`, `recordHeld`): nothing
+    /// to send again. (`nullif` builds the row once. Qualify `account`: the subquery's table has an
+    /// `account_id` of its own, which an unqualified name would mean.)
+    static func unlessHeld(_ p: String, account: String) -> String {
+        """
+        nullif(\(row(p)), (SELECT s.row FROM server_photos s WHERE s.account_id = \(account) AND s.photo_id = json_extract(\(p), '$.photoId')))
+        """
+    }
+
+    /// The server took `rows` (this builder's JSON objects) for `accountId`: the same rows are not sent
+    /// again. In the transaction that records the ops sent.
+    public static func recordHeld(_ db: Database, accountId: String, rows: [String]) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO server_photos (account_id, photo_id, row) VALUES (?1, json_extract(?2, '$.photo_id'), ?2)
+            ON CONFLICT (account_id, photo_id) DO UPDATE SET row = excluded.row
+            """)
+        for row in rows {
+            try statement.execute(arguments: [accountId, row])
+        }
+    }
+
+    /// The photo rows of the outbox's ops `seqs`, by seq; absent for an op that carries no photo, whose
+    /// photo the server holds as it is (`unlessHeld`), that is not in the outbox, or whose payload does
+    /// not read (its pusher refuses that op on its own).
     public static func fetch(_ db: Database, seqs: [Int64]) throws -> [Int64: String] {
         var rows: [Int64: String] = [:]
         let cursor = try Row.fetchCursor(db, sql: """
             SELECT seq, CASE WHEN json_valid(payload) AND json_type(payload) = 'object' AND (CASE \(problems("payload")) END) IS NULL
-                             THEN \(row("payload")) END
+                             THEN \(unlessHeld("payload", account: "outbox.account_id")) END
             FROM outbox WHERE seq IN (\(OutboxStore.placeholders(seqs.count)))
             """, arguments: StatementArguments(seqs))
         while let found = try cursor.next() {

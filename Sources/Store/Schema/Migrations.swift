@@ -11,6 +11,7 @@ enum Migrations {
         migrator.registerMigration("v5 searches asked, guest adoptions, watched folders", migrate: SchemaV5.migrate)
         migrator.registerMigration("v6 like checks for near-duplicates", migrate: SchemaV6.migrate)
         migrator.registerMigration("v7 google photos", migrate: SchemaV7.migrate)
+        migrator.registerMigration("v8 photos the server holds", migrate: SchemaV8.migrate)
         return migrator
     }
 

@@ -72,6 +72,12 @@ struct EditsPusher: OutboxPusher {
         }
     }
 
+    /// The photos' rows the server took: those of new edits (a removal sends none).
+    func sent(_ batch: [Ready], accountId: String, db: Database) throws {
+        let photos = batch.filter { $0.payload.deletedAt == nil }.compactMap(\.photo)
+        try PhotoPushRow.recordHeld(db, accountId: accountId, rows: photos)
+    }
+
     /// `<user id>/<edit id>.jpg`, inside the bucket.
     static func objectName(accountId: String, editId: String) -> String {
         "\(accountId)/\(editId).jpg"

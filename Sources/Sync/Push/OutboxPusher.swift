@@ -24,6 +24,9 @@ protocol OutboxPusher: Sendable {
     func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<Ready>]
     /// Sends what `read` made ready; idempotent, so a resend after a crash is harmless.
     func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError)
+    /// The server took `batch`, as `push` sent it: what the pusher keeps of that (the photos' rows the
+    /// server now holds), written in the transaction that takes its ops out of the outbox.
+    func sent(_ batch: [Ready], accountId: String, db: Database) throws
 }
 
 /// One op as its pusher read it.
@@ -40,6 +43,8 @@ enum OutboxReading<Ready: Sendable>: Sendable {
 }
 
 extension OutboxPusher {
+    func sent(_ batch: [Ready], accountId: String, db: Database) throws {}
+
     /// Each op of the batch read on its own: the op decoded by `decode` (one whose payload does not
     /// decode is one this version of splashd cannot read), then `problem` asked why what it read cannot
     /// be sent (nil: it can).

@@ -1,5 +1,6 @@
 import Account
 import Foundation
+import GRDB
 import Library
 import Logging
 import ServiceLifecycle
@@ -258,7 +259,7 @@ public final class PushEngine: Service, Sendable {
             try await session.authorized { [ready] token throws(BackendError) in
                 try await pusher.push(ready, token: token, accountId: accountId)
             }
-            finish(batch, .done)
+            finish(batch, .done { db in try pusher.sent(ready, accountId: accountId, db: db) })
             lastRoundFailure.withLock { $0 = nil }
             report.pushed += batch.count
             logger.info("pushed \(batch.count) \(pusher.noun)", metadata: [
@@ -328,8 +329,9 @@ public final class PushEngine: Service, Sendable {
         ])
     }
 
-    private enum Outcome {
-        case done
+    private enum Outcome: Sendable {
+        /// Sent: the ops leave the outbox, and the pusher records what the server now holds.
+        case done(record: @Sendable (Database) throws -> Void)
         case retry(after: Double, reason: String)
         case reject(String)
     }
@@ -340,7 +342,9 @@ public final class PushEngine: Service, Sendable {
         do {
             try store.write { db in
                 switch outcome {
-                case .done: try OutboxStore.complete(db, seqs)
+                case .done(let record):
+                    try OutboxStore.complete(db, seqs)
+                    try record(db)
                 case .retry(let after, let reason): try OutboxStore.retryLater(db, seqs, at: now.addingTimeInterval(after), error: reason, now: now)
                 case .reject(let reason): try OutboxStore.reject(db, seqs, reason: reason, now: now)
                 }
