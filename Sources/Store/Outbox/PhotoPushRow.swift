@@ -7,9 +7,7 @@ import GRDB
 /// when they do not read as one.
 public enum PhotoPushRow {
     /// Why the payload `p` (SQL naming a JSON object) cannot give a photo row, as CASE branches giving
-    /// the words; none applies to a payload with a good photo or with none. What the server's `photos`
-    /// checks refuse is refused here first: a like's photo and the like go to the server side by side
-    /// (LikesPusher), so a photo refused there would leave its like sent.
+    /// the words; none applies to a payload with a good photo or with none.
     static func problems(_ p: String) -> String {
         """
         WHEN json_type(\(p), '$.photo') NOT IN ('object', 'null') THEN 'its photo is not an object'
@@ -17,8 +15,6 @@ public enum PhotoPushRow {
                        f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
                        OR f.key IN ('title', 'description', 'authorName', 'authorUrl', 'color', 'urls') AND f.type NOT IN ('text', 'null'))
           THEN 'its photo has a field of the wrong type'
-        WHEN json_extract(\(p), '$.photo.width') <= 0 OR json_extract(\(p), '$.photo.height') <= 0
-          THEN 'its photo has a size that is not positive'
         """
     }
 

@@ -28,42 +28,21 @@ struct LikesPusher: OutboxPusher {
         }
     }
 
-    /// The photos' rows and the likes go side by side, on two connections: the server writes both
-    /// tables at once (neither refers to the other), where one after the other its two upserts of a
-    /// 10,000-like batch took twice as long as the likes alone (issue 19, item 2). Unlikes carry their
-    /// photo too: an unlike may be the first the server hears of a photo (a like and its unlike made
-    /// before either was sent), and a device that pulls the tombstone and later a like again needs the
-    /// photo's URLs — unless the server holds the row already (`LikePushRows`: none is read then).
-    ///
-    /// The batch is sent when both are: a failure of either is the batch's (the engine retries or
-    /// splits it; resending the half that went is harmless). What the server's checks on photos refuse
-    /// is refused before sending (`PhotoPushRow.problems`); a photo refused all the same (a check this
-    /// version does not know) leaves its like on the server and the op rejected with the server's reason.
     func push(_ batch: [LikePushRows.Rows], token: String, accountId: String) async throws(BackendError) {
+        // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
+        // or a rejected op would have half reached the server; and a device that sees the like (pulled,
+        // or live) finds its photo's row already there (sent side by side, at 0cb2d82, a second device
+        // could pull a like before its photo's row and keep it bare: PullTests saw it). Unlikes carry it too:
+        // an unlike may be the first the server hears of a photo (a like and its unlike made before
+        // either was sent), and a device that pulls the tombstone and later a like again needs the
+        // photo's URLs — unless the server holds the row already (`LikePushRows` reads none then).
         let photos = batch.compactMap(\.photo)
-        async let photosSent: BackendError? = photos.isEmpty ? nil : Self.failure { () async throws(BackendError) in
-            try await Self.upsertPhotos(photos, backend: backend, token: token)
-        }
-        let likesSent = await Self.failure { () async throws(BackendError) in
-            _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: Self.array(batch.map(\.like)), bearer: token, headers: Self.upsert)
-        }
-        // A refused like decides (the batch is split to find it); else any failure of the photos'.
-        let photosFailure = await photosSent
-        if let failure = likesSent ?? photosFailure { throw failure }
+        if !photos.isEmpty { try await Self.upsertPhotos(photos, backend: backend, token: token) }
+        _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: Self.array(batch.map(\.like)), bearer: token, headers: Self.upsert)
     }
 
     func sent(_ batch: [LikePushRows.Rows], accountId: String, db: Database) throws {
         try PhotoPushRow.recordHeld(db, accountId: accountId, rows: batch.compactMap(\.photo))
-    }
-
-    /// What `body` threw, nil when it did not.
-    private static func failure(_ body: () async throws(BackendError) -> Void) async -> BackendError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error
-        }
     }
 
     /// JSON objects, each already a whole JSON text, as one JSON array.
