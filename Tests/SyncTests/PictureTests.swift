@@ -29,6 +29,9 @@ enum KittyPlaceholdersProbe {
             let first = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
             #expect(first.from == .fetched && first.text.contains("\u{1B}[38;2;"), "\(first.from)")
             #expect(daemon.hasLoadedLibvips)
+            let usage = try await daemon.send(CacheStatusRequest())
+            #expect(try await daemon.send(StatusRequest()).library.files == usage.libraryFiles + usage.cacheFiles,
+                    "the thumbnail fetched counts at once (\(usage.cacheFiles) in the cache)")
             #expect(first.columns <= 40 && first.rows <= 10 && first.text.split(separator: "\n").count == first.rows)
             let again = try await daemon.send(PhotosPictureRequest(id: photo.id, terminal: Self.terminal))
             #expect(again.from == .cache && again.text == first.text)

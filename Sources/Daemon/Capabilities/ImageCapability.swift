@@ -67,7 +67,10 @@ struct ImageCapability: Sendable {
             store: store, cacheDirectory: directories.cache,
             make: { source throws(EditingError) in try await editor.screenRendition(source) },
             transfersActive: downloading,
-            recorded: { [maxBytes = config.cacheMaxBytes] in cache.evict(maxBytes: maxBytes) }, logger: logger)
+            recorded: { [maxBytes = config.cacheMaxBytes] in
+                cache.evict(maxBytes: maxBytes)
+                counter.refresh()
+            }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)
@@ -76,7 +79,13 @@ struct ImageCapability: Sendable {
         // A thumbnail's hash is the photo's (a perceptual hash is taken from a 32×32 reduction): known
         // before any download, it lets a like of a near-duplicate be refused. Not reported: a search
         // result that looks like a library photo is no news until it is liked.
-        configuration.thumbnailArrived = { photoId, path in scanner.arrived(photoId: photoId, path: path, report: false) }
+        // A thumbnail is a file too: the counts move now, not at whichever refresh came next (a like's
+        // near-duplicate check, seconds later, published the stale count's change and woke the Pictures
+        // folder long after the downloads had ended).
+        configuration.thumbnailArrived = { photoId, path in
+            scanner.arrived(photoId: photoId, path: path, report: false)
+            counter.refresh()
+        }
         // A like waiting for a file that could not be had is not held back by it.
         configuration.fileFailed = { photoId in scanner.cannotCompare(photoId: photoId) }
         // The library's file and byte counts move with the files (library.changed; the Pictures folder
