@@ -97,7 +97,13 @@ import TestSupport
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let id = try #require(try daemon.seedPhotos(1, prefix: "lost").first)
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "action": "lose_answer", "times": 1}]"#)
+            // The answer lost once, then the server unavailable until the unlike is queued: the like's op
+            // stays attempted and pending (a retry that landed at once, before the test looked, made it
+            // pass by, and the test with it).
+            try await devstack.faults(#"""
+                [{"path": "/rest/v1/likes", "method": "POST", "action": "lose_answer", "times": 1},
+                 {"path": "/rest/v1/likes", "method": "POST", "status": 503}]
+                """#)
             _ = try await daemon.client.send(PhotosLikeRequest(id: id))
             let attempted = try await eventually(within: .seconds(20), every: .milliseconds(50)) { try await ops(daemon).contains { $0.state == "pending" && $0.attempts >= 1 } }
             let queue = try await ops(daemon)
