@@ -110,19 +110,22 @@ def run(ctx):
                         "curl -sS --fail -H 'apikey: …' -H 'Authorization: Bearer …' -H 'Prefer: resolution=merge-duplicates,return=minimal' "
                         "--data-binary @likes.json '$SPLASHD_BACKEND_URL/rest/v1/likes?on_conflict=user_id,photo_id'"],
            "notes": ["The daemon pushes in batches of at most 10,000 ops and 4 MiB of queued payload (PushEngine batchSize, batchBytes), "
-                     "each batch as two upserts sent side by side on two connections: photos' metadata and likes. A photo whose row "
-                     "the server already holds from this device (server_photos) goes without it; here every photo is new to the server.",
+                     "each batch as two upserts, photos' metadata and then likes (a device that sees a like finds its photo's row there). "
+                     "A photo whose row the server already holds from this device (server_photos) goes without it; here every photo is new "
+                     "to the server, so every one goes.",
                      "Each liked photo already has its library file, so the image queue stays out of the measurement.",
                      "The clock starts with the daemon at rest and offline: seeded likes are new to its Pictures folder at start (10,000 entries "
                      "to make), as a person's likes never are, and that work overlapped the push when the clock started at READY.",
-                     "Why 2 × the floor is out of reach while every like carries its photo's metadata: the server alone, given both bodies "
-                     "side by side, takes about 1.4 × the floor (the photos' upsert costs Postgres as much as the likes' — EXPLAIN ANALYZE "
-                     "of each: 250–300 ms against 300–400 here, their foreign-key and updated_at triggers a third of it — and both share "
-                     "this machine's two cores with the daemon and the single-process devstack server); what the daemon adds is its outbox "
-                     "work, timed inside it at 0cb2d82 (one repetition, by hand, timing logs): take the batch 555 ms (waiting for the "
-                     "write lock while the 10,000 ops' backoff was cleared 75, drop superseded 30, due 90, mark in flight 94, the rows "
-                     "built by SQLite 222, commit 44), the two requests 540 ms (the floor's median in the run before: 375 ms), record it sent 150 ms (delete 10,000 ops, record the "
-                     "photos' rows the server now holds, commit), then 100 ms to the next round and 20 ms for the 52 ops left."]}
+                     "Why 2 × the floor is out of reach while every like carries its photo's metadata: the server alone takes about as long "
+                     "as the anchor that sends the same two bodies one after the other, already past 2 × the floor (the photos' upsert costs "
+                     "Postgres as much as the likes': EXPLAIN ANALYZE of each, 250–300 ms against 300–400 here, their foreign-key and "
+                     "updated_at triggers a third of it). Sent side by side on two connections (tried at 0cb2d82) the two took 540 ms against "
+                     "a floor of about 375 ms, but a second device could then pull a like before its photo's row and keep it bare, so they "
+                     "go one after the other again. What the daemon adds is its outbox work, timed inside it at 0cb2d82 (one repetition, by "
+                     "hand, timing logs): take the batch 555 ms (waiting for the write lock while the 10,000 ops' backoff was cleared 75, "
+                     "drop superseded 30, due 90, mark in flight 94, the rows built by SQLite 222, commit 44), record it sent 150 ms (delete "
+                     "10,000 ops, record the photos' rows the server now holds, commit), then 100 ms to the next round and 20 ms for the 52 "
+                     "ops left."]}
     if any(v["met"] is False for v in res["verdict"]):
         d, user_id = fresh_daemon("prof")
         res["profile"] = _profile(ctx, d, user_id, own_sample(d, "pushprof"))
