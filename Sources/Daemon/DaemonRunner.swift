@@ -112,7 +112,8 @@ public enum DaemonRunner {
             config: config, store: store, directories: directories, importer: imports.importer, state: state, counter: counter,
             renditions: images?.renditions, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
-        let sources = SourceCapability.make(config: config, store: store, state: state, images: images, health: network.health, logger: logger)
+        let sources = SourceCapability.make(
+            config: config, store: store, state: state, counter: counter, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)

@@ -91,6 +91,7 @@ import TestSupport
             let client = daemon.client
             let live = try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5))
             let photos = try await client.send(StatusRequest()).library.photos
+            #expect(photos >= live.photos.count && !live.photos.isEmpty, "the answer's photos count at once: \(photos)")
             try await devstack.faults(fault)
             fixture.onCleanup { try? await devstack.clearFaults() }
             await #expect(throws: RPCError.self) { try await client.send(PhotosSearchRequest(query: "canyon", perPage: 5, refresh: true)) }
