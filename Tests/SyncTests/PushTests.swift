@@ -114,7 +114,7 @@ import TestSupport
             let ids = try daemon.seedPhotos(5, prefix: "held")
             for id in ids { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
             #expect(try await daemon.syncUntilDrained().drained)
-            let user = try await daemon.serverUserId()
+            let user = try await daemon.userId()
             let quoted = ids.map { "'\($0)'" }.joined(separator: ",")
             let changed = "select count(*) from public.photos where user_id = '\(user)' and title = 'changed on the server'"
             try await devstack.adminSQL(

@@ -31,13 +31,6 @@ extension Splashd {
         }, until: \.drained)
     }
 
-    /// This daemon's account's user id on the server.
-    func serverUserId() async throws -> String {
-        let users = try await devstack?.serviceRead("profiles?select=id&email=eq.\(account)") ?? []
-        guard let id = users.first?["id"] as? String else { throw DevstackError.failed("the server has no profile for \(account)") }
-        return id
-    }
-
     /// The server's likes of this account: photo id → tombstoned?
     func serverLikes() async throws -> [String: Bool] {
         guard let devstack else { return [:] }
