@@ -7,7 +7,7 @@ import socket
 import subprocess
 import time
 
-from benchlib import ROOT, SPLASHD, log, process_age, proc_stat, sh, summary, threads, wait_quiet
+from benchlib import ROOT, SPLASHD, TaskClock, log, process_age, proc_stat, sh, summary, threads, wait_quiet
 
 ID = 5
 TITLE = "Idle: RSS, CPU and wake-ups over the window"
@@ -66,20 +66,18 @@ def run(ctx):
         age = process_age(d.pid)
         w0, st0 = drain_notify(d), d.notify_counts["STATUS"]
         h0 = ctx.devstack.control("GET", "/_devstack/realtime").get("heartbeats", 0)
+        clocks = [TaskClock(pid, window, parts) for pid in (d.pid, redis.pid, swift_idle.pid)]
         s0, r0, th0 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
         i0, ith0 = proc_stat(swift_idle.pid), threads(swift_idle.pid)
-        cpu, wake, rwake, rcpu, icpu, iwake = [], [], [], [], [], []
+        wake, rwake, iwake = [], [], []
         prev, rprev, tprev, iprev, itprev = s0, r0, th0, i0, ith0
         watchdog = 0
         for _ in range(parts):
             time.sleep(window / parts)
             cur, rcur, tcur = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
-            cpu.append((cur[0] - prev[0]) * 1000)
             wake.append(switches_between(tprev, tcur))
-            rcpu.append((rcur[0] - rprev[0]) * 1000)
             rwake.append(rcur[3] - rprev[3])
             icur, itcur = proc_stat(swift_idle.pid), threads(swift_idle.pid)
-            icpu.append((icur[0] - iprev[0]) * 1000)
             iwake.append(switches_between(itprev, itcur))
             prev, rprev, tprev, iprev, itprev = cur, rcur, tcur, icur, itcur
         watchdog = drain_notify(d) - w0
@@ -87,11 +85,13 @@ def run(ctx):
         status_lines = d.notify_counts["STATUS"] - st0
         s1, r1, th1 = proc_stat(d.pid), proc_stat(redis.pid), threads(d.pid)
         i1 = proc_stat(swift_idle.pid)
-        runtime_cpu_ms = (i1[0] - i0[0]) * 1000
+        cpu, rcpu, icpu = (clock.parts_ms() for clock in clocks)
+        runtime_cpu_ms = sum(icpu)
         per_thread = collections.Counter()
         for tid, (name, sw) in th1.items():
             per_thread[f"{name}"] += sw - th0.get(tid, (name, 0))[1]
-        total_cpu_ms = (s1[0] - s0[0]) * 1000
+        total_cpu_ms = sum(cpu)
+        ticks_cpu_ms = (s1[0] - s0[0]) * 1000
         total_wake = sum(per_thread.values())  # threads alive at the end; one that ended is not counted
         rss_mb = s1[1] / 2**20
         # VmRSS counts file-backed pages (the executable, libraries, anything mapped) beside the daemon's
@@ -166,7 +166,7 @@ def run(ctx):
             "verdict": [
                 {"target": "RSS ≤ 25 MB", "value": f"{rss_mb:.1f} MB", "met": rss_mb <= 25},
                 {"target": f"CPU ≤ 50 ms over 5 min (scaled: {50 * window / 300:.1f} ms over {window} s)",
-                 "value": f"{total_cpu_ms:.0f} ms over {window} s", "met": total_cpu_ms <= 50 * window / 300},
+                 "value": f"{total_cpu_ms:.1f} ms over {window} s", "met": total_cpu_ms <= 50 * window / 300},
                 {"target": "no wake-ups but the watchdog's and the live channel's heartbeat",
                  "value": f"{wakes} wake-ups in a {strace_s} s strace window against {pings_s} pings in it (watchdog and "
                           f"heartbeats), besides {len(ticks)} ticks of libdispatch's pool monitor and {len(exits)} of it starting "
@@ -174,7 +174,9 @@ def run(ctx):
                           f"{watchdog} WATCHDOG=1 sent, {heartbeats} heartbeats, {total_wake} context switches "
                           f"({(watchdog + heartbeats) and total_wake / (watchdog + heartbeats):.1f} per ping)",
                  "met": wakes <= pings_s}],
-            "commands": [f"read /proc/PID/stat (utime+stime), /proc/PID/status (VmRSS, VmHWM) and every "
+            "commands": [f"perf stat -x , -I {window * 1000 // parts} -e task-clock -p PID -- sleep {window}.5  (each process: "
+                         "its CPU time in each part of the window, every thread counted, those that start or end in it too)",
+                         f"read /proc/PID/status (VmRSS, VmHWM) and every "
                          f"/proc/PID/task/*/status (voluntary+nonvoluntary_ctxt_switches) at the start and end of a {window} s window "
                          f"in {parts} parts, per thread (a thread that ends within it is not counted); WATCHDOG_USEC=30000000 (as the units' WatchdogSec=30s), WATCHDOG=1 counted on NOTIFY_SOCKET",
                          f"strace -f -tt -p PID for {strace_s} s after the window: what the wake-ups are, and how many (a burst "
@@ -201,9 +203,10 @@ def run(ctx):
                       "its clean pages: letting go of a writable private mapping would lose any page written meanwhile.",
                       f"Of the CPU time, Swift's runtime on Linux takes its share whatever the daemon does: the anchor that "
                       f"ran one task and waits (bench/tools/swiftidle.swift, built with swiftc -O -static-stdlib) used "
-                      f"{runtime_cpu_ms:.0f} ms over the same {window} s (libdispatch's pool monitor, a timer on its manager "
-                      f"thread every second once any task has run; no setting turns it off), the daemon {total_cpu_ms:.0f} ms "
-                      f"in all. CPU time is read from /proc/PID/stat, in 10 ms ticks.",
+                      f"{runtime_cpu_ms:.1f} ms over the same {window} s (libdispatch's pool monitor, a timer on its manager "
+                      f"thread every second once any task has run; no setting turns it off), the daemon {total_cpu_ms:.1f} ms "
+                      f"in all. CPU time is perf's task-clock (nanoseconds, every thread); /proc/PID/stat's utime+stime, "
+                      f"in 10 ms ticks each rounded down, moved {ticks_cpu_ms:.0f} ms over the same window.",
                       "What the idle events map again (measured at 32e8be2 on this scenario's daemon, by hand: perf record -e "
                       "page-faults -d after calling CleanMappedPages.release() in it through gdb): the daemon's file pages fell "
                       "from 25.7 to 14.5 MB and were back at 25.7 MB 22 s later: in 40 s the pings and heartbeats faulted "
