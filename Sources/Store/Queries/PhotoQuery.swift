@@ -33,6 +33,7 @@ public struct PhotoQuery: Sendable {
         var run = PhotoQueryRun(db: db, accountId: accountId, explain: request.explain == true)
         let rows = try page(&run, filters, limit: limit, offset: offset)
         let total = try run.count(filters)
+        try run.finish()
         return try PhotosListResult.encoded(
             photos: rows.map { $0[0] }, total: total, limit: limit, offset: offset, statements: run.statements)
     }
