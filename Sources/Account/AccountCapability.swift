@@ -20,15 +20,10 @@ public struct AccountCapability: Sendable {
     public struct Callbacks: Sendable {
         public var accountChanged: @Sendable (AccountStatus) -> Void
         public var profileChanged: @Sendable (Profile) -> Void
-        public var outboxChanged: @Sendable () -> Void
 
-        public init(
-            accountChanged: @escaping @Sendable (AccountStatus) -> Void, profileChanged: @escaping @Sendable (Profile) -> Void,
-            outboxChanged: @escaping @Sendable () -> Void
-        ) {
+        public init(accountChanged: @escaping @Sendable (AccountStatus) -> Void, profileChanged: @escaping @Sendable (Profile) -> Void) {
             self.accountChanged = accountChanged
             self.profileChanged = profileChanged
-            self.outboxChanged = outboxChanged
         }
     }
 
@@ -44,8 +39,7 @@ public struct AccountCapability: Sendable {
             auth: backend.map(SupabaseAuthAPI.init(backend:)), file: SessionFile(directory: stateDirectory),
             accounts: AccountStore(store: store), logger: logger, publish: callbacks.accountChanged)
         profiles = ProfileService(
-            manager: manager, backend: backend, store: store, logger: logger, profileChanged: callbacks.profileChanged,
-            outboxChanged: callbacks.outboxChanged)
+            manager: manager, backend: backend, store: store, logger: logger, profileChanged: callbacks.profileChanged)
         users = UsersService(backend: backend, store: store)
         self.backend = backend
         refreshService = SessionRefreshService(manager: manager)

@@ -91,29 +91,30 @@ public enum DaemonRunner {
         }
 
         let counter = LibraryCounter(state: state, library: library, logger: logger)
+        counter.observeStore()
 
         let account = await AccountCapability.start(
             config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
         counter.refresh()  // the counts taken above knew no account; liked and queued counts are per account
         let network = await NetworkCapability.make(config: config, state: state, account: account, logger: logger)
         let sync = SyncCapability.make(
-            config: config, store: store, state: state, counter: counter, account: account, network: network.gate,
+            config: config, store: store, state: state, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(
-            config: config, store: store, state: state, counter: counter, directories: directories, network: network.gate,
+            config: config, store: store, state: state, directories: directories, network: network.gate,
             health: network.health, push: sync.engine, logger: logger)
         let pictures = PictureCapability(config: config)
         let edits = EditCapability.make(
-            config: config, store: store, directories: directories, images: images, network: network.gate, state: state, counter: counter,
+            config: config, store: store, directories: directories, images: images, network: network.gate, state: state,
             push: sync.engine, pictures: pictures, logger: logger)
         let imports = ImportCapability.make(
-            config: config, store: store, state: state, counter: counter, renditions: images?.renditions, logger: logger)
+            config: config, store: store, state: state, renditions: images?.renditions, logger: logger)
         let google = GoogleCapability.make(
-            config: config, store: store, directories: directories, importer: imports.importer, state: state, counter: counter,
+            config: config, store: store, directories: directories, importer: imports.importer, state: state,
             renditions: images?.renditions, logger: logger)
-        let guests = GuestCapability(adoption: GuestAdoption(store: store), counter: counter, push: sync.engine, logger: logger)
+        let guests = GuestCapability(adoption: GuestAdoption(store: store), push: sync.engine, logger: logger)
         let sources = SourceCapability.make(
-            config: config, store: store, state: state, counter: counter, images: images, health: network.health, logger: logger)
+            config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Shared
 
 /// The local store: the single source of truth. One SQLite database in WAL mode through a GRDB
 /// `DatabasePool` (concurrent readers, one writer), migrated on open.
@@ -59,6 +60,16 @@ public final class Store: Sendable {
     /// photos (issue 19, item 5).
     public func releaseMemory() {
         pool.releaseMemoryEventually()
+    }
+
+    /// Calls `counted` with the library's and the outbox's counters after every commit that changed what
+    /// they count, on the writer's queue before its next write, for as long as the store is open
+    /// (`CountsObserver`). `accountId` names whose likes count as liked, asked at each commit.
+    public func observeCounts(
+        accountId: @escaping @Sendable () -> String,
+        _ counted: @escaping @Sendable (Result<(library: LibraryCounts, outbox: OutboxCounts), any Error>) -> Void
+    ) {
+        pool.add(transactionObserver: CountsObserver(accountId: accountId, counted: counted), extent: .databaseLifetime)
     }
 
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {

@@ -14,7 +14,6 @@ public final class ProfileService: Sendable {
     private let profiles: ProfileStore
     private let logger: Logger
     private let profileChanged: @Sendable (Profile) -> Void
-    private let outboxChanged: @Sendable () -> Void
     private let pushing = Mutex(PushState())
 
     private struct PushState {
@@ -25,14 +24,13 @@ public final class ProfileService: Sendable {
 
     public init(
         manager: SessionManager, backend: SupabaseBackend?, store: Store, logger: Logger,
-        profileChanged: @escaping @Sendable (Profile) -> Void, outboxChanged: @escaping @Sendable () -> Void
+        profileChanged: @escaping @Sendable (Profile) -> Void
     ) {
         self.manager = manager
         self.backend = backend
         self.profiles = ProfileStore(store: store)
         self.logger = logger
         self.profileChanged = profileChanged
-        self.outboxChanged = outboxChanged
         do {
             try profiles.recoverInFlight()
         } catch {
@@ -69,7 +67,6 @@ public final class ProfileService: Sendable {
             logger.info("username changed here; queued", metadata: ["splashd_op": "profile_set_username", "splashd_account": "\(user.id)"])
             await manager.setUsername(username, for: user.id)
             profileChanged(profile)
-            outboxChanged()
             pushSoon()
         }
         return SetUsernameResult(profile: profile, opId: opId)
@@ -157,7 +154,6 @@ public final class ProfileService: Sendable {
                 if let due = claimed.nextDue { schedule(at: due) }
                 return
             }
-            outboxChanged()
             guard await send(op, userId: user.id, backend: backend) else { return }
         }
     }
@@ -177,7 +173,6 @@ public final class ProfileService: Sendable {
         } catch {
             result = .failure(error)
         }
-        defer { outboxChanged() }
         switch result {
         case .success(let rows) where !rows.isEmpty:
             try? profiles.acknowledge(op, userId: userId)

@@ -31,10 +31,7 @@ extension AccountCapability {
                 // `systemctl status` shows the account as it is now (signed out by the server, offline, ...).
                 if before != status { notifier.status(state.statusLine()) }
             },
-            profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) },
-            outboxChanged: {
-                if let outbox = try? library.outboxCounts(accountId: state.current.account.userId ?? "") { state.setOutbox(outbox) }
-            })
+            profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) })
         let account = AccountCapability(
             backendURL: config.backendURL, anonKey: config.anonKey, http: http, store: store, stateDirectory: stateDirectory,
             logger: logger, callbacks: callbacks)

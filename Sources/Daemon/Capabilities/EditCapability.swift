@@ -12,7 +12,6 @@ import Sync
 struct EditCapability: Sendable {
     let studio: EditStudio
     let state: DaemonState
-    let counter: LibraryCounter
     /// Wakes the push engine (nil without an account server).
     let push: PushEngine?
     /// Draws a preview beside its original for a terminal (nil: previews are JPEG bytes only).
@@ -37,8 +36,8 @@ struct EditCapability: Sendable {
                 mode: terminal.mode))
     }
 
-    /// Renders and saves an edit, queued for upload: the photo's change on the bus, the library's
-    /// counts refreshed, the push engine woken, one log line with how long it took.
+    /// Renders and saves an edit, queued for upload: the photo's change on the bus, the push engine
+    /// woken, one log line with how long it took.
     func create(photoId: String, steps: [FilterStep], accountId: String) async throws -> EditSummary {
         let started = ContinuousClock.now
         let edit = try await studio.create(photoId: photoId, steps: steps, accountId: accountId)
@@ -46,7 +45,6 @@ struct EditCapability: Sendable {
             "splashd_op": "edit", "splashd_photo": "\(photoId)", "splashd_edit": "\(edit.id)",
             "splashd_duration_ms": "\(started.millisecondsElapsed)",
         ])
-        counter.refresh()
         state.bus.publish(.photoChanged(PhotoChange(id: photoId, change: .edited)))
         push?.ring()
         return try studio.summary(of: edit)
@@ -58,7 +56,6 @@ struct EditCapability: Sendable {
         case .alreadyRemoved:
             return EditDeleteResult(editId: editId, changed: false, queued: false)
         case .removed(let queued, _, _):
-            counter.refresh()
             if queued { push?.ring() }
             return EditDeleteResult(editId: editId, changed: true, queued: queued)
         }
@@ -67,7 +64,7 @@ struct EditCapability: Sendable {
     /// The studio fetches a missing original through the image queue, when online.
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, images: ImageCapability?, network: NetworkGate,
-        state: DaemonState, counter: LibraryCounter, push: PushEngine?, pictures: PictureCapability? = nil, logger: Logger
+        state: DaemonState, push: PushEngine?, pictures: PictureCapability? = nil, logger: Logger
     ) -> EditCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         let studio = EditStudio(
@@ -81,6 +78,6 @@ struct EditCapability: Sendable {
                     throw RPCError(error.transient ? .offline : .notFound, .originalDownloadFailed(id: photoId, reason: error.message))
                 }
             })
-        return EditCapability(studio: studio, state: state, counter: counter, push: push, pictures: pictures, logger: logger)
+        return EditCapability(studio: studio, state: state, push: push, pictures: pictures, logger: logger)
     }
 }

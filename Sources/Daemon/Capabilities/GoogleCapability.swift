@@ -16,7 +16,7 @@ struct GoogleCapability: Sendable {
 
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState,
-        counter: LibraryCounter, renditions: ScreenRenditions?, logger: Logger
+        renditions: ScreenRenditions?, logger: Logger
     ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
             return GoogleCapability(authorization: nil, picks: nil)
@@ -37,12 +37,11 @@ struct GoogleCapability: Sendable {
             importer: importer, dataDirectory: directories.data, maxFileBytes: Int64(config.imagesMaxFileMiB) << 20,
             progress: { progress in state.bus.publish(.importProgress(progress)) },
             imported: { photos in
-                // As a folder's import: each new photo on the bus, the counts, a screen copy of a large one.
+                // As a folder's import: each new photo on the bus, a screen copy of a large one.
                 for photo in photos {
                     state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added)))
                     if photo.width * photo.height > ScreenRendition.worthwhilePixels { renditions?.wanted(photoId: photo.id, source: photo.path) }
                 }
-                counter.refresh()
             }, logger: logger)
         return GoogleCapability(authorization: authorization, picks: picks)
     }

@@ -6,11 +6,9 @@ import Support
 import Sync
 
 /// The guest's likes and edits (made signed out, kept on this machine) and their adoption into an
-/// account, with what the daemon does after one: the library's counts refreshed, the push engine
-/// woken, a line in the journal.
+/// account, with what the daemon does after one: the push engine woken, a line in the journal.
 struct GuestCapability: Sendable {
     let adoption: GuestAdoption
-    let counter: LibraryCounter
     /// Wakes the push engine (nil without an account server).
     let push: PushEngine?
     let logger: Logger
@@ -25,7 +23,6 @@ struct GuestCapability: Sendable {
         logger.notice("the guest's likes and edits were adopted", metadata: [
             "splashd_op": "guest_adopt", "splashd_likes": "\(adopted.likes)", "splashd_edits": "\(adopted.edits)",
         ])
-        counter.refresh()
         if !adopted.isEmpty { push?.ring() }
         return adopted
     }

@@ -28,7 +28,7 @@ struct ImageCapability: Sendable {
     /// The queue gets an HTTP client of its own: its transfers are long and many, and must neither wait
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, directories: DaemonDirectories,
+        config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories,
         network: NetworkGate, health: ServiceHealth, push: PushEngine?, logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
@@ -57,20 +57,14 @@ struct ImageCapability: Sendable {
             hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
             accountId: { state.current.account.userId ?? "" },
             transfersActive: downloading,
-            likesSettled: {
-                // A held like leaves the pending count for the duplicates'; a released one is sent.
-                counter.refresh()
-                push?.ring()
-            }, logger: logger)
+            // A released like is sent.
+            likesSettled: { push?.ring() }, logger: logger)
         let cache = ImageCache(store: store, cacheDirectory: directories.cache, logger: logger)
         let renditions = ScreenRenditions(
             store: store, cacheDirectory: directories.cache,
             make: { source throws(EditingError) in try await editor.screenRendition(source) },
             transfersActive: downloading,
-            recorded: { [maxBytes = config.cacheMaxBytes] in
-                cache.evict(maxBytes: maxBytes)
-                counter.refresh()
-            }, logger: logger)
+            recorded: { [maxBytes = config.cacheMaxBytes] in cache.evict(maxBytes: maxBytes) }, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)
@@ -79,18 +73,9 @@ struct ImageCapability: Sendable {
         // A thumbnail's hash is the photo's (a perceptual hash is taken from a 32×32 reduction): known
         // before any download, it lets a like of a near-duplicate be refused. Not reported: a search
         // result that looks like a library photo is no news until it is liked.
-        // A thumbnail is a file too: the counts move now, not at whichever refresh came next (a like's
-        // near-duplicate check, seconds later, published the stale count's change and woke the Pictures
-        // folder long after the downloads had ended).
-        configuration.thumbnailArrived = { photoId, path in
-            scanner.arrived(photoId: photoId, path: path, report: false)
-            counter.refresh()
-        }
+        configuration.thumbnailArrived = { photoId, path in scanner.arrived(photoId: photoId, path: path, report: false) }
         // A like waiting for a file that could not be had is not held back by it.
         configuration.fileFailed = { photoId in scanner.cannotCompare(photoId: photoId) }
-        // The library's file and byte counts move with the files (library.changed; the Pictures folder
-        // follows that event).
-        configuration.filesMoved = { counter.refresh() }
         let queue = ImageQueue(
             store: store, http: client, configuration: configuration,
             // Signed out, the guest's liked and edited photos are downloaded too.
@@ -98,8 +83,6 @@ struct ImageCapability: Sendable {
             network: network, health: health, logger: logger,
             changed: { progress in
                 state.bus.publish(.imagesChanged(progress))
-                // A file arrived: the library's file and byte counts in status and library.changed move too.
-                if progress.change == .finished { counter.refresh() }
                 if progress.downloading == 0 {
                     scanner.transfersMayHaveEnded()
                     renditions.transfersMayHaveEnded()

@@ -46,12 +46,12 @@ final class ImportCapability: Sendable {
 
     /// `renditions`: where a large imported photo asks for its screen copy (nil: no image capability).
     init(
-        importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, store: Store, renditions: ScreenRenditions?, logger: Logger
+        importer: PhotoImporter, state: DaemonState, store: Store, renditions: ScreenRenditions?, logger: Logger
     ) {
         self.importer = importer
         let runs = Runs()
         self.runs = runs
-        let perform = Self.performer(importer: importer, state: state, counter: counter, renditions: renditions, logger: logger)
+        let perform = Self.performer(importer: importer, state: state, renditions: renditions, logger: logger)
         watcher = FolderWatcher(store: store, logger: logger) { path, recursive, since in
             _ = try? await runs.whenFree(importing: path) { try await perform(path, recursive, since) }
         }
@@ -69,9 +69,9 @@ final class ImportCapability: Sendable {
     }
 
     /// An import of `path` with its progress on the bus; then each new photo on the bus, a screen copy
-    /// asked for each large one, the library's counts refreshed, and one log line with what came of it.
+    /// asked for each large one, and one log line with what came of it.
     private static func performer(
-        importer: PhotoImporter, state: DaemonState, counter: LibraryCounter, renditions: ScreenRenditions?, logger: Logger
+        importer: PhotoImporter, state: DaemonState, renditions: ScreenRenditions?, logger: Logger
     ) -> @Sendable (String, Bool, Date?) async throws -> ImportResult {
         { path, recursive, since in
             let started = ContinuousClock.now
@@ -82,7 +82,6 @@ final class ImportCapability: Sendable {
             for photo in result.imported where photo.width * photo.height > ScreenRendition.worthwhilePixels {
                 renditions?.wanted(photoId: photo.id, source: photo.path)
             }
-            counter.refresh()
             logger.info("imported \(result.imported.count) photos from \(path)", metadata: [
                 "splashd_op": "import", "splashd_count": "\(result.imported.count)",
                 "splashd_duplicates": "\(result.duplicates.count)", "splashd_failed": "\(result.failed.count)",
@@ -93,11 +92,11 @@ final class ImportCapability: Sendable {
     }
 
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, renditions: ScreenRenditions?, logger: Logger
+        config: DaemonConfig, store: Store, state: DaemonState, renditions: ScreenRenditions?, logger: Logger
     ) -> ImportCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         return ImportCapability(
-            importer: PhotoImporter(store: store, editor: editor, duplicateThreshold: config.duplicateThreshold), state: state, counter: counter,
+            importer: PhotoImporter(store: store, editor: editor, duplicateThreshold: config.duplicateThreshold), state: state,
             store: store, renditions: renditions, logger: logger)
     }
 }

@@ -14,7 +14,7 @@ struct SourceCapability: Sendable {
     let feeds: FeedService?
 
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, images: ImageCapability?,
+        config: DaemonConfig, store: Store, state: DaemonState, images: ImageCapability?,
         health: ServiceHealth? = nil, logger: Logger
     ) -> SourceCapability {
         guard let http = try? HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.sources")) else {
@@ -25,17 +25,9 @@ struct SourceCapability: Sendable {
             configuration: .init(
                 unsplashAPIURL: config.unsplashAPIURL, unsplashAccessKey: config.unsplashAccessKey, nasaAPIURL: config.nasaAPIURL,
                 freshFor: .seconds(config.searchFreshSeconds)),
-            logger: logger, health: health, thumbnailsWanted: { Self.answered($0, images: images, counter: counter) })
-        let feeds = FeedService(search: search, logger: logger, thumbnailsWanted: { Self.answered($0, images: images, counter: counter) })
+            logger: logger, health: health, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
+        let feeds = FeedService(search: search, logger: logger, thumbnailsWanted: { images?.queue.wantThumbnails($0) })
         let refresher = SearchRefresher(search: search, logger: logger) { state.bus.publish(.searchRefreshed($0)) }
         return SourceCapability(search: search, refresher: refresher, feeds: feeds)
-    }
-
-    /// A source stored an answer's photos (a search, a random pick, a topic, a feed, a background
-    /// refresh) and wants the thumbnails of `ids`: they are fetched, and the library's counts move now —
-    /// its photo count stayed as it was until an unrelated refresh moved it, seconds later.
-    private static func answered(_ ids: [String], images: ImageCapability?, counter: LibraryCounter) {
-        images?.queue.wantThumbnails(ids)
-        counter.refresh()
     }
 }

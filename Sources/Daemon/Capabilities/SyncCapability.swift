@@ -17,7 +17,7 @@ struct SyncCapability: Sendable {
     var service: SyncService?
 
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, account: AccountCapability,
+        config: DaemonConfig, store: Store, state: DaemonState, account: AccountCapability,
         network: NetworkGate, dataDirectory: String, logger: Logger
     ) -> SyncCapability {
         let notifier = SystemdNotifier()
@@ -25,8 +25,7 @@ struct SyncCapability: Sendable {
         let pushEngine = account.backend.map { backend in
             PushEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
-                configuration: pushConfiguration(config), gate: gate, logger: logger, alsoPush: { await account.profiles.push() },
-                outboxChanged: { counter.refresh() })
+                configuration: pushConfiguration(config), gate: gate, logger: logger, alsoPush: { await account.profiles.push() })
         }
         let pullEngine = account.backend.map { backend in
             PullEngine(
@@ -40,7 +39,6 @@ struct SyncCapability: Sendable {
                 },
                 alsoPull: { userId in try? await account.profiles.pull(userId: userId) }
             ) { changes in
-                counter.refresh()
                 for change in changes { state.bus.publish(.photoChanged(change)) }
             }
         }

@@ -8,18 +8,17 @@ import Sync
 /// Likes, dismissals, the queue and `sync.now`.
 enum LibraryRoutes {
     static func register(
-        into router: inout Router, state: DaemonState, library: PhotoLibrary, counter: LibraryCounter, sync: SyncCapability?,
+        into router: inout Router, state: DaemonState, library: PhotoLibrary, sync: SyncCapability?,
         duplicateThreshold: Int, likeCheck: LikeActions.ArrivalCheck?, logger: Logger
     ) {
         let likes = sync?.likes ?? LikeActions(store: library.store)
         let queue = OutboxQueue(store: library.store)
         let engine = sync?.engine
 
-        /// After a like, unlike or dismissal: counters, the event, the push engine woken, the answer.
+        /// After a like, unlike or dismissal: the event, the push engine woken, the answer.
         @Sendable func answer(_ id: String, _ outcome: LikeActions.Outcome, _ change: PhotoChange.Kind, accountId: String?) throws -> PhotoActionResult {
             let queued = outcome == .changed(queued: true)
             if outcome != .unchanged {
-                counter.refresh()
                 state.bus.publish(.photoChanged(PhotoChange(id: id, change: change)))
                 if queued { engine?.ring() }
             }
@@ -52,11 +51,9 @@ enum LibraryRoutes {
             guard let service = sync?.service else { throw RPCError(.offline, .noAccountServerToSyncWith) }
             guard request.wait == true else {
                 service.start(accountId: account)
-                counter.refresh()
                 return SyncResult(started: state.current)
             }
             let report = await service.syncAndWait(accountId: account, timeout: .seconds(request.timeoutSeconds ?? 60))
-            counter.refresh()
             return SyncResult(report, online: state.current.connectivity.state != .offline)
         }
 
@@ -65,14 +62,12 @@ enum LibraryRoutes {
         }
         router.register(QueueRetryRequest.self) { request, _ in
             try queue.retry(opId: request.opId)
-            counter.refresh()
             engine?.ring()
             return QueueChangeResult(opId: request.opId, state: "pending")
         }
         router.register(QueueDropRequest.self) { request, _ in
             try queue.drop(opId: request.opId)
             logger.notice("a queued change was dropped by request", metadata: ["splashd_op": "queue_drop", "splashd_op_id": "\(request.opId)"])
-            counter.refresh()
             return QueueChangeResult(opId: request.opId, state: "dropped")
         }
     }

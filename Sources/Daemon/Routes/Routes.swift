@@ -17,12 +17,11 @@ enum Routes {
         pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil, google: GoogleCapability? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
-        let counter = LibraryCounter(state: state, library: library, logger: logger)
-        let guests = guests ?? GuestCapability(adoption: GuestAdoption(store: library.store), counter: counter, push: sync?.engine, logger: logger)
+        let guests = guests ?? GuestCapability(adoption: GuestAdoption(store: library.store), push: sync?.engine, logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state, guests: guests)
         GuestRoutes.register(into: &router, state: state, guests: guests)
         LibraryRoutes.register(
-            into: &router, state: state, library: library, counter: counter, sync: sync,
+            into: &router, state: state, library: library, sync: sync,
             duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, likeCheck: images?.likeCheck, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(

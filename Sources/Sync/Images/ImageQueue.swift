@@ -51,9 +51,6 @@ public final class ImageQueue: Service, Sendable {
         /// Called with the photo id when a library file's download failed (a like waiting to compare it
         /// goes without the comparison).
         public var fileFailed: (@Sendable (String) -> Void)?
-        /// Files moved between the library and the cache (an unlike, a like again): rows point at their
-        /// new places.
-        public var filesMoved: (@Sendable () -> Void)?
         /// A test's seam: called with the photos one look found missing, before it picks which to start
         /// (a test holds it there while a transfer ends).
         public var listedMissing: (@Sendable ([String]) async -> Void)?
@@ -197,7 +194,6 @@ public final class ImageQueue: Service, Sendable {
                     if likesMayHaveChanged.exchange(false, ordering: .acquiringAndReleasing) {
                         let moved = mover.reconcile(accountId: account, variant: configuration.variant)
                         if moved.unpinned > 0 { cache.evict(maxBytes: configuration.cacheMaxBytes) }
-                        if moved.unpinned + moved.repinned > 0 { configuration.filesMoved?() }
                         // Each look moves at most a batch each way: until one moves nothing, look again.
                         if moved.unpinned + moved.repinned > 0 { ring() }
                     }

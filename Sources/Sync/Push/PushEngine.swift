@@ -51,7 +51,6 @@ public final class PushEngine: Service, Sendable {
     private let network: NetworkGate
     private let configuration: Configuration
     private let logger: Logger
-    private let outboxChanged: @Sendable () -> Void
     /// Pushes what this engine has no pusher for (the profile's username, sent by the account's
     /// ProfileService), when a person or the network asks for everything to go now.
     private let alsoPush: @Sendable () async -> Void
@@ -68,8 +67,7 @@ public final class PushEngine: Service, Sendable {
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend?, dataDirectory: String, network: NetworkGate,
         configuration: Configuration = .init(), gate: SyncGate = SyncGate(), logger: Logger,
-        alsoPush: @escaping @Sendable () async -> Void = {},
-        outboxChanged: @escaping @Sendable () -> Void
+        alsoPush: @escaping @Sendable () async -> Void = {}
     ) {
         self.gate = gate
         self.store = store
@@ -84,7 +82,6 @@ public final class PushEngine: Service, Sendable {
         self.network = network
         self.configuration = configuration
         self.logger = logger
-        self.outboxChanged = outboxChanged
         self.alsoPush = alsoPush
     }
 
@@ -97,8 +94,7 @@ public final class PushEngine: Service, Sendable {
     /// backend answers again after an outage.
     public func sendNow(accountId: String) {
         do {
-            let cleared = try store.write { db in try OutboxStore.clearBackoff(db, accountId: accountId) }
-            if cleared > 0 { outboxChanged() }
+            _ = try store.write { db in try OutboxStore.clearBackoff(db, accountId: accountId) }
         } catch {
             logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
         }
@@ -118,7 +114,6 @@ public final class PushEngine: Service, Sendable {
         let reset = try store.write { db in try OutboxStore.resetInFlight(db) }
         if reset > 0 {
             logger.notice("resending \(reset) ops that were in flight when splashd stopped", metadata: ["splashd_op": "push"])
-            outboxChanged()
         }
         await cancelWhenGracefulShutdown { await self.loop() }
     }
@@ -206,14 +201,9 @@ public final class PushEngine: Service, Sendable {
                 "splashd_op": "push", "splashd_count": "\(dropped)",
             ])
         }
-        if batch.isEmpty {
-            if dropped > 0 { outboxChanged() }
-            return (0, Report(), false)
-        }
-        outboxChanged()
+        if batch.isEmpty { return (0, Report(), false) }
         var report = Report()
         let keepGoing = await send(batch, readings: readings, pusher: pusher, accountId: accountId, report: &report)
-        outboxChanged()
         return (batch.count, report, keepGoing)
     }
 

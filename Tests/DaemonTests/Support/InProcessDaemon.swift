@@ -24,7 +24,10 @@ struct InProcessDaemon {
             for id in photos { try PhotoRecord(source: "unsplash", remoteId: id, title: "Photo \(id)", fetchedAt: Date()).insert(db) }
         }
         state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
-        router = Routes.make(state: state, library: PhotoLibrary(store: store), logger: Logger(label: "test"))
+        let library = PhotoLibrary(store: store)
+        // As the daemon does: the counts in status follow every commit that moves them.
+        LibraryCounter(state: state, library: library, logger: Logger(label: "test")).observeStore()
+        router = Routes.make(state: state, library: library, logger: Logger(label: "test"))
     }
 
     /// Runs `body` with a typed client on a connection of its own.
