@@ -72,4 +72,58 @@ import TestSupport
         #expect(arrivals.withLock { $0 } == [photo.id], "the photo arrived \(arrivals.withLock { $0.count }) times")
         try await devstack.clearFaults()
     }
+
+    /// A transfer's slot is the next transfer's once its bytes are all here: the file's check, hash and
+    /// landing (flushed a batch at a time, waiting for the disk) go on without it. With one slot, the
+    /// first photo's landing is held at the committer's seam; the second photo's transfer must start
+    /// meanwhile, and both land once it is let go.
+    @Test func aFileBeingLandedLeavesItsSlotToTheNextTransfer() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file("splashd.sqlite"))
+        let photos = try await devstack.unsplashPhotos(2).map { object in
+            let urls = object["urls"] as? [String: String] ?? [:]
+            let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
+            return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
+                               width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
+        }
+        try #require(photos.count == 2)
+        try store.write { db in
+            for photo in photos {
+                try photo.save(db)
+                try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: Date(), updatedAt: Date()).save(db)
+            }
+        }
+        let release = DispatchSemaphore(value: 0)
+        let held = Mutex(0)
+        var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+        configuration.concurrency = 1
+        configuration.batchLanding = { _ in
+            // The first batch waits (at most 20 s: a queue that keeps the slot would never let go).
+            guard held.withLock({ $0 += 1; return $0 }) == 1 else { return }
+            _ = release.wait(timeout: .now() + 20)
+        }
+        let images = ImageQueue(
+            store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
+            accountId: { "ana" }, logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await images.run() }
+            let firstHeld = try await eventually(within: .seconds(20), every: .milliseconds(20)) { held.withLock { $0 } == 1 }
+            #expect(firstHeld, "the first file never reached its landing")
+            // Both photos are active now: one being landed, the other transferring in the freed slot.
+            let secondStarted = try await eventually(within: .seconds(10), every: .milliseconds(20)) {
+                photos.allSatisfy { photo in
+                    if case .downloading = images.state(of: photo.id) { true } else { false }
+                }
+            }
+            #expect(secondStarted, "the second transfer waited for the first file's landing")
+            release.signal()
+            let landed = try await eventually(within: .seconds(20), every: .milliseconds(50)) {
+                try store.read { db in try photos.allSatisfy { try PhotoFileStore.files(db, photoId: $0.id).count == 1 } }
+            }
+            #expect(landed, "the files never landed")
+            group.cancelAll()
+        }
+    }
 }

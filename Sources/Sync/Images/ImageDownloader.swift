@@ -22,9 +22,10 @@ struct ImageDownloader: Sendable {
     let renditionURL: @Sendable (_ urls: String?, _ variant: String) -> String?
 
     /// Library files live in the data directory; feeds' thumbnails (`inLibrary` false) in the cache,
-    /// evictable. `progress(bytes, total)` is called on the HTTP client's thread.
+    /// evictable. `progress(bytes, total)` is called on the HTTP client's thread; `downloaded` once the
+    /// bytes are all here, before they are checked, hashed and landed.
     func download(
-        _ job: PhotoFileStore.Missing, variant: String, inLibrary: Bool,
+        _ job: PhotoFileStore.Missing, variant: String, inLibrary: Bool, downloaded: @Sendable () -> Void = {},
         progress: @escaping @Sendable (Int64, Int64?) -> Void
     ) async throws(ImageFailure) -> PhotoFileStore.File {
         guard let url = renditionURL(job.urls, variant) else {
@@ -53,6 +54,7 @@ struct ImageDownloader: Sendable {
                 throw failure
             }
         }
+        downloaded()
         // A placed file was put there by a run that died before recording it; it is kept only if it is
         // what we would have kept.
         let checked = placed ? final : staged

@@ -19,7 +19,7 @@ extension ImageQueue {
     func startableThumbnails() -> [PhotoFileStore.Missing] {
         let limit = max(1, configuration.concurrency)
         let candidates = state.withLock { state -> [String] in
-            let free = limit - state.active.count
+            let free = limit - state.transferring
             return state.thumbnails.first(free * 4)
         }
         guard !candidates.isEmpty else { return [] }
@@ -37,7 +37,7 @@ extension ImageQueue {
         return state.withLock { state in
             var chosen: [PhotoFileStore.Missing] = []
             for (id, job) in jobs {
-                guard let job, state.active.count < limit else {
+                guard let job, state.transferring < limit else {
                     if job == nil { state.thumbnails.remove(id) }
                     continue
                 }

@@ -54,6 +54,9 @@ public final class ImageQueue: Service, Sendable {
         /// A test's seam: called with the photos one look found missing, before it picks which to start
         /// (a test holds it there while a transfer ends).
         public var listedMissing: (@Sendable ([String]) async -> Void)?
+        /// A test's seam: called with each batch's size before the committer lands it (on its queue; a
+        /// test holds a batch there).
+        public var batchLanding: (@Sendable (Int) -> Void)?
 
         public init(dataDirectory: String, cacheDirectory: String) {
             self.dataDirectory = dataDirectory
@@ -88,6 +91,13 @@ public final class ImageQueue: Service, Sendable {
         var thumbnails = ThumbnailWishList()
         var retries: [String: Retry] = [:]
         var active: [String: (bytes: Int64, total: Int64?)] = [:]
+        /// Library transfers whose bytes are all here, being checked, hashed and landed (`FileCommitter`
+        /// flushes them a batch at a time): still active, so never started twice, but their slot is
+        /// the next transfer's. Holding the slot until the file was durable left the connections idle
+        /// while each batch's flushes waited for the disk.
+        var landing: Set<String> = []
+        /// Transfers that hold a slot: the active ones not landing.
+        var transferring: Int { active.count - landing.count }
         var finished = 0
         /// Photos whose transfer ended, with `finished` as it stood then; kept until a look that began
         /// after them (see `startable`).
@@ -124,7 +134,8 @@ public final class ImageQueue: Service, Sendable {
         self.changed = changed
         downloader = ImageDownloader(
             http: http, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
-            maxFileBytes: configuration.maxFileBytes, committer: FileCommitter(store: store), renditionURL: configuration.renditionURL)
+            maxFileBytes: configuration.maxFileBytes, committer: FileCommitter(store: store, batchLanding: configuration.batchLanding),
+            renditionURL: configuration.renditionURL)
         // Made before the control socket listens: no edit of this process is older.
         sweep = StaleFileSweep(
             store: store, dataDirectory: configuration.dataDirectory, variant: configuration.variant, processStarted: Date(), logger: logger)
@@ -233,13 +244,13 @@ public final class ImageQueue: Service, Sendable {
 
     private func listMissing(accountId: String) -> Listing? {
         let limit = max(1, configuration.concurrency)
-        let (busy, waiting, finished) = state.withLock { ($0.active.count, $0.retries.count, $0.finished) }
+        let (busy, active, waiting, finished) = state.withLock { ($0.transferring, $0.active.count, $0.retries.count, $0.finished) }
         guard busy < limit || waiting > 0 else { return nil }
         do {
             let missing = try store.read { [variant = configuration.variant] db in
-                try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: limit + busy + waiting)
+                try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: limit + active + waiting)
             }
-            return Listing(missing: missing, complete: missing.count < limit + busy + waiting, finishedBefore: finished)
+            return Listing(missing: missing, complete: missing.count < limit + active + waiting, finishedBefore: finished)
         } catch {
             logger.error("cannot read the library: \(error)", metadata: ["splashd_op": "images"])
             return nil
@@ -267,7 +278,7 @@ public final class ImageQueue: Service, Sendable {
                 state.retries = state.retries.filter { ids.contains($0.key) }
             }
             var chosen: [PhotoFileStore.Missing] = []
-            for job in missing where state.active.count < limit && state.active[job.photoId] == nil {
+            for job in missing where state.transferring < limit && state.active[job.photoId] == nil {
                 if let retry = state.retries[job.photoId], retry.due > now { continue }
                 if let host = host(of: job, variant: configuration.variant), !health.usable(host) { continue }
                 state.active[job.photoId] = (0, nil)
@@ -322,10 +333,14 @@ public final class ImageQueue: Service, Sendable {
         announce(job.photoId, .started)
         let outcome: Result<PhotoFileStore.File, ImageFailure>?
         do throws(ImageFailure) {
-            outcome = .success(try await download(job))
+            outcome = .success(try await download(job, downloaded: {
+                self.state.withLock { _ = $0.landing.insert(job.photoId) }
+                self.wakeup.ring()
+            }))
         } catch {
             outcome = .failure(error)
         }
+        state.withLock { _ = $0.landing.remove(job.photoId) }
         if Task.isCancelled, case .failure = outcome {
             state.withLock { _ = $0.active.removeValue(forKey: job.photoId) }
             return
@@ -384,10 +399,12 @@ public final class ImageQueue: Service, Sendable {
 
     /// One file into the library (or a thumbnail into the cache), its progress kept for `photos.show`.
     func download(
-        _ job: PhotoFileStore.Missing, variant: String? = nil, inLibrary: Bool = true
+        _ job: PhotoFileStore.Missing, variant: String? = nil, inLibrary: Bool = true, downloaded: @Sendable () -> Void = {}
     ) async throws(ImageFailure) -> PhotoFileStore.File {
         let key = inLibrary ? job.photoId : "thumb:" + job.photoId
-        return try await downloader.download(job, variant: variant ?? configuration.variant, inLibrary: inLibrary) { bytes, total in
+        return try await downloader.download(
+            job, variant: variant ?? configuration.variant, inLibrary: inLibrary, downloaded: downloaded
+        ) { bytes, total in
             self.state.withLock { $0.active[key] = (bytes, total) }
         }
     }
