@@ -38,8 +38,7 @@ final class CountsObserver: TransactionObserver, Sendable {
     }
 
     func databaseDidCommit(_ db: Database) {
-        guard changed.withLock({ $0 }) else { return }
-        changed.withLock { $0 = false }
+        guard changed.withLock({ was in defer { was = false }; return was }) else { return }
         let account = accountId()
         counted(Result { (try CountsQuery.library(db, accountId: account), try CountsQuery.outbox(db, accountId: account)) })
     }
