@@ -38,7 +38,6 @@ struct PhotoQueryRun {
     /// within the bound is the page. Photos with no key sort last either way and are outside a bound.
     mutating func walkedPage(_ filters: PhotoFilters, key: String, descending: Bool, order: String, limit: Int, offset: Int) throws -> [Row]? {
         guard filters.isTextAlone, !filters.dismissed else { return nil }
-        try holdMatch(filters)
         let matches = try count(filters)
         let wanted = offset + limit
         guard matches >= wanted, limit > 0 else { return nil }
