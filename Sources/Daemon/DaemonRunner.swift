@@ -94,8 +94,7 @@ public enum DaemonRunner {
         counter.observeStore()
 
         let account = await AccountCapability.start(
-            config: config, store: store, state: state, library: library, stateDirectory: directories.state, logger: logger)
-        counter.refresh()  // the counts taken above knew no account; liked and queued counts are per account
+            config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, logger: logger)
         let network = await NetworkCapability.make(config: config, state: state, account: account, logger: logger)
         let sync = SyncCapability.make(
             config: config, store: store, state: state, account: account, network: network.gate,

@@ -22,14 +22,7 @@ public final class PhotoLibrary: Sendable {
     }
 
     public func counts(accountId: String) throws -> (library: LibraryCounts, outbox: OutboxCounts) {
-        try store.read { db in
-            (try CountsQuery.library(db, accountId: accountId), try CountsQuery.outbox(db, accountId: accountId))
-        }
-    }
-
-    /// The outbox's counters alone (the account changed, or a profile op moved: no photo did).
-    public func outboxCounts(accountId: String) throws -> OutboxCounts {
-        try store.read { db in try CountsQuery.outbox(db, accountId: accountId) }
+        try store.read { db in try CountsQuery.all(db, accountId: accountId) }
     }
 
     /// Bytes and files in the library and in the cache.

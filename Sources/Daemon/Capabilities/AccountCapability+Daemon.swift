@@ -1,6 +1,5 @@
 import Account
 import HTTP
-import Library
 import Logging
 import Shared
 import Store
@@ -8,10 +7,10 @@ import Systemd
 
 extension AccountCapability {
     /// The daemon's account capability: its HTTP client, the backend from the configuration, and
-    /// callbacks into the daemon's state (account status, profile events, outbox counts). The saved
-    /// session is restored before this returns, without the network.
+    /// callbacks into the daemon's state (account status, profile events, the counts by account). The
+    /// saved session is restored (and its status published) before this returns, without the network.
     static func start(
-        config: DaemonConfig, store: Store, state: DaemonState, library: PhotoLibrary, stateDirectory: String, logger: Logger
+        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, stateDirectory: String, logger: Logger
     ) async -> AccountCapability {
         var http: HTTPClient?
         do {
@@ -27,7 +26,8 @@ extension AccountCapability {
             accountChanged: { status in
                 let before = state.current.account
                 state.setAccount(status)
-                if let outbox = try? library.outboxCounts(accountId: status.userId ?? "") { state.setOutbox(outbox) }
+                // Liked counts are per account: read again for this one, through the counter's lock.
+                counter.refresh()
                 // `systemctl status` shows the account as it is now (signed out by the server, offline, ...).
                 if before != status { notifier.status(state.statusLine()) }
             },

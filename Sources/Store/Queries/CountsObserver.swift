@@ -40,7 +40,7 @@ final class CountsObserver: TransactionObserver, Sendable {
     func databaseDidCommit(_ db: Database) {
         guard changed.withLock({ was in defer { was = false }; return was }) else { return }
         let account = accountId()
-        counted(Result { (try CountsQuery.library(db, accountId: account), try CountsQuery.outbox(db, accountId: account)) })
+        counted(Result { try CountsQuery.all(db, accountId: account) })
     }
 
     func databaseDidRollback(_ db: Database) {

@@ -5,6 +5,11 @@ import Shared
 /// them is a lookup each, whatever the library holds. Only the edited photos are counted here: edits
 /// are few, and a distinct count is not a sum a trigger can keep.
 public enum CountsQuery {
+    /// What status shows: the library's counters and the outbox's.
+    public static func all(_ db: Database, accountId: String) throws -> (library: LibraryCounts, outbox: OutboxCounts) {
+        (try library(db, accountId: accountId), try outbox(db, accountId: accountId))
+    }
+
     public static func library(_ db: Database, accountId: String) throws -> LibraryCounts {
         let counters = try values(db, ["photos", "dismissed", "files", "file_bytes", "liked:" + accountId])
         let edited = try Int.fetchOne(
