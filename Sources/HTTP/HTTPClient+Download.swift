@@ -48,6 +48,8 @@ extension HTTPClient {
                     return try await self.perform(hop, sink: .file(sink), range: startedAt > 0 ? startedAt : nil)
                 }
             } catch {
+                // What arrived reaches the .part now, for the next attempt to resume, and its lock is let go.
+                sinkForHop?.release()
                 if case .tooLarge = error { unlink(partPath) }
                 throw error
             }
@@ -64,7 +66,7 @@ extension HTTPClient {
                 if startedAt == 0 { unlink(partPath) }
                 throw .http(status: outcome.status, headers: outcome.headers, body: sink.errorBody)
             }
-            if flushFile { try sink.syncAndClose() } else { sink.startWritebackAndClose() }
+            if flushFile { try sink.syncAndClose() } else { try sink.startWritebackAndClose() }
             resumeFrom = outcome.status == 206 ? startedAt : 0
             break
         }

@@ -62,6 +62,23 @@ import Testing
         }
     }
 
+    /// The sink's writes end on a block's edge, the bytes past it waiting for the next piece: a body resumed
+    /// at an offset inside a block still lands byte for byte.
+    @Test func resumesABodyLongerThanTheSinksBufferFromInsideABlock() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let destination = directory + "/photo.jpg"
+            let size = 1 << 20 + 12_345
+            let resumedAt = 100 * FileSink.blockBytes + 1_001
+            try Data(fileBytes(size).prefix(resumedAt)).write(to: URL(fileURLWithPath: destination + ".part"))
+            let result = try await client.download(
+                HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size),
+                expectedSHA256: SHA256.hash(fileBytes(size)))
+            #expect(result.resumedFrom == Int64(resumedAt))
+            #expect(read(destination) == fileBytes(size))
+        }
+    }
+
     @Test func restartsWhenTheServerIgnoresRange() async throws {
         try await withServer { server in
             let client = try makeClient()
@@ -112,9 +129,15 @@ import Testing
         try await withServer { server in
             let client = try makeClient()
             let destination = directory + "/photo.jpg"
-            // /stall sends 10 bytes of a promised 100000, then nothing.
-            let task = Task { try await client.download(HTTPRequest(url: server.url("/stall")), to: destination) }
-            while (HTTPClient.fileSize(destination + ".part") ?? 0) < 10 { try await Task.sleep(for: .milliseconds(20)) }
+            // /stall sends 10 bytes of a promised 100000, then nothing. They wait in the sink's buffer (less
+            // than a block) and reach the .part when the transfer ends, here by its cancellation.
+            let received = Atomic<Int64>(0)
+            let task = Task {
+                try await client.download(HTTPRequest(url: server.url("/stall")), to: destination, progress: { done, _ in
+                    received.store(done, ordering: .relaxed)
+                })
+            }
+            while received.load(ordering: .relaxed) < 10 { try await Task.sleep(for: .milliseconds(20)) }
             task.cancel()
             await #expect(throws: HTTPError.cancelled) { try await task.value }
             #expect(!exists(destination))
