@@ -25,7 +25,7 @@ public enum PhotoFileStore {
     /// choice came from.
     public static func missing(_ db: Database, accountId: String, variant: String, limit: Int = 10_000) throws -> [Missing] {
         func newest(_ sql: String) throws -> [(missing: Missing, chosenAt: Date)] {
-            try Row.fetchAll(db, sql: sql, arguments: [accountId, variant, limit]).map {
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [accountId, variant, limit]).map {
                 (Missing(photoId: $0["id"], source: $0["source"], remoteId: $0["remote_id"], urls: $0["urls"]), $0["chosen_at"])
             }
         }
@@ -109,13 +109,14 @@ public enum PhotoFileStore {
 
     /// Records a finished file (replacing an older row of the same variant).
     public static func record(_ db: Database, _ file: File) throws {
-        try db.execute(sql: """
+        // Cached: a pull records a thousand files, a batch at a time.
+        try db.cachedStatement(sql: """
             INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, last_access_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (photo_id, variant) DO UPDATE SET
                 path = excluded.path, in_library = excluded.in_library, bytes = excluded.bytes, checksum = excluded.checksum,
                 created_at = excluded.created_at, last_access_at = excluded.last_access_at
-            """, arguments: [file.photoId, file.variant, file.path, file.inLibrary, file.bytes, file.checksum, file.createdAt, file.lastAccessAt])
+            """).execute(arguments: [file.photoId, file.variant, file.path, file.inLibrary, file.bytes, file.checksum, file.createdAt, file.lastAccessAt])
     }
 
     /// Every path (relative to the data directory) a row says is in the library.

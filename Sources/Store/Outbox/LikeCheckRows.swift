@@ -60,10 +60,10 @@ public enum LikeCheckRows {
 
     /// Pending ops held as near-duplicates, of `accountId` or of every account (nil).
     public static func heldCount(_ db: Database, accountId: String?) throws -> Int {
-        try Int.fetchOne(db, sql: """
+        try Int.fetchOne(db.cachedStatement(sql: """
             SELECT count(*) FROM like_checks c JOIN outbox o ON o.op_id = c.op_id
             WHERE o.state = 'pending' AND c.twin_id IS NOT NULL AND (? IS NULL OR o.account_id = ?)
-            """, arguments: [accountId, accountId]) ?? 0
+            """), arguments: [accountId, accountId]) ?? 0
     }
 
     /// Every held op, by op id.

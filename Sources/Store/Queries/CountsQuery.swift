@@ -12,8 +12,7 @@ public enum CountsQuery {
 
     public static func library(_ db: Database, accountId: String) throws -> LibraryCounts {
         let counters = try values(db, ["photos", "dismissed", "files", "file_bytes", "liked:" + accountId])
-        let edited = try Int.fetchOne(
-            db, sql: "SELECT count(DISTINCT photo_id) FROM edits WHERE deleted_at IS NULL") ?? 0
+        let edited = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(DISTINCT photo_id) FROM edits WHERE deleted_at IS NULL")) ?? 0
         return LibraryCounts(
             photos: counters["photos"], liked: counters["liked:" + accountId], edited: edited, dismissed: counters["dismissed"],
             files: counters["files"], bytes: Int64(counters["file_bytes"]))
@@ -32,7 +31,7 @@ public enum CountsQuery {
     /// Named counters; one that has no row (an account that never liked) is 0.
     private static func values(_ db: Database, _ names: [String]) throws -> Counters {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT name, value FROM counters WHERE name IN (\(databaseQuestionMarks(count: names.count)))",
+            db.cachedStatement(sql: "SELECT name, value FROM counters WHERE name IN (\(databaseQuestionMarks(count: names.count)))"),
             arguments: StatementArguments(names))
         return Counters(values: Dictionary(rows.map { ($0["name"], $0["value"]) }, uniquingKeysWith: { first, _ in first }))
     }
