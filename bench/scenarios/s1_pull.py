@@ -50,6 +50,7 @@ def run(ctx):
     rpc = d.rpc()
     email, password, user_id = signup(rpc, "pull" + fresh_tag())
     d.wait_state(rpc, "online")
+    settled = ctx.settle_removals()
     curl_t, aria_t, durable_t, mine, total_bytes, quiet_t = [], [], [], [], [], []
     for rep in range(ctx.reps):
         # Every repetition starts from a daemon at rest: the last one's arrivals are hashed (perceptual
@@ -98,7 +99,8 @@ def run(ctx):
         log(f"s1 rep {rep + 1}: splashd {mine[-1]:.2f} s, curl {curl_t[-1]:.2f} s, aria2c {aria_t[-1]:.2f} s, {size / 2**20:.0f} MB")
     rpc.close()
     d.stop()
-    shutil.rmtree(work, ignore_errors=True)
+    # The files stay until the next run's start: removed now, they would slow every scenario after this
+    # one that creates files (see Context.settle_removals).
     s, c, a, dc = summary(mine, "s"), summary(curl_t, "s"), summary(aria_t, "s"), summary(durable_t, "s")
     mb = total_bytes[0] / 2**20
     ratio = s["median"] / c["median"]
@@ -133,8 +135,11 @@ def run(ctx):
                      f"Each repetition (its anchors, then splashd) starts with the daemon at rest: its CPU time moved at most "
                      f"10 ms over a whole second (waited {min(quiet_t):.0f}–{max(quiet_t):.0f} s: the previous repetition's "
                      "perceptual hashes and screen renditions, made after its files are in). Nothing is deleted while the "
-                     "scenario runs (each repetition's anchors write into directories of their own): ext4 passes over inodes "
-                     "deleted in the last 5 to 35 s when it allocates one, which slowed whichever run came after a removal."
+                     "scenario runs (each repetition's anchors write into directories of their own), and the first repetition "
+                     f"starts at least 61 s after the run's start removed the last run's files (waited {settled:.0f} s, after "
+                     "a sync): this machine's root is ext4 without a journal, which passes over every inode freed in the last "
+                     "60 s (360 s while its inode table block is dirty) each time it allocates one — a fifth of splashd's CPU "
+                     "in a pull soon after a removal, its library directory in the block group the removed files had used."
                      + (" --quick: 300 images instead of 1,000." if ctx.quick else "")]}
     if ratio > 1.1:
         import profiling
