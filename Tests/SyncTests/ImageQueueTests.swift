@@ -73,6 +73,69 @@ import TestSupport
         try await devstack.clearFaults()
     }
 
+    /// A transfer's end takes the next file from the queue's last read of what is missing: each read walks
+    /// the account's likes past every one that has its file, and reading at every end made a pull's cost
+    /// grow with the square of its size. With one slot and thirteen liked photos, the files arrive one after
+    /// the other, each once, from few reads; an unlike half-way rings, and the read it brings leaves the
+    /// unliked photo out.
+    @Test func aTransfersEndTakesTheNextFileFromTheLastRead() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file("splashd.sqlite"))
+        let photos = try await devstack.unsplashPhotos(13).map { object in
+            let urls = object["urls"] as? [String: String] ?? [:]
+            let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
+            return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
+                               width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
+        }
+        try #require(photos.count == 13)
+        // Liked a second apart: the queue takes them newest first, so the oldest is the last to start.
+        let start = Date()
+        try store.write { db in
+            for (index, photo) in photos.enumerated() {
+                try photo.save(db)
+                try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: start.addingTimeInterval(Double(index)),
+                               updatedAt: start).save(db)
+            }
+        }
+        let unliked = photos[0]
+        let reads = Mutex(0)
+        let arrivals = Mutex<[String]>([])
+        let queue = Mutex<ImageQueue?>(nil)
+        var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+        configuration.concurrency = 1
+        configuration.readMissing = { reads.withLock { $0 += 1 } }
+        configuration.fileArrived = { id, _ in
+            let count = arrivals.withLock { $0.append(id); return $0.count }
+            guard count == 3 else { return }
+            // Half-way: the oldest like goes, and the queue is rung as a like change rings it.
+            try? store.write { db in
+                try db.execute(sql: "UPDATE likes SET deleted_at = ? WHERE photo_id = ?", arguments: [Date(), unliked.id])
+            }
+            queue.withLock { $0 }?.ring()
+        }
+        let images = ImageQueue(
+            store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
+            accountId: { "ana" }, logger: Logger(label: "test"))
+        queue.withLock { $0 = images }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await images.run() }
+            let landed = try await eventually(within: .seconds(30), every: .milliseconds(50)) { arrivals.withLock { $0.count } >= 12 }
+            #expect(landed, "only \(arrivals.withLock { $0.count }) of 12 files arrived")
+            // Whatever else the queue would start, it starts now; give it time to show.
+            try await Task.sleep(for: .milliseconds(500))
+            group.cancelAll()
+        }
+        let arrived = arrivals.withLock { $0 }
+        #expect(arrived == photos.dropFirst().reversed().map(\.id), "arrived: \(arrived)")
+        #expect(!arrived.contains(unliked.id))
+        // The first read, the one the unlike's ring brought, and the looks that find the last read used up
+        // as the last file lands: four or five when this was written, whatever the number of files.
+        // Reading at every look that had a free slot, the queue read fifteen times for these twelve.
+        #expect(reads.withLock { $0 } <= 8, "\(reads.withLock { $0 }) reads of the store for 12 files")
+    }
+
     /// A transfer's slot is the next transfer's once its bytes are all here: the file's check, hash and
     /// landing (flushed a batch at a time, waiting for the disk) go on without it. With one slot, the
     /// first photo's landing is held at the committer's seam; the second photo's transfer must start

@@ -54,6 +54,9 @@ public final class ImageQueue: Service, Sendable {
         /// A test's seam: called with the photos one look found missing, before it picks which to start
         /// (a test holds it there while a transfer ends).
         public var listedMissing: (@Sendable ([String]) async -> Void)?
+        /// A test's seam: called each time a look reads the store for what is missing (not when it takes
+        /// the next file from the last read).
+        public var readMissing: (@Sendable () -> Void)?
         /// A test's seam: called with each batch's size before the committer lands it (on its queue; a
         /// test holds a batch there).
         public var batchLanding: (@Sendable (Int) -> Void)?
@@ -270,6 +273,7 @@ public final class ImageQueue: Service, Sendable {
             return reusable
         }
         let wanted = max(listingWindow, limit + active + waiting)
+        configuration.readMissing?()
         do {
             let missing = try store.read { [variant = configuration.variant] db in
                 try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: wanted)
