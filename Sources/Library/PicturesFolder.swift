@@ -121,9 +121,9 @@ public struct PicturesFolder: Sendable {
         var lastWasSpace = true
         for scalar in text.unicodeScalars {
             let mapped: Unicode.Scalar
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator: mapped = " "
-            default:
+            if isBlank(scalar) {
+                mapped = " "
+            } else {
                 switch scalar {
                 case "/": mapped = "∕"
                 case "(": mapped = "["
@@ -148,8 +148,23 @@ public struct PicturesFolder: Sendable {
 
     static func cleanID(_ id: String) -> String {
         String(id.unicodeScalars.map { scalar -> Character in
-            scalar == "/" || scalar == "(" || scalar == ")" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
+            scalar == "/" || scalar == "(" || scalar == ")" || isControl(scalar) ? "_" : Character(scalar)
         })
+    }
+
+    /// Whether a scalar becomes a space in a name: a control, format or separator character. An ASCII
+    /// one's category is known without Unicode's tables, whose lookup was the largest single cost of a
+    /// reconcile naming every liked photo (perf, during a pull into a library of 5,000).
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return isControl(scalar) || scalar == " " }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator: return true
+        default: return false
+        }
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? scalar.value < 0x20 || scalar.value == 0x7F : scalar.properties.generalCategory == .control
     }
 
     /// Whether a name in `part` is one splashd makes: `… (<key>).<image extension>`, the key a photo id

@@ -31,6 +31,17 @@ import TestSupport
         #expect(long.utf8.count <= 200 && long.hasSuffix("… (unsplash:x).jpg"), "\(long.utf8.count)")
     }
 
+    /// Names skip Unicode's tables for ASCII: the shortcut must say what the tables say, for every ASCII
+    /// scalar and a few others.
+    @Test func theASCIIShortcutAgreesWithUnicodesCategories() {
+        let blanks: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator]
+        let scalars = (0..<128).compactMap(Unicode.Scalar.init) + ["\u{85}", "\u{A0}", "\u{200B}", "\u{2028}", "é", "–"]
+        for scalar in scalars {
+            #expect(PicturesFolder.isBlank(scalar) == blanks.contains(scalar.properties.generalCategory), "U+\(String(scalar.value, radix: 16))")
+            #expect(PicturesFolder.isControl(scalar) == (scalar.properties.generalCategory == .control), "U+\(String(scalar.value, radix: 16))")
+        }
+    }
+
     @Test func onlyItsOwnNamesAreSplashds() {
         #expect(PicturesFolder.isOurs("Ana – Tram (unsplash:abc).jpg", in: .collection))
         #expect(PicturesFolder.isOurs("(local:0123456789abcdef).png", in: .collection))
