@@ -20,15 +20,7 @@ import TestSupport
         try await devstack.reset()
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.file("splashd.sqlite"))
-        let object = try #require(try await devstack.unsplashPhotos(1).first)
-        let urls = object["urls"] as? [String: String] ?? [:]
-        let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
-        let photo = PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
-                                width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
-        try store.write { db in
-            try photo.save(db)
-            try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: Date(), updatedAt: Date()).save(db)
-        }
+        let photo = try #require(try await Self.likedCatalogue(1, devstack: devstack, store: store).first)
         // The transfer takes a second: the second look surely reads the store while it runs.
         try await devstack.faults(#"[{"path": "/cdn/*", "action": "delay", "delay_ms": 1000, "times": 1}]"#)
 
@@ -83,22 +75,9 @@ import TestSupport
         try await devstack.reset()
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.file("splashd.sqlite"))
-        let photos = try await devstack.unsplashPhotos(13).map { object in
-            let urls = object["urls"] as? [String: String] ?? [:]
-            let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
-            return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
-                               width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
-        }
+        // The queue takes them newest first: the first of them is the last to start.
+        let photos = try await Self.likedCatalogue(13, devstack: devstack, store: store)
         try #require(photos.count == 13)
-        // Liked a second apart: the queue takes them newest first, so the oldest is the last to start.
-        let start = Date()
-        try store.write { db in
-            for (index, photo) in photos.enumerated() {
-                try photo.save(db)
-                try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: start.addingTimeInterval(Double(index)),
-                               updatedAt: start).save(db)
-            }
-        }
         let unliked = photos[0]
         let reads = Mutex(0)
         let arrivals = Mutex<[String]>([])
@@ -145,19 +124,8 @@ import TestSupport
         try await devstack.reset()
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.file("splashd.sqlite"))
-        let photos = try await devstack.unsplashPhotos(2).map { object in
-            let urls = object["urls"] as? [String: String] ?? [:]
-            let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
-            return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
-                               width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
-        }
+        let photos = try await Self.likedCatalogue(2, devstack: devstack, store: store)
         try #require(photos.count == 2)
-        try store.write { db in
-            for photo in photos {
-                try photo.save(db)
-                try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: Date(), updatedAt: Date()).save(db)
-            }
-        }
         let release = DispatchSemaphore(value: 0)
         let held = Mutex(0)
         var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
@@ -188,5 +156,25 @@ import TestSupport
             #expect(landed, "the files never landed")
             group.cancelAll()
         }
+    }
+
+    /// The first `count` of devstack's Unsplash photos, saved in `store` and liked by "ana" a second apart,
+    /// in their order (the queue takes the newest first).
+    private static func likedCatalogue(_ count: Int, devstack: Devstack, store: Store) async throws -> [PhotoRecord] {
+        let photos = try await devstack.unsplashPhotos(count).map { object in
+            let urls = object["urls"] as? [String: String] ?? [:]
+            let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
+            return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
+                               width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
+        }
+        let start = Date()
+        try store.write { db in
+            for (index, photo) in photos.enumerated() {
+                try photo.save(db)
+                try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: start.addingTimeInterval(Double(index)), updatedAt: start)
+                    .save(db)
+            }
+        }
+        return photos
     }
 }

@@ -282,6 +282,8 @@ public final class ImageQueue: Service, Sendable {
             state.withLock { $0.listing = listing }
             return listing
         } catch {
+            // The ring that asked for this read still stands: the last listing is not taken again.
+            listingStale.store(true, ordering: .releasing)
             logger.error("cannot read the library: \(error)", metadata: ["splashd_op": "images"])
             return nil
         }
