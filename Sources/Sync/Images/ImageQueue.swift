@@ -108,6 +108,14 @@ public final class ImageQueue: Service, Sendable {
         var bytes: Int64 = 0
         /// The last read of what is missing, taken again while it still has a file to start (see `listMissing`).
         var listing: Listing?
+
+        /// Whether a file of `listing` may start now, its host aside: not in flight, not finished since the
+        /// read (see `startable`), not waiting for its retry.
+        func mayStart(_ job: PhotoFileStore.Missing, of listing: Listing, now: ContinuousClock.Instant) -> Bool {
+            active[job.photoId] == nil
+                && (recentlyFinished[job.photoId].map { $0 <= listing.finishedBefore } ?? true)
+                && (retries[job.photoId].map { $0.due <= now } ?? true)
+        }
     }
 
     public let configuration: Configuration
@@ -257,14 +265,16 @@ public final class ImageQueue: Service, Sendable {
     /// read instead of reading again. Each read walks the account's likes newest first past every one
     /// that already has its file, so reading after each of a pull's thousand transfers walked the pull's
     /// own arrivals a thousand times (a twelfth of the daemon's CPU in a 1,000-image pull, perf).
-    private var listingWindow: Int { max(1, configuration.concurrency) * 16 }
+    private static let listedPerSlot = 16
 
     private func listMissing(accountId: String) -> Listing? {
         let limit = max(1, configuration.concurrency)
         let now = ContinuousClock.now
         let (busy, active, waiting, finished, reusable) = state.withLock { state in
             (state.transferring, state.active.count, state.retries.count, state.finished,
-             state.listing.flatMap { $0.accountId == accountId && Self.hasStartable($0, state, now: now) ? $0 : nil })
+             state.listing.flatMap { listing in
+                 listing.accountId == accountId && listing.missing.contains { state.mayStart($0, of: listing, now: now) } ? listing : nil
+             })
         }
         guard busy < limit || waiting > 0 else { return nil }
         // Likes, sign-ins, pulls and the network coming back ring (`listingStale`); a transfer's end does not.
@@ -272,7 +282,7 @@ public final class ImageQueue: Service, Sendable {
             reusable.complete = false
             return reusable
         }
-        let wanted = max(listingWindow, limit + active + waiting)
+        let wanted = max(limit * Self.listedPerSlot, limit + active + waiting)
         configuration.readMissing?()
         do {
             let missing = try store.read { [variant = configuration.variant] db in
@@ -286,16 +296,6 @@ public final class ImageQueue: Service, Sendable {
             listingStale.store(true, ordering: .releasing)
             logger.error("cannot read the library: \(error)", metadata: ["splashd_op": "images"])
             return nil
-        }
-    }
-
-    /// Whether a listing still names a file that is neither in flight, nor finished since the read, nor
-    /// waiting for its retry: one that a free slot could start without reading the store again.
-    private static func hasStartable(_ listing: Listing, _ state: State, now: ContinuousClock.Instant) -> Bool {
-        listing.missing.contains { job in
-            state.active[job.photoId] == nil
-                && (state.recentlyFinished[job.photoId].map { $0 <= listing.finishedBefore } ?? true)
-                && (state.retries[job.photoId].map { $0.due <= now } ?? true)
         }
     }
 
@@ -320,8 +320,7 @@ public final class ImageQueue: Service, Sendable {
                 state.retries = state.retries.filter { ids.contains($0.key) }
             }
             var chosen: [PhotoFileStore.Missing] = []
-            for job in missing where state.transferring < limit && state.active[job.photoId] == nil {
-                if let retry = state.retries[job.photoId], retry.due > now { continue }
+            for job in missing where state.transferring < limit && state.mayStart(job, of: listing, now: now) {
                 if let host = host(of: job, variant: configuration.variant), !health.usable(host) { continue }
                 state.active[job.photoId] = (0, nil)
                 chosen.append(job)
