@@ -29,7 +29,8 @@ final class FileSink {
     /// Size of the body so far (resumed bytes included): the file's, once the buffer is written out.
     private(set) var written: Int64 = 0
     /// Body bytes not yet in the file (fewer than a block); they belong at `written - pendingCount`.
-    private var pending: UnsafeMutableRawBufferPointer?
+    /// Allocated last in `init`, after everything that can throw: `deinit` frees it.
+    private let pending: UnsafeMutableRawBufferPointer
     private var pendingCount = 0
     static let blockBytes = 4096
     private(set) var total: Int64?
@@ -50,6 +51,7 @@ final class FileSink {
         self.expectedSize = expectedSize
         self.maxBytes = maxBytes
         self.progress = progress
+        pending = .allocate(byteCount: Self.blockBytes, alignment: 16)
     }
 
     deinit {
@@ -57,7 +59,7 @@ final class FileSink {
             _ = flush()
             close(fd)
         }
-        pending?.deallocate()
+        pending.deallocate()
     }
 
     /// Called once the headers of the final response are in. Returns an error to abort the transfer.
@@ -95,11 +97,6 @@ final class FileSink {
             return nil
         }
         if let maxBytes, written + Int64(bytes.count) > maxBytes { return .tooLarge(limit: Int(maxBytes)) }
-        let buffer = pending ?? {
-            let made = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockBytes, alignment: 16)
-            pending = made
-            return made
-        }()
         let start = written - Int64(pendingCount)
         let end = written + Int64(bytes.count)
         let edge = end - end % Int64(Self.blockBytes)
@@ -108,13 +105,13 @@ final class FileSink {
         if edge > start {
             let fromNew = Int(edge - written)
             if let error = writeAll(
-                UnsafeRawBufferPointer(rebasing: buffer[..<pendingCount]), UnsafeRawBufferPointer(rebasing: bytes[..<fromNew]), at: start) {
+                UnsafeRawBufferPointer(rebasing: pending[..<pendingCount]), UnsafeRawBufferPointer(rebasing: bytes[..<fromNew]), at: start) {
                 return error
             }
             pendingCount = 0
             kept = bytes[fromNew...]
         }
-        UnsafeMutableRawBufferPointer(rebasing: buffer[pendingCount...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: kept))
+        UnsafeMutableRawBufferPointer(rebasing: pending[pendingCount...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: kept))
         pendingCount += kept.count
         written = end
         progress?(written, total)
@@ -123,8 +120,8 @@ final class FileSink {
 
     /// Writes what waits for the block's end to the file.
     private func flush() -> HTTPError? {
-        guard let buffer = pending, pendingCount > 0 else { return nil }
-        if let error = writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<pendingCount]), at: written - Int64(pendingCount)) {
+        guard pendingCount > 0 else { return nil }
+        if let error = writeAll(UnsafeRawBufferPointer(rebasing: pending[..<pendingCount]), at: written - Int64(pendingCount)) {
             return error
         }
         pendingCount = 0

@@ -64,7 +64,7 @@ import Testing
 
     /// The sink's writes end on a block's edge, the bytes past it waiting for the next piece: a body resumed
     /// at an offset inside a block still lands byte for byte.
-    @Test func resumesABodyLongerThanTheSinksBufferFromInsideABlock() async throws {
+    @Test func resumesABodyOfManyBlocksFromInsideABlock() async throws {
         try await withServer { server in
             let client = try makeClient()
             let destination = directory + "/photo.jpg"
