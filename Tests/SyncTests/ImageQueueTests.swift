@@ -100,7 +100,7 @@ import TestSupport
         queue.withLock { $0 = images }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await images.run() }
-            let landed = try await eventually(within: .seconds(30), every: .milliseconds(50)) { arrivals.withLock { $0.count } >= 12 }
+            let landed = await eventually(within: .seconds(30), every: .milliseconds(50)) { arrivals.withLock { $0.count } >= 12 }
             #expect(landed, "only \(arrivals.withLock { $0.count }) of 12 files arrived")
             // Whatever else the queue would start, it starts now; give it time to show.
             try await Task.sleep(for: .milliseconds(500))
@@ -140,10 +140,10 @@ import TestSupport
             accountId: { "ana" }, logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await images.run() }
-            let firstHeld = try await eventually(within: .seconds(20), every: .milliseconds(20)) { held.withLock { $0 } == 1 }
+            let firstHeld = await eventually(within: .seconds(20), every: .milliseconds(20)) { held.withLock { $0 } == 1 }
             #expect(firstHeld, "the first file never reached its landing")
             // Both photos are active now: one being landed, the other transferring in the freed slot.
-            let secondStarted = try await eventually(within: .seconds(10), every: .milliseconds(20)) {
+            let secondStarted = await eventually(within: .seconds(10), every: .milliseconds(20)) {
                 photos.allSatisfy { photo in
                     if case .downloading = images.state(of: photo.id) { true } else { false }
                 }
