@@ -4,6 +4,6 @@ public struct DownloadResult: Sendable, Equatable {
     public var size: Int64
     /// Bytes reused from an earlier attempt's `.part` file (0 when the download started from scratch).
     public var resumedFrom: Int64
-    /// SHA-256 of the file, present when the caller asked for verification.
-    public var sha256: [UInt8]?
+    /// SHA-256 of the file, taken as its bytes arrived.
+    public var sha256: [UInt8]
 }

@@ -15,6 +15,10 @@ import Glibc
 /// past the last edge (less than a block) wait for the next piece, which goes out with them in one
 /// `pwritev`; they reach the file when the transfer ends, on every path, so a `.part` left by a failure
 /// keeps every byte that arrived, and a stalled transfer holds at most a block in memory.
+///
+/// The body is hashed (SHA-256) as it arrives, while its bytes are still in the CPU's cache: a finished
+/// file is not read back to be verified or recorded (issue 19, item 1). A resumed file's earlier bytes
+/// are read back once, when the server agrees to resume it.
 /// Used only on the engine thread while the transfer runs.
 final class FileSink {
     let path: String
@@ -36,9 +40,14 @@ final class FileSink {
     private(set) var total: Int64?
     private(set) var errorBody: [UInt8] = []
     static let maxErrorBody = 64 << 10
+    /// The file's bytes so far, from its first: made at `begin`, when the server says where the body starts.
+    private var hasher: SHA256?
+    /// The file's SHA-256, once it is closed whole (`syncAndClose`, `startWritebackAndClose`).
+    private(set) var sha256: [UInt8]?
 
     init(path: String, resumeFrom: Int64, expectedSize: Int64?, maxBytes: Int64? = nil, progress: (@Sendable (Int64, Int64?) -> Void)?) throws(HTTPError) {
-        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        // Read and write: a resumed file's earlier bytes are read back for the hash.
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .file(errno: errno, path: path) }
         // Two downloads into the same .part would interleave their bytes; the second one fails instead.
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -76,11 +85,19 @@ final class FileSink {
             }
             written = resumeFrom
             total = range.total ?? expectedSize
+            let hasher = SHA256()
+            do {
+                try hasher.update(reading: fd, path: path, limit: resumeFrom)
+            } catch {
+                return .file(errno: error.errno, path: path)
+            }
+            self.hasher = hasher
         case 200..<300 where status != 206:
             // The server ignored our Range (or there was none): restart the file from zero.
             guard ftruncate(fd, 0) == 0 else { return .file(errno: errno, path: path) }
             written = 0
             total = headers["content-length"].flatMap { Int64($0) } ?? expectedSize
+            hasher = SHA256()
         default:
             return nil
         }
@@ -97,6 +114,7 @@ final class FileSink {
             return nil
         }
         if let maxBytes, written + Int64(bytes.count) > maxBytes { return .tooLarge(limit: Int(maxBytes)) }
+        hasher?.update(bytes)
         let start = written - Int64(pendingCount)
         let end = written + Int64(bytes.count)
         let edge = end - end % Int64(Self.blockBytes)
@@ -169,6 +187,7 @@ final class FileSink {
         defer { close(fd); fd = -1 }
         if let error = flush() { throw error }
         guard fsync(fd) == 0 else { throw .file(errno: errno, path: path) }
+        sha256 = hasher?.finalize()
     }
 
     /// Starts writing the file's bytes to the disk without waiting for them, and closes it: the caller
@@ -177,6 +196,7 @@ final class FileSink {
         defer { close(fd); fd = -1 }
         if let error = flush() { throw error }
         DurableFile.startWriteback(fd)
+        sha256 = hasher?.finalize()
     }
 
     /// `bytes <start>-<end>/<total or *>`.

@@ -7,7 +7,8 @@ extension HTTPClient {
     /// Streams a response body into `destination`, atomically: bytes go to `<destination>.part`, which is
     /// flushed and renamed into place only after the transfer succeeded and the size (and, if given, the
     /// SHA-256) matched. A `.part` left by an earlier attempt is resumed with `Range: bytes=N-`; a server
-    /// that answers 200 instead of 206 restarts the file. On a network failure the `.part` stays for the next
+    /// that answers 200 instead of 206 restarts the file. The result's SHA-256 is taken as the body arrives
+    /// (`FileSink`); a `.part` already whole, which needs no request, is read for it. On a network failure the `.part` stays for the next
     /// attempt; on a size or checksum mismatch it is removed (resuming it could never succeed).
     ///
     /// `syncDirectory` false leaves the directory's fsync after the rename to the caller: for one that
@@ -32,6 +33,7 @@ extension HTTPClient {
             resumeFrom = 0
         }
         var retriedWithoutRange = false
+        var streamedDigest: [UInt8]?
         while true {
             // A .part already as long as expected needs no request at all, only verification.
             if let expectedSize, expectedSize > 0, resumeFrom == expectedSize { break }
@@ -67,29 +69,34 @@ extension HTTPClient {
                 throw .http(status: outcome.status, headers: outcome.headers, body: sink.errorBody)
             }
             if flushFile { try sink.syncAndClose() } else { try sink.startWritebackAndClose() }
+            streamedDigest = sink.sha256
             resumeFrom = outcome.status == 206 ? startedAt : 0
             break
         }
-        return try finish(partPath: partPath, destination: destination, resumedFrom: resumeFrom,
-                          expectedSize: expectedSize, expectedSHA256: expectedSHA256, syncDirectory: syncDirectory)
+        return try finish(partPath: partPath, destination: destination, resumedFrom: resumeFrom, expectedSize: expectedSize,
+                          expectedSHA256: expectedSHA256, streamedDigest: streamedDigest, syncDirectory: syncDirectory)
     }
 
     private func finish(
         partPath: String, destination: String, resumedFrom: Int64, expectedSize: Int64?, expectedSHA256: [UInt8]?,
-        syncDirectory: Bool
+        streamedDigest: [UInt8]?, syncDirectory: Bool
     ) throws(HTTPError) -> DownloadResult {
         let size = Self.fileSize(partPath) ?? 0
         if let expectedSize, size != expectedSize {
             unlink(partPath)
             throw .sizeMismatch(expected: expectedSize, actual: size)
         }
-        var digest: [UInt8]?
-        if let expectedSHA256 {
+        let digest: [UInt8]
+        if let streamedDigest {
+            digest = streamedDigest
+        } else {
             do {
                 digest = try SHA256.hash(filePath: partPath)
             } catch {
                 throw .file(errno: error.errno, path: error.path)
             }
+        }
+        if let expectedSHA256 {
             guard digest == expectedSHA256 else {
                 unlink(partPath)
                 throw .checksumMismatch

@@ -3,13 +3,17 @@
 public enum FileDigest {
     /// Lower-case hex SHA-256 of the file at `path`.
     public static func sha256Hex(path: String) throws(FileError) -> String {
-        let digest = try SHA256.hash(filePath: path)
-        let hex: [Character] = Array("0123456789abcdef")
+        hex(try SHA256.hash(filePath: path))
+    }
+
+    /// A digest as the store records it: lower-case hex.
+    public static func hex(_ digest: [UInt8]) -> String {
+        let digits: [Character] = Array("0123456789abcdef")
         var text = ""
-        text.reserveCapacity(64)
+        text.reserveCapacity(digest.count * 2)
         for byte in digest {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0f)])
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
         }
         return text
     }

@@ -43,16 +43,25 @@ public final class SHA256 {
         guard fd >= 0 else { throw FileError(.read, path: filePath, errno: errno) }
         defer { close(fd) }
         let hasher = SHA256()
+        try hasher.update(reading: fd, path: filePath)
+        return hasher.finalize()
+    }
+
+    /// Adds the bytes of the open file `fd` from its start, in 64 KiB reads: all of them, or the first
+    /// `limit` (a file shorter than that adds what it has). `path` names the file in an error.
+    public func update(reading fd: Int32, path: String, limit: Int64 = .max) throws(FileError) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        var offset: Int64 = 0
+        while offset < limit {
+            let wanted = Int(min(Int64(buffer.count), limit - offset))
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(offset)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw FileError(.read, path: filePath, errno: errno)
+                throw FileError(.read, path: path, errno: errno)
             }
             if n == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            buffer.withUnsafeBytes { update(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            offset += Int64(n)
         }
-        return hasher.finalize()
     }
 }

@@ -56,6 +56,8 @@ import Testing
                 progress: { done, total in first.withLock { if $0 == nil { $0 = (done, total) } } })
             #expect(result.resumedFrom == Int64(size / 2))
             #expect(read(destination) == fileBytes(size))
+            // The digest is the whole file's: the resumed half read back, the rest hashed as it arrived.
+            #expect(result.sha256 == SHA256.hash(fileBytes(size)))
             #expect(first.withLock { $0 }.map { $0 == (Int64(size / 2), Int64(size)) } == true)
             let ranges = try await server.stats(using: client)["ranges"] as? [String?]
             #expect(ranges == ["bytes=\(size / 2)-"])
@@ -89,6 +91,8 @@ import Testing
                 HTTPRequest(url: server.url("/file?size=\(size)&ranges=no")), to: destination, expectedSize: Int64(size))
             #expect(result.resumedFrom == 0)
             #expect(read(destination) == fileBytes(size))
+            // Nothing of the garbage the file was started over from is in its digest.
+            #expect(result.sha256 == SHA256.hash(fileBytes(size)))
         }
     }
 
@@ -101,6 +105,7 @@ import Testing
                 HTTPRequest(url: server.url("/file?size=\(size)")), to: destination, expectedSize: Int64(size))
             #expect(result.resumedFrom == Int64(size))
             #expect(read(destination) == fileBytes(size))
+            #expect(result.sha256 == SHA256.hash(fileBytes(size)))
             #expect(try await server.stats(using: client)["requests"] as? Int == 1)  // only the stats request
         }
     }
@@ -122,6 +127,7 @@ import Testing
             let result = try await client.download(HTTPRequest(url: server.url("/file?size=\(size)")), to: destination)
             #expect(result.resumedFrom == Int64(size / 2))
             #expect(read(destination) == fileBytes(size))
+            #expect(result.sha256 == SHA256.hash(fileBytes(size)))
         }
     }
 

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Support
+import TestSupport
 import Testing
 
 @Suite struct SHA256Tests {
@@ -18,6 +22,24 @@ import Testing
         let hasher = SHA256()
         for chunk in stride(from: 0, to: data.count, by: 37) { hasher.update(Array(data[chunk..<min(chunk + 37, data.count)])) }
         #expect(hasher.finalize() == SHA256.hash(data))
+    }
+
+    /// How a resumed download hashes the bytes it already has: the first `limit` of an open file, over
+    /// several reads; a limit past the end takes what the file has.
+    @Test func aFilesFirstBytesReadFromItsStart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("part")
+        let data = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        try DurableFile.write(data, to: path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        _ = lseek(fd, 123, SEEK_SET)  // where the descriptor points does not matter
+        for (limit, expected) in [(150_001, Array(data.prefix(150_001))), (0, []), (.max, data), (300_000, data)] as [(Int64, [UInt8])] {
+            let hasher = SHA256()
+            try hasher.update(reading: fd, path: path, limit: limit)
+            #expect(hasher.finalize() == SHA256.hash(expected), "limit \(limit)")
+        }
     }
 }
 

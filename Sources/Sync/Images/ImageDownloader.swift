@@ -39,14 +39,16 @@ struct ImageDownloader: Sendable {
         let staged = final + ".download"
         try LocalFile.makeDirectories(for: final)
         let placed = LocalFile.exists(final)
+        // The body's SHA-256, hashed as it arrived; a file left by an earlier run is read for it.
+        var arrivedDigest: [UInt8]?
         if !placed && !LocalFile.exists(staged) {
             do {
                 // Neither the file nor the directory is flushed here: the committer flushes the file
                 // before its rename and the directory after it, a batch at a time (a crash before leaves
                 // a complete .part or .download, each picked up at the next start).
-                _ = try await http.download(
+                arrivedDigest = try await http.download(
                     HTTPRequest(url: url, followRedirects: true), to: staged, maxBytes: maxFileBytes, syncDirectory: false,
-                    flushFile: false, progress: progress)
+                    flushFile: false, progress: progress).sha256
             } catch {
                 // An empty .part (a refused or redirected request) is no progress worth keeping.
                 if LocalFile.size(staged + ".part") == 0 { unlink(staged + ".part") }
@@ -65,10 +67,14 @@ struct ImageDownloader: Sendable {
             throw error
         }
         let checksum: String
-        do {
-            checksum = try FileDigest.sha256Hex(path: checked)
-        } catch {
-            throw ImageFailure(message: "cannot read back \(checked): \(error)", transient: true)
+        if let arrivedDigest {
+            checksum = FileDigest.hex(arrivedDigest)
+        } else {
+            do {
+                checksum = try FileDigest.sha256Hex(path: checked)
+            } catch {
+                throw ImageFailure(message: "cannot read back \(checked): \(error)", transient: true)
+            }
         }
         let now = Date()
         let file = PhotoFileStore.File(
