@@ -4,7 +4,7 @@ import Shared
 /// One message of Supabase Realtime's Phoenix protocol, vsn 1.0.0: a JSON text frame
 /// `{"topic","event","payload","ref","join_ref"}` (shared/reference/realtime.md). Pure data: the
 /// socket, the heartbeat and the channel's state live elsewhere.
-public struct PhoenixMessage: Codable, Sendable, Equatable {
+public struct PhoenixMessage: Encodable, Sendable, Equatable {
     public var topic: String
     public var event: String
     public var payload: JSONValue
@@ -21,13 +21,9 @@ public struct PhoenixMessage: Codable, Sendable, Equatable {
         self.joinRef = joinRef
     }
 
-    /// A frame's text as the server sent it. Plain JSON coders, not the control protocol's: payload
-    /// keys (`old_record`, `access_token`) must pass through as they are, not be re-cased.
-    public static func decode(_ frame: String) throws -> PhoenixMessage {
-        try JSONDecoder().decode(PhoenixMessage.self, from: Data(frame.utf8))
-    }
-
-    /// The frame's text, keys sorted.
+    /// The frame's text, keys sorted. A plain JSON encoder, not the control protocol's: payload keys
+    /// (`access_token`) must pass through as they are, not be re-cased. (Frames from the server are
+    /// read by `RealtimeInbound`.)
     public func frame() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -69,14 +65,20 @@ public struct ChangeSubscription: Sendable, Equatable {
     /// holds the value an `eq` filter names. Other operators are left to the server.
     func admits(_ row: [String: JSONValue]) -> Bool {
         guard let filter, let equals = filter.range(of: "=eq.") else { return true }
-        let column = String(filter[..<equals.lowerBound])
         let value = String(filter[equals.upperBound...])
-        guard let actual = row[column] else { return true }
+        guard let column = filterColumn, let actual = row[column] else { return true }
         switch actual {
         case .string(let text): return text == value
         case .integer(let number): return String(number) == value
         default: return false
         }
+    }
+
+    /// The column the filter compares (`user_id` of `user_id=eq.<uid>`): of a change's row, the one
+    /// value `admits` reads.
+    var filterColumn: String? {
+        guard let filter, let operatorStart = filter.firstIndex(of: "=") else { return nil }
+        return String(filter[..<operatorStart])
     }
 
     var json: JSONValue {

@@ -162,6 +162,7 @@ public final class RealtimeService: Service, Sendable {
             // One row anyone may read: every sign-up moves it.
             ChangeSubscription(table: "user_stats"),
         ]
+        let rowColumns = Set(subscriptions.compactMap(\.filterColumn))
         var channel = RealtimeConversation(
             topic: PhoenixMessage.topic("splashd"), subscriptions: subscriptions, token: initial.accessToken, now: .now)
         channel.heartbeatEvery = configuration.heartbeatEvery
@@ -196,7 +197,7 @@ public final class RealtimeService: Service, Sendable {
                     guard case .text(let text) = message else { continue }
                     let frame: RealtimeInbound
                     do {
-                        frame = try RealtimeInbound(PhoenixMessage.decode(text))
+                        frame = try RealtimeInbound(frame: text, rowColumns: rowColumns)
                     } catch {
                         unreadable += 1
                         if unreadable == 1 { self.logger.warning("realtime: an unreadable frame, ignored: \(error)", metadata: ["splashd_op": "realtime"]) }

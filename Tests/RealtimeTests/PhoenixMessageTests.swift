@@ -31,7 +31,7 @@ import Testing
             "table":"likes","commit_timestamp":"2025-11-19T00:22:40.877Z","type":"UPDATE","columns":[{"name":"photo_id","type":"text"}],
             "record":{"photo_id":"unsplash:x","user_id":"u1","deleted_at":"2025-11-19T00:22:40Z"},"old_record":{"id":"r1"},"errors":null}}}
             """#
-        let inbound = try RealtimeInbound(PhoenixMessage.decode(frame))
+        let inbound = try RealtimeInbound(frame: frame)
         guard case .change(let topic, let ids, let change) = inbound else {
             Issue.record("not a change: \(inbound)")
             return
@@ -42,36 +42,61 @@ import Testing
         #expect(change.oldRecord == ["id": .string("r1")])
     }
 
+    /// What the daemon reads of a change: of its row only the columns its filters compare; the rest
+    /// (nested JSON, the column list) is skipped, and the envelope is read as before.
+    @Test func aChangeReadForItsFilterColumnsKeepsOnlyThose() throws {
+        let frame = #"""
+            {"topic":"realtime:splashd","event":"postgres_changes","ref":null,"payload":{"ids":[7,8],"data":{"schema":"public",
+            "table":"photos","commit_timestamp":"2025-11-19T00:22:40.877Z","type":"INSERT","columns":[{"name":"user_id","type":"uuid"},
+            {"name":"urls","type":"jsonb"}],"record":{"user_id":"u1","photo_id":"unsplash:x","width":4000,"urls":{"raw":"https://x/r"},
+            "deleted_at":null},"old_record":{},"errors":null}}}
+            """#
+        let inbound = try RealtimeInbound(frame: frame, rowColumns: ["user_id", "id"])
+        #expect(inbound == .change(topic: "realtime:splashd", ids: [7, 8], PostgresChange(
+            table: "photos", kind: .insert, record: ["user_id": .string("u1")], commitTimestamp: "2025-11-19T00:22:40.877Z")))
+        // Read as a whole, the same frame keeps every value.
+        guard case .change(_, _, let whole) = try RealtimeInbound(frame: frame) else { Issue.record("not a change"); return }
+        #expect(whole.record["urls"] == .object(["raw": .string("https://x/r")]) && whole.record["width"] == .integer(4000))
+        #expect(whole.record.count == 5)
+    }
+
     @Test func repliesSystemMessagesAndClosesAreToldApart() throws {
-        let reply = try RealtimeInbound(PhoenixMessage.decode(#"""
+        let reply = try RealtimeInbound(frame: #"""
             {"topic":"realtime:s","event":"phx_reply","ref":"1","join_ref":"1","payload":{"status":"ok",
             "response":{"postgres_changes":[{"id":1234,"event":"*","schema":"public","table":"likes","filter":"user_id=eq.u1"}]}}}
-            """#))
+            """#)
         guard case .reply(let ref, _, let ok, let response) = reply else {
             Issue.record("not a reply: \(reply)")
             return
         }
         #expect(ref == "1" && ok)
         #expect(response != .null)
-        let refused = try RealtimeInbound(PhoenixMessage.decode(
-            #"{"topic":"realtime:s","event":"phx_reply","ref":"2","payload":{"status":"error","response":{"reason":"InvalidJWTExpiration"}}}"#))
+        let refused = try RealtimeInbound(frame:
+            #"{"topic":"realtime:s","event":"phx_reply","ref":"2","payload":{"status":"error","response":{"reason":"InvalidJWTExpiration"}}}"#)
         #expect({ if case .reply(_, _, false, _) = refused { true } else { false } }())
-        #expect(try RealtimeInbound(PhoenixMessage.decode(
-            #"{"topic":"realtime:s","event":"system","payload":{"status":"ok","extension":"postgres_changes","message":"Subscribed to PostgreSQL","channel":"s"}}"#))
+        #expect(try RealtimeInbound(frame:
+            #"{"topic":"realtime:s","event":"system","payload":{"status":"ok","extension":"postgres_changes","message":"Subscribed to PostgreSQL","channel":"s"}}"#)
             == .system(topic: "realtime:s", ok: true, message: "Subscribed to PostgreSQL"))
-        #expect(try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"realtime:s","event":"phx_error","payload":{}}"#))
+        #expect(try RealtimeInbound(frame: #"{"topic":"realtime:s","event":"phx_error","payload":{}}"#)
             == .closed(topic: "realtime:s", errored: true))
-        #expect(try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"realtime:s","event":"presence_state","payload":{}}"#))
+        #expect(try RealtimeInbound(frame: #"{"topic":"realtime:s","event":"presence_state","payload":{}}"#)
             == .ignored(topic: "realtime:s", event: "presence_state"))
     }
 
     @Test func badFramesAreErrorsNotCrashes() {
-        #expect(throws: (any Error).self) { try PhoenixMessage.decode("not json") }
-        #expect(throws: (any Error).self) { try PhoenixMessage.decode(#"{"topic":1}"#) }
+        #expect(throws: (any Error).self) { try RealtimeInbound(frame: "not json") }
+        #expect(throws: (any Error).self) { try RealtimeInbound(frame: #"{"topic":1}"#) }
         #expect(throws: RealtimeProtocolError.self) {
-            try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"t","event":"postgres_changes","payload":{"data":{"type":"TRUNCATE","table":"likes"}}}"#))
+            try RealtimeInbound(frame: #"{"topic":"t","event":"postgres_changes","payload":{"data":{"type":"TRUNCATE","table":"likes"}}}"#)
         }
-        #expect(throws: RealtimeProtocolError.self) { try RealtimeInbound(PhoenixMessage.decode(#"{"topic":"t","event":"phx_reply","payload":{}}"#)) }
+        #expect(throws: RealtimeProtocolError.self) { try RealtimeInbound(frame: #"{"topic":"t","event":"phx_reply","payload":{}}"#) }
+        #expect(throws: RealtimeProtocolError.malformed("postgres_changes without data")) {
+            try RealtimeInbound(frame: #"{"topic":"t","event":"postgres_changes","payload":{"ids":[1]}}"#, rowColumns: ["user_id"])
+        }
+        #expect(throws: RealtimeProtocolError.malformed("a change without its table or type")) {
+            try RealtimeInbound(frame: #"{"topic":"t","event":"postgres_changes","payload":{"data":{"type":"INSERT","table":7}}}"#)
+        }
+        #expect(throws: (any Error).self) { try RealtimeInbound(frame: #"{"topic":"t","payload":{}}"#) }
     }
 
     @Test func rejoinWaitsOneTwoFiveThenTenSeconds() {

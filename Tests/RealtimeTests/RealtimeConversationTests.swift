@@ -17,7 +17,7 @@ import Testing
     }
 
     func change(_ table: String) throws -> RealtimeInbound {
-        .change(topic: "realtime:splashd", ids: [1], try PostgresChange(.object(["table": .string(table), "type": .string("INSERT")])))
+        .change(topic: "realtime:splashd", ids: [1], PostgresChange(table: table, kind: .insert))
     }
 
     @Test func opensWithAJoinAndIsLiveOnceItIsAnswered() throws {
@@ -27,7 +27,7 @@ import Testing
         #expect(try channel.received(reply("1"), now: start) == [.joined])
         #expect(channel.live)
         #expect(try channel.received(change("likes"), now: start) == [.changed(table: "likes")])
-        #expect(try channel.received(.change(topic: "realtime:other", ids: [1], PostgresChange(.object(["table": .string("likes"), "type": .string("INSERT")]))), now: start).isEmpty)
+        #expect(try channel.received(.change(topic: "realtime:other", ids: [1], PostgresChange(table: "likes", kind: .insert)), now: start).isEmpty)
     }
 
     @Test func heartbeatsEveryTwentyFiveSecondsAndAnUnansweredOneEndsTheSocket() throws {
