@@ -56,7 +56,7 @@ public struct EditActions: Sendable {
         let payload = Payload(
             editId: edit.id, photoId: edit.photoId, pipeline: try decodePipeline(edit.pipeline), path: edit.path, createdAt: edit.createdAt,
             deletedAt: nil, wasNew: true, photo: LikeActions.PhotoMetadata(photo))
-        var op = OutboxEntry(
+        let op = OutboxEntry(
             accountId: edit.accountId, entity: entity, entityId: edit.id, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
         try OriginalUploads.queueIfLocal(photo, accountId: edit.accountId, db: db, now: now)
@@ -99,7 +99,7 @@ public struct EditActions: Sendable {
             let payload = Payload(
                 editId: editId, photoId: edit.photoId, pipeline: try Self.decodePipeline(edit.pipeline), path: nil,
                 createdAt: edit.createdAt, deletedAt: now, wasNew: false, photo: nil)
-            var op = OutboxEntry(
+            let op = OutboxEntry(
                 accountId: accountId, entity: Self.entity, entityId: editId, op: "delete", payload: try OutboxPayload.encode(payload), now: now)
             try op.insert(db)
             return .removed(queued: true, path: path, uploadInFlight: inFlight > 0)

@@ -136,7 +136,7 @@ public struct LikeActions: Sendable {
             photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt,
             wasNew: neverLeft && (pendingPayload?.wasNew ?? (existing == nil)),
             photo: PhotoMetadata(photo))
-        var op = OutboxEntry(
+        let op = OutboxEntry(
             accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
             payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)

@@ -24,7 +24,7 @@ public enum OriginalUploads {
               try OutboxStore.inFlightCount(db, accountId: accountId, entity: entity, entityId: photo.id) == 0,
               let file = try PhotoFileStore.files(db, photoId: photo.id).first(where: { $0.inLibrary })
         else { return }
-        var op = OutboxEntry(
+        let op = OutboxEntry(
             accountId: accountId, entity: entity, entityId: photo.id, op: "upload",
             payload: try OutboxPayload.encode(Payload(photoId: photo.id, path: file.path)), now: now)
         try op.insert(db)
