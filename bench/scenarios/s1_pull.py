@@ -139,11 +139,11 @@ def run(ctx):
                      "8 %); the landing's statements are cached; Pictures folder names skip Unicode's tables for ASCII.",
                      "Stop 47: each file's SHA-256 is taken as its bytes arrive (FileSink, on the transfer thread, while "
                      "they are in the CPU's cache) instead of reading the finished file back. Measured side by side by hand "
-                     "as in stop 46 (72a6977 against 913af01, three binaries' runs of each alternated, nine repetitions "
+                     "as in stop 46 (72a6977 against ee8b88f, three runs of each binary alternated, three repetitions a run "
                      "each): the daemon's CPU for 1,000 files, median 3.00 s against 3.01 s, the same within this machine's "
                      "noise (a first session of six repetitions each said 3.42 against 3.04): the read back came from the "
                      "page cache, and the hash itself is the cost.",
-                     "Where the daemon's CPU goes now (perf -g --call-graph dwarf, one repetition at 913af01): the copy of "
+                     "Where the daemon's CPU goes now (perf -g --call-graph dwarf, one repetition at ee8b88f): the copy of "
                      "the bytes into the page cache about 30 % (curl's own CPU is mostly the same copy: on this virtual "
                      "machine a page cache page's first touch is slow), SHA-256 18 % (OpenSSL, SHA extensions, 1.75 GB/s "
                      "over the 1,000 files' bytes), the batch's landing (fsync, sync_file_range, rename, rows, counts) 12 %, "
