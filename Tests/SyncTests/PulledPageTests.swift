@@ -50,6 +50,25 @@ import TestSupport
         #expect(cursor.lastID == unliked[0].id)
     }
 
+    /// The echo of a like made here: the time queued in its op (milliseconds) comes back from the server as
+    /// Postgres prints it, and the store, which holds the same like, writes nothing — whatever the part of a
+    /// millisecond the like was made at, each rounding of the way (the store's date, the payload's) included.
+    @Test(arguments: [0.0, 0.0004, 0.0005, 0.0009996, 0.1234567, 0.9999])
+    func theEchoOfALikeMadeHereWritesNothing(fraction: Double) throws {
+        let madeAt = Date(timeIntervalSince1970: 1_780_000_000 + fraction)
+        _ = try LikeActions(store: store).like(photoId: "unsplash:p0", accountId: "a", now: madeAt)
+        let op = try #require(try store.read { db in try OutboxStore.list(db, rejectedOnly: false) }.first)
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(op.payload.utf8)) as? [String: Any])
+        let queued = try #require(payload["likedAt"] as? String)
+        try store.write { db in try OutboxStore.complete(db, [try #require(op.seq)]) }
+        let before = try likes()
+        // PostgREST answers with the value Postgres keeps, in its own spelling of the offset.
+        let echo = Self.row(1, photo: "unsplash:p0", likedAt: queued.replacingOccurrences(of: "Z", with: "+00:00"))
+        let changes = try store.write { db in try LikesPuller.apply([echo], photos: [], accountId: "a", fetchStarted: madeAt.addingTimeInterval(10), db: db) }
+        #expect(changes.isEmpty)
+        #expect(try likes() == before, "the like was written again for \(queued): \(before)")
+    }
+
     @Test func aPageMovesTheCursorPastItsLastRow() throws {
         let page = (1...3).map { Self.row($0, photo: "unsplash:p\($0 - 1)") }
         _ = try store.write { db in try LikesPuller.apply(page, photos: [], accountId: "a", db: db) }
