@@ -94,10 +94,13 @@ WORDS = ("lake mountain forest city night sky river ocean beach desert snow wint
          "sunset sunrise cloud rain storm light shadow stone wall field grass tree leaf fire ice star moon planet").split()
 
 
-def now_text(offset_s=0.0):
-    """Dates as GRDB writes them: 'YYYY-MM-DD HH:MM:SS.SSS' in UTC."""
+def now_text(offset_s=0.0, iso=False):
+    """Dates as GRDB writes them: 'YYYY-MM-DD HH:MM:SS.SSS' in UTC; with `iso`, also the same instant as an
+    outbox payload holds it ('YYYY-MM-DDTHH:MM:SS.SSSZ'), as a pair."""
     t = time.time() - offset_s
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)) + ".%03d" % int((t % 1) * 1000)
+    millis = ".%03d" % int((t % 1) * 1000)
+    grdb = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)) + millis
+    return (grdb, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + millis + "Z") if iso else grdb
 
 
 def seed_photos(db_path, count, prefix, account_id=None, liked_every=0, url_for=None, colors=True, outbox=False,
@@ -128,11 +131,13 @@ def seed_photos(db_path, count, prefix, account_id=None, liked_every=0, url_for=
                  " ".join(words), f"Author {n % 997}", f"author{n % 997}", HEX[bucket], bucket, urls, fetched, fetched))
             ids.append(pid)
             if liked_every and account_id is not None and n % liked_every == 0 and n < count - unliked_tail:
-                liked = now_text(n * 0.25)
+                # The op's like time is the row's, as LikeActions writes them: the server's row then matches the
+                # store's, and the pull that reads the push back finds nothing to change (with the op's time a
+                # few seconds off, it rewrote all 10,000 likes: 2.5–3 s of a push scenario's daemon).
+                liked, iso = now_text(n * 0.25, iso=True)
                 con.execute("INSERT INTO likes (account_id, photo_id, liked_at, updated_at) VALUES (?, ?, ?, ?)",
                             (account_id, pid, liked, liked))
                 if outbox:
-                    iso = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                     payload = json.dumps({"photoId": pid, "likedAt": iso, "wasNew": True, "photo": {
                         "title": f"{words[0].title()} {words[1]} {n}", "authorName": f"Author {n % 997}", "color": HEX[bucket],
                         "width": 4000, "height": 3000, "urls": urls}}, sort_keys=True, separators=(",", ":"))
