@@ -131,7 +131,8 @@ struct EditsPuller: TablePuller {
             let staged = final + ".pulled-" + UUID().uuidString.prefix(8).lowercased()
             do {
                 try EditStudio.writeAtomically(Data(body), to: staged)
-                let checksum = try FileDigest.sha256Hex(path: staged)
+                // The bytes in hand, not the file read back (the downloads' hash is taken the same way).
+                let checksum = FileDigest.hex(SHA256.hash(body))
                 let recorded = try store.write { db -> Bool in
                     // Removed or downloaded meanwhile: this copy is not wanted.
                     guard var current = try EditRecord.fetchOne(db, key: edit.id), current.deletedAt == nil, current.path == nil else { return false }

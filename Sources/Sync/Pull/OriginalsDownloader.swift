@@ -47,7 +47,8 @@ struct OriginalsDownloader: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: dataDirectory + "/library/local", withIntermediateDirectories: true)
                 try EditStudio.writeAtomically(Data(body), to: staged)
-                let checksum = try FileDigest.sha256Hex(path: staged)
+                // The bytes in hand, not the file read back (the downloads' hash is taken the same way).
+                let checksum = FileDigest.hex(SHA256.hash(body))
                 guard checksum.hasPrefix(hash) else {
                     throw EditingFileError(message: "Storage's file does not hash to the photo's id (\(checksum.prefix(16)))")
                 }
