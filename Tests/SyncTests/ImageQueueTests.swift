@@ -16,18 +16,15 @@ import TestSupport
     /// and the look then started it again. Here the second look is held after its read until the
     /// transfer has ended; the photo must arrive once.
     @Test func aTransferThatEndsWhileTheQueueReadsTheStoreIsNotStartedAgain() async throws {
-        let devstack = try Devstack.require()
-        try await devstack.reset()
-        let directory = TemporaryDirectory()
-        let store = try Store(path: directory.file("splashd.sqlite"))
-        let photo = try #require(try await Self.likedCatalogue(1, devstack: devstack, store: store).first)
+        let library = try await LikedLibrary(photos: 1)
+        let (devstack, store, photo) = (library.devstack, library.store, library.photos[0])
         // The transfer takes a second: the second look surely reads the store while it runs.
         try await devstack.faults(#"[{"path": "/cdn/*", "action": "delay", "delay_ms": 1000, "times": 1}]"#)
 
         let arrivals = Mutex<[String]>([])
         let arrived = AsyncStream<Void>.makeStream()
         let looks = Mutex(0)
-        var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+        var configuration = library.configuration
         configuration.fileArrived = { id, _ in
             arrivals.withLock { $0.append(id) }
             arrived.continuation.yield()
@@ -45,9 +42,7 @@ import TestSupport
                 for await _ in arrived.stream { break }
             }
         }
-        let images = ImageQueue(
-            store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
-            accountId: { "ana" }, logger: Logger(label: "test"))
+        let images = try library.queue(configuration)
         queue.withLock { $0 = images }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await images.run() }
@@ -71,18 +66,14 @@ import TestSupport
     /// the other, each once, from few reads; an unlike half-way rings, and the read it brings leaves the
     /// unliked photo out.
     @Test func aTransfersEndTakesTheNextFileFromTheLastRead() async throws {
-        let devstack = try Devstack.require()
-        try await devstack.reset()
-        let directory = TemporaryDirectory()
-        let store = try Store(path: directory.file("splashd.sqlite"))
         // The queue takes them newest first: the first of them is the last to start.
-        let photos = try await Self.likedCatalogue(13, devstack: devstack, store: store)
-        try #require(photos.count == 13)
+        let library = try await LikedLibrary(photos: 13)
+        let (store, photos) = (library.store, library.photos)
         let unliked = photos[0]
         let reads = Mutex(0)
         let arrivals = Mutex<[String]>([])
         let queue = Mutex<ImageQueue?>(nil)
-        var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+        var configuration = library.configuration
         configuration.concurrency = 1
         configuration.readMissing = { reads.withLock { $0 += 1 } }
         configuration.fileArrived = { id, _ in
@@ -94,9 +85,7 @@ import TestSupport
             }
             queue.withLock { $0 }?.ring()
         }
-        let images = ImageQueue(
-            store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
-            accountId: { "ana" }, logger: Logger(label: "test"))
+        let images = try library.queue(configuration)
         queue.withLock { $0 = images }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await images.run() }
@@ -120,24 +109,18 @@ import TestSupport
     /// first photo's landing is held at the committer's seam; the second photo's transfer must start
     /// meanwhile, and both land once it is let go.
     @Test func aFileBeingLandedLeavesItsSlotToTheNextTransfer() async throws {
-        let devstack = try Devstack.require()
-        try await devstack.reset()
-        let directory = TemporaryDirectory()
-        let store = try Store(path: directory.file("splashd.sqlite"))
-        let photos = try await Self.likedCatalogue(2, devstack: devstack, store: store)
-        try #require(photos.count == 2)
+        let library = try await LikedLibrary(photos: 2)
+        let (store, photos) = (library.store, library.photos)
         let release = DispatchSemaphore(value: 0)
         let held = Mutex(0)
-        var configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+        var configuration = library.configuration
         configuration.concurrency = 1
         configuration.batchLanding = { _ in
             // The first batch waits (at most 20 s: a queue that keeps the slot would never let go).
             guard held.withLock({ $0 += 1; return $0 }) == 1 else { return }
             _ = release.wait(timeout: .now() + 20)
         }
-        let images = ImageQueue(
-            store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
-            accountId: { "ana" }, logger: Logger(label: "test"))
+        let images = try library.queue(configuration)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await images.run() }
             let firstHeld = await eventually(within: .seconds(20), every: .milliseconds(20)) { held.withLock { $0 } == 1 }
@@ -158,23 +141,44 @@ import TestSupport
         }
     }
 
-    /// The first `count` of devstack's Unsplash photos, saved in `store` and liked by "ana" a second apart,
-    /// in their order (the queue takes the newest first).
-    private static func likedCatalogue(_ count: Int, devstack: Devstack, store: Store) async throws -> [PhotoRecord] {
-        let photos = try await devstack.unsplashPhotos(count).map { object in
-            let urls = object["urls"] as? [String: String] ?? [:]
-            let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
-            return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
-                               width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
-        }
-        let start = Date()
-        try store.write { db in
-            for (index, photo) in photos.enumerated() {
-                try photo.save(db)
-                try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: start.addingTimeInterval(Double(index)), updatedAt: start)
-                    .save(db)
+    /// What each test starts from: devstack reset; a store, in a directory of its own, holding the first
+    /// `count` of devstack's Unsplash photos, liked by "ana" a second apart in their order (the queue takes
+    /// the newest first); and a queue configuration writing into that directory.
+    private struct LikedLibrary {
+        let devstack: Devstack
+        let directory = TemporaryDirectory()
+        let store: Store
+        let photos: [PhotoRecord]
+        let configuration: ImageQueue.Configuration
+
+        init(photos count: Int) async throws {
+            devstack = try Devstack.require()
+            try await devstack.reset()
+            store = try Store(path: directory.file("splashd.sqlite"))
+            configuration = ImageQueue.Configuration(dataDirectory: directory.file("data"), cacheDirectory: directory.file("cache"))
+            let photos = try await devstack.unsplashPhotos(count).map { object in
+                let urls = object["urls"] as? [String: String] ?? [:]
+                let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
+                return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
+                                   width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
             }
+            try #require(photos.count == count)
+            let start = Date()
+            try store.write { db in
+                for (index, photo) in photos.enumerated() {
+                    try photo.save(db)
+                    try LikeRecord(accountId: "ana", photoId: photo.id, likedAt: start.addingTimeInterval(Double(index)), updatedAt: start)
+                        .save(db)
+                }
+            }
+            self.photos = photos
         }
-        return photos
+
+        /// The queue over this library, with `configuration` (this library's, changed by the test).
+        func queue(_ configuration: ImageQueue.Configuration) throws -> ImageQueue {
+            ImageQueue(
+                store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
+                accountId: { "ana" }, logger: Logger(label: "test"))
+        }
     }
 }
