@@ -225,6 +225,7 @@ let package = Package(
             dependencies: [
                 "Sync", "Daemon", "Account", "Shared", "Support", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(

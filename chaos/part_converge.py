@@ -33,26 +33,26 @@ its rendering on both devices, within 60 s. Then, against the server (read with 
   is meant: `offline` for an edit whose original is not here while offline, `not_found` for removing
   an edit the other device made and this one has not pulled yet).
 
-The rule for "the last acknowledged action". The server does not resolve conflicts by time: a
-device pushes the desired final row (`liked_at`, `deleted_at`; LikesPusher) as an upsert keyed by
-(user_id, photo_id) with `resolution=merge-duplicates` (supabase/migrations: no trigger compares
-timestamps), so the row is whatever arrived LAST, and a device that pulls takes the server's row
-unless it has an op of its own waiting for that photo. Each device sends at most its latest intent
-per photo (ops collapse). So, per photo P, with the steps numbered in the order the harness
-performed them:
+The rule for "the last acknowledged action": the person's last word wins. Each like and unlike is
+stamped with the moment it was made on the server's clock (each daemon estimates it from the Date of
+the server's answers) and the device; the server (supabase/migrations' last-word trigger), and each
+device when it pulls or reads the server's answer, keep the later stamp. So, per photo P, with the
+steps numbered in the order the harness performed them:
 
 - An action is an acknowledged like or unlike that changed something (`changed: true`), or, for a
-  like/unlike cut off by a kill -9, one the store shows committed right after the kill. An answer
-  of `changed: false` is not an action (the device already showed that state).
+  like/unlike cut off by a kill -9, one the store shows committed right after the kill (its own stamp,
+  later than what the row held at the mark). An answer of `changed: false` is not an action.
 - Let L be the last action on P (device X, state s). If there is none, P must end not liked.
-- Let b be device Y's (the other one's) last action on P, before L, with state s'. If there is no b,
-  or s' == s, or b was SETTLED before L was performed, P must end in state s. Settled: after b, and
-  before L's step began, the harness saw (reading Y's store after every step) no pending or
-  in-flight like op of Y for P: b had reached the server (or needed no delivery). Its push then
-  arrived before L's, and the server keeps L's.
-- Otherwise b and L are concurrent (b may still have been queued, or its delivery unknown, when L
-  happened): the server keeps whichever push arrives last, so either s or s' is accepted (counted
-  in the figures as "concurrent").
+- Let b be device Y's (the other one's) last action on P before L, with state s'. P must end in state
+  s — whatever order their pushes arrived in, whether b was still queued or not — unless b and L were
+  closer in real time than the two devices' clocks can tell apart: the harness reads each daemon's
+  uncertainty about the server's clock (daemon.status clock.uncertainty_seconds) around every action,
+  and when L's request began less than u(b) + u(L) after b's answer came, either s or s' is accepted
+  (counted as "within clock precision"; the devices then still agree with each other and the server).
+
+The devices' clocks are skewed through the test hook SPLASHD_TEST_CLOCK_SKEW_SECONDS: one ten minutes
+ahead, the other ten minutes behind (lanes alternate which), so a device that stamped by its own wall
+clock would make the wrong one win.
 
 The same rule, with "set username" for like/unlike and one entity per account, gives the usernames
 accepted (no rename: the sign-up name). Edits are create-once, delete-once: a removal acknowledged by
@@ -257,13 +257,19 @@ class CutProxy:
 # Devices
 
 
+SKEW_SECONDS = 600
+
+
 class Device:
-    def __init__(self, name, base, devstack, serial=0):
+    def __init__(self, name, base, devstack, serial=0, skew=0):
         self.name = name
+        self.skew = skew
         target = urllib.parse.urlsplit(devstack.backend)
         self.proxy = CutProxy(target.hostname, target.port)
         env = devstack.daemon_env()
         env["SPLASHD_BACKEND_URL"] = self.proxy.url() + target.path.rstrip("/")
+        # This device's wall clock is this far off; it must order its actions by the server's all the same.
+        env["SPLASHD_TEST_CLOCK_SKEW_SECONDS"] = str(skew)
         self.daemon = Daemon(fresh_dir(base, f"converge-{name.lower()}{serial or ''}"), env=env)
         self.restored_at = time.monotonic()
 
@@ -336,33 +342,32 @@ class Device:
     def queued_likes(self, uid):
         return {eid for eid, state in self.outbox(uid).get("like", {}).items() if state in ("pending", "in_flight")}
 
+    def device_id(self):
+        return self.sql("SELECT id FROM device")[0][0]
+
     def like_mark(self, uid, pid):
-        """(liked here?, the newest outbox seq, the time), read before a like/unlike whose answer may
-        not come."""
-        seq = self.sql("SELECT coalesce(max(seq), 0) FROM outbox")[0][0]
-        return self.local_like(uid, pid), seq, time.time()
+        """(liked here?, the row's stamp, the time), read before a like/unlike whose answer may not come."""
+        rows = self.sql("SELECT acted_ms FROM likes WHERE account_id = ? AND photo_id = ?", (uid, pid))
+        return self.local_like(uid, pid), (rows[0][0] if rows and rows[0][0] is not None else -1), time.time()
 
     def committed(self, uid, pid, liked, mark):
-        """Whether a like (liked=True) or unlike sent after `mark` was committed, from the store. An
-        op for the photo newer than the mark says which. Without one (the op may already have been
-        sent and left the outbox), the row does: a like committed here sets liked_at to its own time
-        (when the photo was not liked), an unlike sets deleted_at, both after the mark; a row pulled
-        meanwhile carries the other device's earlier time (whole seconds, so never later). Reading
-        only the state is not enough: a pull between the mark and the request can flip the state
-        first, and the request then changes it back (seed 88045589: the like counted as not
-        committed was sent and kept)."""
-        before, seq, at = mark
-        ops = self.sql("SELECT op FROM outbox WHERE account_id = ? AND entity = 'like' AND entity_id = ? AND seq > ? "
-                       "ORDER BY seq", (uid, pid, seq))
-        if ops:
-            return ops[-1][0] == ("like" if liked else "unlike")
-        rows = self.sql("SELECT liked_at, deleted_at FROM likes WHERE account_id = ? AND photo_id = ?", (uid, pid))
+        """Whether a like (liked=True) or unlike sent after `mark` was committed, from the store: the row
+        holds this device's stamp, later than the one it held at the mark (an action stamps later than
+        the row it changes; a pull writes another device's stamp), and the state asked for."""
+        _, stamp, _ = mark
+        rows = self.sql("SELECT deleted_at, acted_ms, acted_by FROM likes WHERE account_id = ? AND photo_id = ?", (uid, pid))
         if not rows:
             return False
-        liked_at, deleted_at = rows[0]
-        if liked:
-            return deleted_at is None and store_time(liked_at) >= at - 0.001
-        return deleted_at is not None and store_time(deleted_at) >= at - 0.001
+        deleted_at, acted_ms, acted_by = rows[0]
+        return acted_by == self.device_id() and acted_ms is not None and acted_ms > stamp and (deleted_at is None) == liked
+
+    def clock_uncertainty(self):
+        """How far this daemon's idea of the server's time may be off (seconds); 1 s when it says nothing."""
+        try:
+            clock = self.call("daemon.status", timeout=10).get("clock") or {}
+        except (RpcError, Failure, OSError, ValueError, socket.timeout):
+            return 1.0
+        return float(clock.get("uncertainty_seconds", 1.0))
 
     def local_like(self, uid, pid):
         rows = self.sql("SELECT deleted_at FROM likes WHERE account_id = ? AND photo_id = ?", (uid, pid))
@@ -390,28 +395,22 @@ def signed_out(device):
 # The expected final state (the rule in the docstring)
 
 
-def settled(observed, device, key, after, before):
-    """Whether the harness saw `device` with no queued op for `key` after step `after` and before
-    step `before` began (observed[k] is what it read right after step k)."""
-    for k in range(after, before):
-        if key not in observed[k][device]:
-            return True
-    return False
-
-
-def accepted_states(actions, observed, default):
-    """actions: [(step, device, state)] in harness order; observed[k][device] = keys with a queued op.
-    The set of final states the rule accepts, and whether the last two were concurrent."""
+def accepted_states(actions, default):
+    """actions: [(step, device, state, key, timing)] in harness order, timing = (request sent, answer
+    read, clock uncertainty). The final states the rule accepts, and, when the last two actions (on
+    different devices, with different states) were closer than the devices' clocks can tell apart,
+    (the gap between them, the two uncertainties); else None."""
     if not actions:
-        return {default}, False
-    step, device, state, key = actions[-1]
+        return {default}, None
+    step, device, state, key, (sent, _, u_last) = actions[-1]
     earlier = [a for a in actions if a[1] != device]
     if not earlier:
-        return {state}, False
-    b_step, b_device, b_state, _ = earlier[-1]
-    if b_state == state or settled(observed, b_device, key, b_step, step):
-        return {state}, False
-    return {state, b_state}, True
+        return {state}, None
+    _, _, b_state, _, (_, b_answered, u_b) = earlier[-1]
+    gap = sent - b_answered
+    if b_state == state or gap > u_b + u_last:
+        return {state}, None
+    return {state, b_state}, (gap, u_b, u_last)
 
 
 def spans(numbers):
@@ -458,6 +457,8 @@ class History:
         self.sent = None  # the action request under way: resolved from the store if splashd dies
         self.maybe_edit_photos = set()  # an edits.create cut off by a crash: an edit of it may exist
         self.maybe_edits = set()  # an edits.delete cut off by a crash: it may be gone
+        self.uncertainty = {}  # device -> its last reported uncertainty about the server's clock
+        self.close_calls = []  # (gap, u, u') of last actions closer than the clocks can tell apart
 
     def problem(self, check, text):
         self.problems.setdefault(check, []).append(text)
@@ -521,13 +522,13 @@ class History:
             liked = self.rng.random() < 0.5
         return pid, liked
 
-    def record_like(self, k, d, pid, liked, result, how="ack"):
+    def record_like(self, k, d, pid, liked, result, how="ack", timing=None):
         name = ("like " if liked else "unlike ") + self.label[pid]
         if result is None:
             self.say(f"{d.name} {name} (no answer)")
             return
         if result.get("changed"):
-            self.like_actions[pid].append((k, d.name, liked, pid))
+            self.like_actions[pid].append((k, d.name, liked, pid, timing or (time.time(), time.time(), 1.0)))
             self.intent[d.name][pid] = liked
             self.counts["actions"] += 1
             self.say(f"{d.name} {name}{'' if result.get('queued') else ' (not queued)'}{'' if how == 'ack' else ' [' + how + ']'}")
@@ -537,10 +538,14 @@ class History:
 
     def like(self, k, d):
         pid, liked = self.choose_like(d)
+        u = d.clock_uncertainty()
+        self.uncertainty[d.name] = u
         self.sent = ("like", d, pid, liked, d.like_mark(self.uid, pid))
+        t0 = time.time()
         result = d.call("photos.like" if liked else "photos.unlike", {"id": pid})
+        t1 = time.time()
         self.sent = None
-        self.record_like(k, d, pid, liked, result)
+        self.record_like(k, d, pid, liked, result, timing=(t0, t1, max(u, d.clock_uncertainty())))
 
     def sync(self, k, d, timeout_seconds=None, note=""):
         t = timeout_seconds or self.rng.choice([1, 2, 3])
@@ -589,10 +594,13 @@ class History:
 
     def rename(self, k, d):
         name = f"{self.initial_name[:20]}_{k}"
-        self.sent = ("rename", d, name)
+        u = d.clock_uncertainty()
+        self.sent = ("rename", d, name, time.time(), u)
+        t0 = time.time()
         d.call("profile.set_username", {"username": name})
+        t1 = time.time()
         self.sent = None
-        self.renames.append((k, d.name, name, "profile"))
+        self.renames.append((k, d.name, name, "profile", (t0, t1, max(u, d.clock_uncertainty()))))
         self.counts["actions"] += 1
         self.say(f"{d.name} rename {name}")
 
@@ -667,11 +675,12 @@ class History:
             if what == "like":
                 _, _, pid, liked, mark = sent
                 if d.committed(self.uid, pid, liked, mark):
-                    self.record_like(self.k, d, pid, liked, {"changed": True, "queued": True}, how="committed, no answer")
+                    self.record_like(self.k, d, pid, liked, {"changed": True, "queued": True}, how="committed, no answer",
+                                     timing=(mark[2], time.time(), self.uncertainty.get(d.name, 1.0)))
             elif what == "rename":
-                name = sent[2]
+                _, _, name, t0, u = sent
                 if d.profile_name(self.uid) == name:
-                    self.renames.append((self.k, d.name, name, "profile"))
+                    self.renames.append((self.k, d.name, name, "profile", (t0, time.time(), u)))
                     self.say(f"{d.name} rename {name} [committed, no answer]")
             elif what == "edit":
                 self.maybe_edit_photos.add(sent[2])
@@ -741,6 +750,7 @@ class History:
         """A like or unlike queued, a sync started, another like or unlike sent and kill -9 at once."""
         self.like(k, d)
         pid, liked = self.choose_like(d)
+        u = d.clock_uncertainty()
         mark = d.like_mark(self.uid, pid)
         answers = []
         thread = self.background_sync(d, 3, answers)["thread"]
@@ -752,17 +762,18 @@ class History:
                             % (conn.next_id, "photos.like" if liked else "photos.unlike", pid)).encode())
             time.sleep(self.rng.uniform(0, 0.03))
             seen = []  # the store right after the kill, before the restart (and any pull): it decides
-            text = self.kill(k, d, "kill -9 mid-request", between=lambda: seen.append(d.committed(self.uid, pid, liked, mark)))
+            text = self.kill(k, d, "kill -9 mid-request", between=lambda: seen.append((d.committed(self.uid, pid, liked, mark), time.time())))
         finally:
             conn.close()
         thread.join(3 + SYNC_GRACE + 5)
         self.counts["crashes"] += 1
         self.say(f"{text} (sync -> {answers[0] if answers else 'no answer'})")
-        if seen and seen[0]:
+        if seen and seen[0][0]:
             flipped = mark[0] == liked  # a pull changed the state after the mark; the request changed it back
             self.counts["flipped"] += flipped
             self.record_like(k, d, pid, liked, {"changed": True, "queued": True},
-                             how="committed, cut off" + (", after a pull had changed it" if flipped else ""))
+                             how="committed, cut off" + (", after a pull had changed it" if flipped else ""),
+                             timing=(mark[2], seen[0][1], u))
         else:
             self.say(f"{d.name} {'like' if liked else 'unlike'} {self.label[pid]} cut off, not committed (or no change)")
 
@@ -867,14 +878,14 @@ class History:
         last), each device's, and what each device still means to read again."""
         parts = []
         try:
-            rows = self.devstack.service_get(f"likes?select=liked_at,updated_at,deleted_at&user_id=eq.{self.uid}"
+            rows = self.devstack.service_get(f"likes?select=liked_at,updated_at,deleted_at,acted_at,acted_by&user_id=eq.{self.uid}"
                                              f"&photo_id=eq.{urllib.parse.quote(pid)}")
             parts.append(f"server row {rows}")
         except Failure as error:
             parts.append(f"server row unreadable: {error}")
         for d in self.devices:
             try:
-                local = d.sql("SELECT liked_at, updated_at, deleted_at FROM likes WHERE account_id = ? AND photo_id = ?",
+                local = d.sql("SELECT liked_at, updated_at, deleted_at, acted_ms, acted_by FROM likes WHERE account_id = ? AND photo_id = ?",
                               (self.uid, pid))
                 cursor = d.sql("SELECT updated_at, last_id FROM sync_cursors WHERE account_id = ? AND table_name = 'likes'",
                                (self.uid,))
@@ -905,12 +916,14 @@ class History:
             self.problem("likes", f"liked sets differ: A {names(local['A'])}, B {names(local['B'])}, server {names(server_liked)}")
         # the rule, per photo
         for pid in self.pool:
-            ok, concurrent = accepted_states(self.like_actions[pid], self.observed, False)
+            ok, concurrent = accepted_states(self.like_actions[pid], False)
             if concurrent:
                 self.counts["concurrent"] += 1
+                self.close_calls.append(concurrent)
             actual = pid in server_liked
             if actual not in ok:
-                acts = ", ".join(f"{step + 1}:{dev} {'like' if st else 'unlike'}" for step, dev, st, _ in self.like_actions[pid])
+                acts = ", ".join(f"{step + 1}:{dev} {'like' if st else 'unlike'} at {t0:.3f}-{t1:.3f} ±{u * 1000:.0f}ms"
+                                 for step, dev, st, _, (t0, t1, u) in self.like_actions[pid])
                 queued = {dev: spans([k + 1 for k, snap in enumerate(self.observed) if pid in snap[dev]]) for dev in ("A", "B")}
                 self.problem("rule", f"{self.label[pid]} ends {'liked' if actual else 'not liked'} on the server "
                                      f"(A {'liked' if pid in local['A'] else 'not liked'}, B {'liked' if pid in local['B'] else 'not liked'}), "
@@ -918,14 +931,15 @@ class History:
                                      f"a like op of it queued (pending or in flight) after steps: A {queued['A']}, B {queued['B']}; "
                                      f"{self.like_evidence(pid)}")
         # username
-        ok_names, concurrent = accepted_states(self.renames, self.observed, self.initial_name)
+        ok_names, concurrent = accepted_states(self.renames, self.initial_name)
         if concurrent:
             self.counts["concurrent"] += 1
+            self.close_calls.append(concurrent)
         server_name = self.devstack.service_get(f"profiles?select=username&id=eq.{self.uid}")[0]["username"]
         names_now = {"A": a.username(), "B": b.username(), "server": server_name}
         if len(set(names_now.values())) != 1 or server_name not in ok_names:
             self.problem("username", f"usernames {names_now}, the rule accepts {sorted(ok_names)}; renames "
-                                     f"{[(s + 1, dev, n) for s, dev, n, _ in self.renames]}")
+                                     f"{[(s + 1, dev, n) for s, dev, n, _, _ in self.renames]}")
         # edits
         service = {"apikey": self.devstack.service, "Authorization": "Bearer " + self.devstack.service}
         rows = self.devstack.service_get(f"edits?user_id=eq.{self.uid}&select=id,photo_id,storage_path,deleted_at")
@@ -986,7 +1000,7 @@ class History:
 CHECKS = [
     ("settle", "settles after the networks return: A, B, A, B synced until both drained twice in a row, within 60 s"),
     ("likes", "the same liked set on A, B and the server"),
-    ("rule", "every photo ends as its last acknowledged like/unlike (concurrent pushes: either; see the rule)"),
+    ("rule", "every photo ends as its last acknowledged like/unlike, whatever order the pushes arrived in (see the rule)"),
     ("username", "the same username on A, B and the server, the last acknowledged rename (same rule)"),
     ("edits", "the same live edits on A, B and the server, renderings byte-equal to the Storage objects"),
     ("duplicates", "no duplicate like or edit row on the server"),
@@ -1072,6 +1086,7 @@ class Tally:
         self.failed = {name: 0 for name, _ in CHECKS}
         self.totals, self.kind_time = {}, {}
         self.settle_times, self.per_history = [], []
+        self.uncertainties, self.close_calls = [], []
 
     def add(self, h, seconds, figures, started):
         with self.lock:
@@ -1082,6 +1097,9 @@ class Tally:
             for key, value in h.kind_time.items():
                 self.kind_time[key] = self.kind_time.get(key, 0.0) + value
             self.kind_time["settle and checks"] = self.kind_time.get("settle and checks", 0.0) + h.end_seconds
+            self.uncertainties += [timing[2] for acts in h.like_actions.values() for *_, timing in acts]
+            self.uncertainties += [timing[2] for *_, timing in h.renames]
+            self.close_calls += h.close_calls
             if h.settle_seconds is not None:
                 self.settle_times.append(h.settle_seconds)
             if h.problems:
@@ -1103,7 +1121,14 @@ class Tally:
                 detail = (f"max {max(self.settle_times):.1f}s to settle, "
                           f"median {sorted(self.settle_times)[len(self.settle_times) // 2]:.1f}s")
             if name == "rule":
-                detail = f"{totals.get('actions', 0)} acknowledged actions, {totals.get('concurrent', 0)} photos/usernames with concurrent last writes"
+                u = sorted(self.uncertainties) or [0.0]
+                detail = (f"{totals.get('actions', 0)} acknowledged actions, {totals.get('concurrent', 0)} photos/usernames whose "
+                          f"last two actions were within clock precision; the devices' uncertainty about the server's clock "
+                          f"around an action: median {u[len(u) // 2] * 1000:.1f} ms, 99th {u[min(len(u) - 1, len(u) * 99 // 100)] * 1000:.1f} ms, "
+                          f"max {u[-1] * 1000:.1f} ms")
+                if self.close_calls:
+                    detail += "; close calls (gap, u, u') " + ", ".join(
+                        f"({g * 1000:.0f}, {a * 1000:.0f}, {b * 1000:.0f} ms)" for g, a, b in self.close_calls[:5])
             figures.add(title, n, self.failed.get(name, 0), detail)
         figures.add("histories that held every check", n, self.failures,
                     f"{totals.get('steps', 0)} steps, {totals.get('kills', 0)} kills, {totals.get('cuts', 0)} cuts, "
@@ -1120,7 +1145,9 @@ class Tally:
 def set_up(devstack, base, serial, pool=None):
     """Two devices signed in to a warm-up account; both stores know the pool's photos and hold each
     original (so edits work offline), and their outboxes are drained (nothing parked for later)."""
-    devices = [Device("A", base, devstack, serial), Device("B", base, devstack, serial)]
+    sign = 1 if (serial // 1000) % 2 == 0 else -1  # lanes alternate which device runs ahead
+    devices = [Device("A", base, devstack, serial, skew=sign * SKEW_SECONDS),
+               Device("B", base, devstack, serial, skew=-sign * SKEW_SECONDS)]
     for d in devices:
         d.start()
     a, b = devices

@@ -3,6 +3,7 @@ import HTTP
 import Logging
 import Shared
 import Store
+import Support
 
 /// The Account capability's parts, built together: the session, the profile, the user lists, and the
 /// service that keeps the session fresh. The daemon builds one and hands it to its routes.
@@ -16,6 +17,8 @@ public struct AccountCapability: Sendable {
     /// The configured backend (one HTTP client for the process), for other capabilities to share; nil
     /// when no server is configured.
     public let backend: SupabaseBackend?
+    /// The server's clock as this device knows it, from the backend's answers (stamps actions).
+    public let clock: ServerClock
 
     public struct Callbacks: Sendable {
         public var accountChanged: @Sendable (AccountStatus) -> Void
@@ -31,15 +34,16 @@ public struct AccountCapability: Sendable {
     /// needs the server says so.
     public init(
         backendURL: String?, anonKey: String?, http: HTTPClient?, store: Store, stateDirectory: String, logger: Logger,
-        callbacks: Callbacks
+        clock: ServerClock = ServerClock(device: .system()), callbacks: Callbacks
     ) {
         var backend: SupabaseBackend?
-        if let backendURL, let anonKey, let http { backend = SupabaseBackend(http: http, baseURL: backendURL, anonKey: anonKey) }
+        if let backendURL, let anonKey, let http { backend = SupabaseBackend(http: http, baseURL: backendURL, anonKey: anonKey, clock: clock) }
+        self.clock = clock
         manager = SessionManager(
             auth: backend.map(SupabaseAuthAPI.init(backend:)), file: SessionFile(directory: stateDirectory),
             accounts: AccountStore(store: store), logger: logger, publish: callbacks.accountChanged)
         profiles = ProfileService(
-            manager: manager, backend: backend, store: store, logger: logger, profileChanged: callbacks.profileChanged)
+            manager: manager, backend: backend, store: store, clock: clock, logger: logger, profileChanged: callbacks.profileChanged)
         users = UsersService(backend: backend, store: store)
         self.backend = backend
         refreshService = SessionRefreshService(manager: manager)

@@ -39,6 +39,13 @@ enum English {
         case .libraryCounts(let photos, let liked, let edited, let dismissed):
             "\(plural(photos, "photo", "photos")) · \(liked) liked · \(edited) edited · \(dismissed) dismissed"
         case .firstTimeSetupHint: "First time? splashctl setup walks you through the backend, keys and signing in."
+        case .clockInStep(let precision): "in step with the account server's (±\(precision))"
+        case .clockBehind(let duration): "\(duration) behind the account server's — changes are ordered by the server's clock all the same"
+        case .clockAhead(let duration): "\(duration) ahead of the account server's — changes are ordered by the server's clock all the same"
+        case .originalNotShared(let why): "original not shared with your other devices: \(why)"
+        case .originalsNotShared(let n):
+            n == 1 ? "1 photo's original is not shared with your other devices (splashctl photos show says why)"
+                : "\(n) photos' originals are not shared with your other devices (splashctl photos show says why)"
 
         case .usernameTaken(let wanted, let given): "the username '\(wanted)' was taken; the server chose '\(given)'"
         case .changeUsernameHint: "(change it with: splashctl profile set-username NAME)"
@@ -306,6 +313,7 @@ enum English {
         case .libraryDirectory: "library dir"
         case .cache: "cache"
         case .memory: "memory"
+        case .clock: "clock"
         case .original: "original"
         case .filtered: "filtered"
         case .email: "e-mail"

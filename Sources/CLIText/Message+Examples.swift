@@ -31,6 +31,11 @@ extension Message {
         .notSinceStart,
         .libraryCounts(photos: 131, liked: 149, edited: 167, dismissed: 181),
         .firstTimeSetupHint,
+        .clockInStep(precision: "3 ms"),
+        .clockBehind("10 min"),
+        .clockAhead("365 d"),
+        .originalsNotShared(211),
+        .originalNotShared("too large to share: 223 MiB"),
         .usernameTaken(wanted: "ana", given: "ana_2"),
         .changeUsernameHint,
         .queuedChangesKept(199),
@@ -220,7 +225,7 @@ extension Message {
     /// language ("1 photo", "1 curtida"), not "1 photos". Add one here for each new counting case.
     /// (Counts that are not quantities of a noun — a pid, a year, a page number — are 1 too.)
     public static let singularExamples: [Message] = [
-        .minutesAgo(1), .hoursAgo(1), .daysAgo(1),
+        .minutesAgo(1), .hoursAgo(1), .daysAgo(1), .originalsNotShared(1),
         .googlePicksSummary(imported: 1, duplicates: 1, skipped: 1, failed: 1),
         .daemonHeader(pid: 1, uptime: "1 s"),
         .outboxCounts(pending: 1, inFlight: 1, rejected: 1),

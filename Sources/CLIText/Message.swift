@@ -41,6 +41,15 @@ public enum Message: Sendable, Equatable {
     case notSinceStart
     case libraryCounts(photos: Int, liked: Int, edited: Int, dismissed: Int)
     case firstTimeSetupHint
+    /// This device's clock against the account server's (`status`): in step to within a precision, or
+    /// behind or ahead by a duration (changes are ordered by the server's clock all the same).
+    case clockInStep(precision: String)
+    case clockBehind(String)
+    case clockAhead(String)
+    /// Liked or edited photos whose originals stay on the device that has them (too large, refused).
+    case originalsNotShared(Int)
+    /// `photos show`: this photo's original is not shared with the account's other devices, and why.
+    case originalNotShared(String)
 
     // Account
     case usernameTaken(wanted: String, given: String)
@@ -290,7 +299,7 @@ public enum Column: CaseIterable, Sendable {
 
 /// Labels in front of values (`status`, `whoami`, `profile`, `cache`).
 public enum Label: CaseIterable, Sendable {
-    case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache, memory
+    case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache, memory, clock
     /// `edit --preview` drawn: the captions under the two pictures.
     case original, filtered
     case email, userID, profile, session, memberSince, lastSignIn, fetched

@@ -175,6 +175,9 @@ public enum DaemonRunner {
         services.append(.init(service: server))
         services.append(.init(service: reload))
         services.append(.init(service: account.refreshService))
+        if let clockKeeper = Self.clockKeeper(account: account, store: store, state: state, network: network.gate, logger: logger) {
+            services.append(.init(service: clockKeeper))
+        }
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }

@@ -1,3 +1,5 @@
+import CCurl
+
 /// Response (or request) header fields in arrival order. Names compare case-insensitively, as HTTP requires;
 /// a name may occur more than once (`Set-Cookie`, `Link`), so lookups can return every value.
 public struct HTTPHeaders: Sendable, Equatable, Sequence {
@@ -25,5 +27,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension HTTPHeaders {
+    /// The `Date` field as seconds since 1970 (its resolution), read by libcurl's date parser (the
+    /// three forms RFC 9110 allows); nil when absent or unreadable.
+    public var dateSeconds: Int64? {
+        guard let text = self["Date"] else { return nil }
+        let seconds = text.withCString { curl_getdate($0, nil) }
+        return seconds < 0 ? nil : Int64(seconds)
     }
 }

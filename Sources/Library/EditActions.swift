@@ -53,13 +53,14 @@ public struct EditActions: Sendable {
 
     /// Queues the upload of a new edit (its rendering and its row) for its account.
     static func queueUpload(of edit: EditRecord, photo: PhotoRecord, db: Database, now: Date) throws {
+        // A photo whose only copy is a file here sends that file too (its row then names it).
+        let photo = try OriginalUploads.queue(photo, accountId: edit.accountId, db: db, now: now)
         let payload = Payload(
             editId: edit.id, photoId: edit.photoId, pipeline: try decodePipeline(edit.pipeline), path: edit.path, createdAt: edit.createdAt,
             deletedAt: nil, wasNew: true, photo: LikeActions.PhotoMetadata(photo))
         let op = OutboxEntry(
             accountId: edit.accountId, entity: entity, entityId: edit.id, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
-        try OriginalUploads.queueIfLocal(photo, accountId: edit.accountId, db: db, now: now)
     }
 
     public enum Removal: Sendable, Equatable {
@@ -117,8 +118,10 @@ public struct EditActions: Sendable {
 
 extension LikeActions.PhotoMetadata {
     init(_ photo: PhotoRecord) {
+        let metadata = PhotoMetadata.decode(photo.metadata)
         self.init(
             title: photo.title, description: photo.description, authorName: photo.authorName, authorUrl: photo.authorUrl,
-            color: photo.color, width: photo.width, height: photo.height, urls: photo.urls)
+            color: photo.color, width: photo.width, height: photo.height, urls: photo.urls,
+            originalSha256: metadata?.originalSha256, originalNote: metadata?.originalNote)
     }
 }

@@ -3,15 +3,22 @@ import Editing
 import GRDB
 import Shared
 import Store
+import Support
 
 /// Likes, unlikes and dismissals: applied to the store at once, each like change written with its
-/// outbox op in the same transaction (principle 1), coalesced with ops not yet sent.
+/// outbox op in the same transaction (principle 1), coalesced with ops not yet sent. Each like and
+/// unlike is stamped with the moment the person acted, on the server's clock (`clock`), and this
+/// device: the server and every device keep the later of two devices' changes, whatever order they
+/// arrive in.
 public struct LikeActions: Sendable {
     public static let entity = "like"
     public let store: Store
+    /// The server's clock as this device knows it; nil: the wall clock (tests, and no server).
+    public let clock: ServerClock?
 
-    public init(store: Store) {
+    public init(store: Store, clock: ServerClock? = nil) {
         self.store = store
+        self.clock = clock
     }
 
     /// What the outbox carries for a like or an unlike: the desired final state of the server row,
@@ -20,6 +27,10 @@ public struct LikeActions: Sendable {
         public var photoId: String
         public var likedAt: Date
         public var deletedAt: Date?
+        /// The action's stamp: milliseconds on the server's clock, and the device. Absent from ops queued
+        /// by a version without stamps: their unlike's time, else their like's, stands in.
+        public var actedAt: Int64?
+        public var actedBy: String?
         /// The like did not exist before this op: if it is undone before being sent, nothing at all
         /// needs to reach the server.
         public var wasNew: Bool
@@ -35,6 +46,10 @@ public struct LikeActions: Sendable {
         public var width: Int?
         public var height: Int?
         public var urls: String?
+        /// The SHA-256 of the photo's original, when it is a file of the account's (Storage has it).
+        public var originalSha256: String?
+        /// Why that original is not shared (too large).
+        public var originalNote: String?
     }
 
     /// How a like of a photo not yet compared with the library waits for its file (issue 20, item 6).
@@ -64,11 +79,13 @@ public struct LikeActions: Sendable {
     /// `checkArrival`: when the hash is not known yet and the photo's file is on its way, the like is
     /// sent only after the file has been compared (`LikeCheckRows`; `DuplicateScanner` settles it), or
     /// at the check's deadline whatever happens; nil or no threshold: sent at once.
+    /// `now`: the moment of the action on the server's clock (default: the clock's now).
     public func like(
         photoId: String, accountId: String, refuseDuplicatesWithin threshold: Int? = nil, checkArrival check: ArrivalCheck? = nil,
-        now: Date = Date()
+        now: Date? = nil
     ) throws -> Outcome {
-        try store.write { db in
+        let now = now ?? clock?.now() ?? Date()
+        return try store.write { db in
             guard let threshold else { return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
             let hash = try PerceptualHashQuery.hash(db, photoId: photoId)
             if let hash, let twin = try Self.twin(of: photoId, hash: hash, accountId: accountId, within: threshold, db: db) {
@@ -98,13 +115,15 @@ public struct LikeActions: Sendable {
         return nearest
     }
 
-    public func unlike(photoId: String, accountId: String, now: Date = Date()) throws -> Outcome {
-        try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) }
+    public func unlike(photoId: String, accountId: String, now: Date? = nil) throws -> Outcome {
+        let now = now ?? clock?.now() ?? Date()
+        return try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) }
     }
 
-    /// `likedAt`: when a new like was made, if not `now` (a guest's like brought into an account).
+    /// `now` is the moment of the action on the server's clock. `likedAt`: when a new like was made, if
+    /// not `now` (a guest's like brought into an account: it stands as the action's moment).
     static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, now: Date, likedAt: Date? = nil) throws -> Outcome {
-        guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
+        guard var photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
         let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId])
         let isLiked = existing.map { $0.deletedAt == nil } ?? false
         guard isLiked != liked else { return .unchanged }
@@ -119,29 +138,37 @@ public struct LikeActions: Sendable {
         // with the account's other devices, and it may hold a like this device has not pulled yet (or
         // passed over while its own op waited). The pair collapses into the last intent, which is sent
         // and wins by order (docs/architecture.md, "Coalescing").
-        var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: likedAt ?? now, updatedAt: now)
+        let actedAt = liked ? likedAt ?? now : now
+        var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: actedAt, updatedAt: now)
         if liked {
-            if existing?.deletedAt != nil { record.likedAt = likedAt ?? now }
+            if existing?.deletedAt != nil { record.likedAt = actedAt }
             record.deletedAt = nil
         } else {
-            record.deletedAt = now
+            record.deletedAt = actedAt
         }
         record.updatedAt = now
+        // Later than whatever the row held, even when this device's idea of the server's time moved back
+        // since: the person's newest action is the newest here.
+        let stamp = ActionStamp(
+            milliseconds: max(ActionStamp.milliseconds(actedAt), existing.map { $0.stamp.milliseconds + 1 } ?? .min),
+            device: try DeviceRows.id(db))
+        record.stamp = stamp
         try record.save(db)
         guard accountId != GuestRows.accountId else { return .changed(queued: false) }
 
         // Repeats collapse: only the latest intent per photo waits in the outbox.
         for op in pending { try op.delete(db) }
+        // A photo whose only copy is a file here sends that file with its like, for the account's
+        // other devices (its row then names it).
+        if liked { photo = try OriginalUploads.queue(photo, accountId: accountId, db: db, now: now) }
         let payload = Payload(
-            photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt,
+            photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt, actedAt: stamp.milliseconds, actedBy: stamp.device,
             wasNew: neverLeft && (pendingPayload?.wasNew ?? (existing == nil)),
             photo: PhotoMetadata(photo))
         let op = OutboxEntry(
             accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
             payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
-        // A local photo's file goes with its like, for the account's other devices.
-        if liked { try OriginalUploads.queueIfLocal(photo, accountId: accountId, db: db, now: now) }
         return .changed(queued: true)
     }
 

@@ -10,8 +10,17 @@ struct ServerPhotoRow: Codable {
     var width: Int?
     var height: Int?
     var urls: [String: String]?
+    /// The SHA-256 of the photo's original in the account's Storage (a local or Google Photos file).
+    var original_sha256: String?
+    /// Why that original is not in Storage (too large).
+    var original_note: String?
 
-    enum CodingKeys: String, CodingKey { case photo_id, title, description, author_name, author_url, color, width, height, urls }
+    enum CodingKeys: String, CodingKey {
+        case photo_id, title, description, author_name, author_url, color, width, height, original_sha256, original_note, urls
+    }
+
+    /// The columns read.
+    static let columns = "photo_id,title,description,author_name,author_url,color,width,height,original_sha256,original_note,urls"
 
     // Every row of a bulk insert must have the same keys, so nulls are written out.
     func encode(to encoder: any Encoder) throws {
@@ -24,6 +33,8 @@ struct ServerPhotoRow: Codable {
         try c.encode(color, forKey: .color)
         try c.encode(width, forKey: .width)
         try c.encode(height, forKey: .height)
+        try c.encode(original_sha256, forKey: .original_sha256)
+        try c.encode(original_note, forKey: .original_note)
         try c.encode(urls ?? [:], forKey: .urls)
     }
 }

@@ -99,9 +99,9 @@ import TestSupport
         let path = dir.file("old.sqlite")
         try PhotoFixtures.oldStore(at: path, migratedUpTo: "v2 pull rereads") { db in
             for id in ["a", "b", "c"] { try PhotoFixtures.photo(id, dismissed: id == "c").insert(db) }
-            try PhotoFixtures.like("unsplash:a", account: "u", at: 1).insert(db)
-            try PhotoFixtures.like("unsplash:b", account: "u", at: 2, unliked: true).insert(db)
-            try PhotoFixtures.like("unsplash:b", account: "v", at: 3).insert(db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:a", account: "u", at: 1), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:b", account: "u", at: 2, unliked: true), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:b", account: "v", at: 3), db)
             try PhotoFileStore.record(db, Self.file("unsplash:a", bytes: 4096))
         }
         let store = try Store(path: path)

@@ -30,4 +30,11 @@ enum PhotoFixtures {
         let at = epoch.addingTimeInterval(offset)
         return LikeRecord(accountId: account, photoId: photoID, likedAt: at, updatedAt: at, deletedAt: unliked ? at : nil)
     }
+
+    /// A like as a store before v9 (no stamp columns) holds it.
+    static func insertUnstamped(_ like: LikeRecord, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO likes (account_id, photo_id, liked_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [like.accountId, like.photoId, like.likedAt, like.updatedAt, like.deletedAt])
+    }
 }

@@ -34,13 +34,13 @@ import TestSupport
             undated,
         ])
         try store.write { db in
-            try PhotoFixtures.like("unsplash:lake", at: 100).insert(db)
-            try PhotoFixtures.like("unsplash:sea", at: 200).insert(db)
-            try PhotoFixtures.like("nasa:PIA1", at: 200).insert(db)
-            try PhotoFixtures.like("unsplash:rose", at: 300, unliked: true).insert(db)
-            try PhotoFixtures.like("nasa:PIA2", account: "someone-else", at: 400).insert(db)
-            try PhotoFixtures.like("unsplash:kept", at: 500).insert(db)
-            try PhotoFixtures.like("unsplash:undated", at: 50).insert(db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:lake", at: 100), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:sea", at: 200), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("nasa:PIA1", at: 200), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:rose", at: 300, unliked: true), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("nasa:PIA2", account: "someone-else", at: 400), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:kept", at: 500), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:undated", at: 50), db)
             for (id, photo, deleted) in [("e1", "unsplash:lake", false), ("e2", "unsplash:rose", false), ("e3", "unsplash:sea", true), ("e4", "unsplash:lake", false)] {
                 let at = PhotoFixtures.epoch
                 try EditRecord(id: id, accountId: "", photoId: photo, pipeline: "[]", path: nil, storagePath: nil, createdAt: at, updatedAt: at,
@@ -253,8 +253,8 @@ import TestSupport
         try PhotoFixtures.oldStore(at: path, migratedUpTo: "v3 counters") { db in
             try PhotoFixtures.photo("a", color: "#2C5A8C").insert(db)
             try PhotoFixtures.photo("b", color: "#CC1111", dismissed: true).insert(db)
-            try PhotoFixtures.like("unsplash:a", at: 1).insert(db)
-            try PhotoFixtures.like("unsplash:b", at: 2).insert(db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:a", at: 1), db)
+            try PhotoFixtures.insertUnstamped(PhotoFixtures.like("unsplash:b", at: 2), db)
         }
         let store = try Store(path: path)
         let facts = try store.read { db in

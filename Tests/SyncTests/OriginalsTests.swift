@@ -2,6 +2,7 @@ import Foundation
 import Shared
 import SplashClient
 import Store
+import Support
 import Testing
 import TestSupport
 
@@ -44,17 +45,63 @@ import TestSupport
         }
     }
 
-    @Test func anOriginalAboveTheLimitStaysHereWithTheReason() async throws {
+    /// A file above originals.max_mib is not sent: its photo's row says why, the op is done (nothing left
+    /// refused in the queue), the like syncs, and both devices say why the photo has no file elsewhere.
+    @Test func anOriginalAboveTheLimitStaysHereWithTheReasonOnBothDevices() async throws {
         try await SplashdFixture.run { fixture in
             let a = try await fixture.splashd(.sync(config: "[originals]\nmax_mib = 1\n"))
             let folder = try await Self.folder(a, files: 1, padding: 1_500_000)
             let imported = try #require(try await a.send(LibraryImportRequest(path: folder)).imported.first)
             _ = try await a.send(PhotosLikeRequest(id: imported.id))
-            _ = try await a.send(SyncNowRequest(wait: true, timeoutSeconds: 20))
-            let rejected = try await a.send(QueueListRequest(rejected: true)).ops
-            #expect(rejected.count == 1 && rejected.first?.entity == "original", "\(rejected)")
-            #expect(rejected.first?.lastError?.hasPrefix("too large") == true, "\(String(describing: rejected.first?.lastError))")
+            #expect(try await a.syncUntilDrained().drained)
+            #expect(try await a.send(QueueListRequest()).ops.isEmpty, "nothing refused, nothing waiting")
             #expect(try await a.serverLikes() == [imported.id: false], "the like itself is synced")
+            let note = try #require(try await a.send(PhotosShowRequest(id: imported.id)).originalNote)
+            #expect(note.hasPrefix("too large to share"), "\(note)")
+            try await a.wait(for: "status to count it") { try await a.send(StatusRequest()).library.originalsNotShared == 1 }
+            let (status, text, _) = try await a.ctl(["status"])
+            #expect(status == 0 && text.contains("1 photo's original is not shared"), "\(text)")
+
+            let b = try await fixture.splashd(.sync(email: a.account))
+            _ = try await b.send(LoginRequest(email: a.account, password: Splashd.password))
+            _ = try await b.syncUntilDrained()
+            let shown = try await b.send(PhotosShowRequest(id: imported.id))
+            #expect(shown.files.isEmpty && shown.originalNote == note, "\(shown)")
+            try await b.wait(for: "B's status to count it") { try await b.send(StatusRequest()).library.originalsNotShared == 1 }
+            let (_, show, _) = try await b.ctl(["photos", "show", imported.id])
+            #expect(show.contains("original not shared with your other devices: too large"), "\(show)")
+        }
+    }
+
+    /// A photo picked from Google Photos and liked on A: its original goes to the account's Storage,
+    /// named by its content's hash, and arrives in B's library byte for byte.
+    @Test func aLikedGooglePhotosOriginalArrivesOnTheOtherDeviceByteForByte() async throws {
+        try await SplashdFixture.run { fixture in
+            let a = try await GooglePhotosImportTests.connected(fixture)
+            let start = try await a.send(GooglePickRequest())
+            try await GooglePhotosImportTests.pick(start, "pick=1")
+            let picks = try await GooglePhotosImportTests.ended(a, start)
+            let id = try #require(picks.picks.first?.photo)
+            let mine = try #require(try await a.send(PhotosShowRequest(id: id)).files.first)
+            _ = try await a.send(PhotosLikeRequest(id: id))
+            #expect(try await a.syncUntilDrained().drained)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: mine.path))
+            let devstack = try #require(a.devstack)
+            let userId = try await a.userId()
+            let row = try await devstack.serviceRead("photos?select=original_sha256&user_id=eq.\(userId)")
+            let sha = try #require(row.first?["original_sha256"] as? String)
+            #expect(sha == FileDigest.hex(SHA256.hash([UInt8](bytes))), "the row names the file's hash")
+
+            let b = try await fixture.splashd(.sync(email: a.account))
+            _ = try await b.send(LoginRequest(email: a.account, password: Splashd.password))
+            try await b.wait(for: "the Google photo's original on B") {
+                _ = try await b.send(SyncNowRequest(wait: true, timeoutSeconds: 10))
+                return try await b.send(PhotosShowRequest(id: id)).files.contains { $0.present }
+            }
+            let theirs = try #require(try await b.send(PhotosShowRequest(id: id)).files.first)
+            #expect(theirs.path.hasPrefix(b.directory), "in B's own library: \(theirs.path)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: theirs.path)) == bytes)
+            #expect(try await b.send(PhotosListRequest(liked: true)).photos.map(\.id) == [id])
         }
     }
 }

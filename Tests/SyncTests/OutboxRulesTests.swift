@@ -4,6 +4,7 @@ import GRDB
 import HTTP
 @testable import Sync
 import Library
+import Logging
 import Shared
 import Store
 import Testing
@@ -141,7 +142,7 @@ import TestSupport
     @Test func anUnreadableLikeOpIsRefusedAndTheRestOfItsBatchGoes() throws {
         let pusher = LikesPusher(
             backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
-            batchSize: 500)
+            batchSize: 500, clock: nil, logger: Logger(label: "test"))
         let good = #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:a","wasNew":true}"#
         let unreadable = [
             "not json": "it is not a JSON object",
@@ -150,6 +151,8 @@ import TestSupport
             #"{"likedAt":"yesterday","photoId":"unsplash:b","wasNew":true}"#: "its like time is not a date",
             #"{"likedAt":"2026-11-24T03:14:58.500Z","deletedAt":7,"photoId":"unsplash:b","wasNew":true}"#: "its unlike time is not a date",
             #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":"big","photoId":"unsplash:b","wasNew":true}"#: "its photo is not an object",
+            #"{"actedAt":"noon","likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:b","wasNew":true}"#: "its action time is not a number",
+            #"{"actedAt":1,"actedBy":7,"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:b","wasNew":true}"#: "its device is not text",
             #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"width":"wide"},"photoId":"unsplash:b","wasNew":true}"#:
                 "its photo has a field of the wrong type",
         ]
@@ -168,7 +171,10 @@ import TestSupport
             #expect(found[0] == nil && found[2] == nil, "\(payload)")
             #expect(found[1] == "this version of splashd cannot read the queued change: \(problem)", "\(payload)")
             guard case .ready(let rows) = readings[0] else { Issue.record("the good op did not read"); return }
-            #expect(rows.like == #"{"photo_id":"unsplash:a","liked_at":"2026-11-24T03:14:58.500Z","deleted_at":null}"#)
+            // An op queued before stamps goes stamped by its own time and this device.
+            let device = try store.read { db in try DeviceRows.id(db) }
+            #expect(rows.like == #"{"photo_id":"unsplash:a","liked_at":"2026-11-24T03:14:58.500Z","deleted_at":null,"acted_at":"2026-11-24T03:14:58.500Z","acted_by":""#
+                + device + #""}"#)
             #expect(rows.photo == nil, "an op without its photo's metadata sends none")
         }
     }
@@ -225,7 +231,7 @@ import TestSupport
     @Test func aPhotosRowTheServerHoldsIsNotSentAgain() throws {
         let pusher = LikesPusher(
             backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
-            batchSize: 500)
+            batchSize: 500, clock: nil, logger: Logger(label: "test"))
         func payload(title: String) -> String {
             #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"title":""# + title
                 + #"","urls":"{\"thumb\":\"https://images.example/a.jpg\"}","width":40},"photoId":"unsplash:a","wasNew":true}"#
@@ -243,12 +249,12 @@ import TestSupport
         func photoRow(account: String, payload: String) throws -> String? { try read(account: account, payload: payload)?.photo }
         let sent = try #require(try read(account: "u", payload: payload(title: "Lake")))
         let first = try #require(sent.photo)
-        try store.write { db in try pusher.sent([sent], accountId: "u", db: db) }
+        try store.write { db in _ = try pusher.sent([sent], answer: [], accountId: "u", db: db) }
         #expect(try photoRow(account: "u", payload: payload(title: "Lake")) == nil, "held as it is: not sent")
         #expect(try photoRow(account: "v", payload: payload(title: "Lake")) == first, "another account's server rows are its own")
         let sentAgain = try #require(try read(account: "u", payload: payload(title: "Lake at night")))
         #expect(sentAgain.photo != nil && sentAgain.photo != first)
-        try store.write { db in try pusher.sent([sentAgain], accountId: "u", db: db) }
+        try store.write { db in _ = try pusher.sent([sentAgain], answer: [], accountId: "u", db: db) }
         #expect(try photoRow(account: "u", payload: payload(title: "Lake at night")) == nil)
         #expect(try photoRow(account: "u", payload: payload(title: "Lake")) == first, "the server holds the newer row now")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Support
 
 /// Where the Supabase project is and how every request to it is dressed: `apikey`, the bearer (the
 /// user's access token, else the anon key), the API version header that selects Auth's newer error
@@ -10,11 +11,14 @@ public struct SupabaseBackend: Sendable {
     public let anonKey: String
     /// Every call is bounded: a control request waiting on the network must not hang.
     public var timeout: Duration = .seconds(15)
+    /// Learns the server's time from the `Date` of every answer, errors included.
+    public let clock: ServerClock?
 
-    public init(http: HTTPClient, baseURL: String, anonKey: String) {
+    public init(http: HTTPClient, baseURL: String, anonKey: String, clock: ServerClock? = nil) {
         self.http = http
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.anonKey = anonKey
+        self.clock = clock
     }
 
     /// Sends one request and returns the 2xx response; anything else is thrown as `BackendError`.
@@ -37,10 +41,14 @@ public struct SupabaseBackend: Sendable {
         }
         headers += extra
         let response: HTTPResponse
+        let sentAt = clock?.device.boot()
         do {
             response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: timeout ?? self.timeout))
         } catch {
             throw .network(error)
+        }
+        if let clock, let sentAt, let second = response.headers.dateSeconds {
+            clock.observe(serverSecond: second, sentAt: sentAt, receivedAt: clock.device.boot())
         }
         guard response.isSuccess else {
             throw .server(SupabaseError(status: response.status, headers: response.headers, body: response.body))

@@ -56,8 +56,17 @@ public struct SupabaseError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var endsSession: Bool { code.map(Self.sessionEndingCodes.contains) ?? false }
 
-    /// Worth retrying later with the same request: timeouts, rate limits, server failures.
-    public var isTransient: Bool { status == 408 || status == 429 || status >= 500 }
+    /// Worth retrying later with the same request: timeouts, rate limits, server failures, and a server
+    /// whose schema is older than this version needs (the request stands once the migration is applied).
+    public var isTransient: Bool { status == 408 || status == 429 || status >= 500 || missingMigration != nil }
+
+    /// The migration (a file of supabase/migrations) a server must apply before it takes what this
+    /// version sends, when its answer says it lacks a column that migration adds.
+    public var missingMigration: String? {
+        guard status == 400 || status == 404, ["PGRST204", "42703", "PGRST202"].contains(code ?? "") else { return nil }
+        return ServerSchema.columns.first { message.contains("'\($0.column)'") || message.contains(".\($0.column)") || message.contains(" \($0.column) ") }?
+            .migration
+    }
 
     /// An expired or unusable access token: refresh, then retry once.
     public var isExpiredToken: Bool {
@@ -67,7 +76,25 @@ public struct SupabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// A uniqueness conflict (PostgREST 409 / Postgres 23505).
     public var isConflict: Bool { status == 409 || code == "23505" }
 
-    public var description: String { "HTTP \(status)" + (code.map { " \($0)" } ?? "") + ": \(message)" }
+    public var description: String {
+        if let missingMigration {
+            return "HTTP \(status): the account server's database lacks the migration \(missingMigration) "
+                + "(apply supabase/migrations with `supabase db push`); the changes wait until it is applied (\(message))"
+        }
+        return "HTTP \(status)" + (code.map { " \($0)" } ?? "") + ": \(message)"
+    }
+}
+
+/// What this version needs of the server's schema beyond the first migrations: each column it reads or
+/// writes that a later migration adds, with the migration's name, so that a server without it is told
+/// apart from a refusal and named.
+public enum ServerSchema {
+    public static let lastWordWins = "20250101000700_last_word_wins.sql"
+
+    public static let columns: [(column: String, migration: String)] = [
+        ("acted_at", lastWordWins), ("acted_by", lastWordWins), ("username_set_at", lastWordWins), ("username_set_by", lastWordWins),
+        ("original_sha256", lastWordWins), ("original_note", lastWordWins),
+    ]
 }
 
 /// Why a call to the backend did not give a usable answer.

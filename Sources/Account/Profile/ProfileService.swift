@@ -12,6 +12,8 @@ public final class ProfileService: Sendable {
     private let manager: SessionManager
     private let backend: SupabaseBackend?
     private let profiles: ProfileStore
+    /// Stamps a rename with its moment on the server's clock.
+    private let clock: ServerClock?
     private let logger: Logger
     private let profileChanged: @Sendable (Profile) -> Void
     private let pushing = Mutex(PushState())
@@ -23,9 +25,10 @@ public final class ProfileService: Sendable {
     }
 
     public init(
-        manager: SessionManager, backend: SupabaseBackend?, store: Store, logger: Logger,
+        manager: SessionManager, backend: SupabaseBackend?, store: Store, clock: ServerClock? = nil, logger: Logger,
         profileChanged: @escaping @Sendable (Profile) -> Void
     ) {
+        self.clock = clock
         self.manager = manager
         self.backend = backend
         self.profiles = ProfileStore(store: store)
@@ -61,7 +64,8 @@ public final class ProfileService: Sendable {
         // The request's own validation refuses such a name first; nothing reaches the server.
         if let problem = AccountRules.usernameProblem(username) { throw .backend(.local("refusing the username: \(problem.english)")) }
         guard let user = await manager.currentUser else { throw await notSignedIn() }
-        let opId = try AccountFailure.storing { try profiles.setUsername(username, userId: user.id) }
+        let actedAt = clock?.now() ?? Date()
+        let opId = try AccountFailure.storing { try profiles.setUsername(username, userId: user.id, actedAt: actedAt) }
         guard let profile = try AccountFailure.storing({ try profiles.profile(user.id) }) else { throw await notSignedIn() }
         if opId != nil {
             logger.info("username changed here; queued", metadata: ["splashd_op": "profile_set_username", "splashd_account": "\(user.id)"])
@@ -85,7 +89,7 @@ public final class ProfileService: Sendable {
         let rows = try await manager.authorized { token throws(BackendError) in
             let response = try await backend.send(
                 "GET", "/rest/v1/profiles",
-                query: [("select", "id,username,email,created_at,updated_at,last_sign_in_at"), ("id", "eq.\(userId)")],
+                query: [("select", WireProfile.columns), ("id", "eq.\(userId)")],
                 bearer: token)
             return try SupabaseBackend.decode([WireProfile].self, from: response)
         }
@@ -160,12 +164,14 @@ public final class ProfileService: Sendable {
 
     /// Sends one op; returns whether to go on with the next.
     private func send(_ op: ProfileStore.QueuedOp, userId: String, backend: SupabaseBackend) async -> Bool {
-        let body = SupabaseBackend.json(["username": op.username])
+        let body = SupabaseBackend.json([
+            "username": op.username, "username_set_at": op.stamp.wireText, "username_set_by": op.stamp.device,
+        ])
         let result: Result<[WireProfile], AccountFailure>
         do {
             let rows = try await manager.authorized { token throws(BackendError) in
                 let response = try await backend.send(
-                    "PATCH", "/rest/v1/profiles", query: [("id", "eq.\(userId)")], body: body, bearer: token,
+                    "PATCH", "/rest/v1/profiles", query: [("id", "eq.\(userId)"), ("select", WireProfile.columns)], body: body, bearer: token,
                     headers: [("Prefer", "return=representation")])
                 return try SupabaseBackend.decode([WireProfile].self, from: response)
             }
@@ -175,8 +181,15 @@ public final class ProfileService: Sendable {
         }
         switch result {
         case .success(let rows) where !rows.isEmpty:
-            try? profiles.acknowledge(op, userId: userId)
-            logger.info("username pushed", metadata: ["splashd_op": "push", "splashd_entity": "profile", "splashd_op_id": "\(op.opId)"])
+            let gaveWay = (try? profiles.acknowledge(op, userId: userId, kept: rows[0].pulled)) ?? false
+            if gaveWay {
+                logger.info("username change gave way to a later one made on another device", metadata: [
+                    "splashd_op": "push", "splashd_entity": "profile", "splashd_op_id": "\(op.opId)",
+                ])
+                if let profile = try? profiles.profile(userId) { await manager.setUsername(profile.username ?? rows[0].username, for: userId) }
+            } else {
+                logger.info("username pushed", metadata: ["splashd_op": "push", "splashd_entity": "profile", "splashd_op_id": "\(op.opId)"])
+            }
             if let profile = try? profiles.profile(userId) { profileChanged(profile) }
             return true
         case .success:

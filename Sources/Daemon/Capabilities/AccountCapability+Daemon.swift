@@ -3,6 +3,7 @@ import HTTP
 import Logging
 import Shared
 import Store
+import Support
 import Systemd
 
 extension AccountCapability {
@@ -32,9 +33,12 @@ extension AccountCapability {
                 if before != status { notifier.status(state.statusLine()) }
             },
             profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) })
+        // The server's clock as the last run knew it, until the server answers.
+        let clock = ServerClock(device: .system())
+        if let saved = try? store.read({ db in try DeviceRows.savedClock(db) }) { clock.restore(saved) }
         let account = AccountCapability(
             backendURL: config.backendURL, anonKey: config.anonKey, http: http, store: store, stateDirectory: stateDirectory,
-            logger: logger, callbacks: callbacks)
+            logger: logger, clock: clock, callbacks: callbacks)
         await account.start()
         return account
     }

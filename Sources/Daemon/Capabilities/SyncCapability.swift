@@ -25,7 +25,9 @@ struct SyncCapability: Sendable {
         let pushEngine = account.backend.map { backend in
             PushEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
-                configuration: pushConfiguration(config), gate: gate, logger: logger, alsoPush: { await account.profiles.push() })
+                configuration: pushConfiguration(config), gate: gate, clock: account.clock, logger: logger,
+                alsoPush: { await account.profiles.push() },
+                announce: { changes in for change in changes { state.bus.publish(.photoChanged(change)) } })
         }
         let pullEngine = account.backend.map { backend in
             PullEngine(
@@ -58,7 +60,7 @@ struct SyncCapability: Sendable {
             pullEngine?.ring()
         }
         return SyncCapability(
-            likes: LikeActions(store: store), engine: pushEngine, pull: pullEngine, network: network,
+            likes: LikeActions(store: store, clock: account.clock), engine: pushEngine, pull: pullEngine, network: network,
             service: pushEngine.map { SyncService(store: store, push: $0, pull: pullEngine, network: network) })
     }
 }

@@ -14,6 +14,7 @@ public final class DaemonState: Sendable {
         public var lastSync: Date?
         public var live = LiveChannelStatus(state: .off)
         public var services: [ServiceReachability] = []
+        public var clock: ServerClockStatus?
     }
 
     public let bus: EventBus
@@ -38,6 +39,8 @@ public final class DaemonState: Sendable {
     public func setLive(_ status: LiveChannelStatus) { change(\.live, to: status, event: Event.liveChanged) }
     /// The photo services' and image hosts' reachability (status lists it; no event of its own).
     public func setServices(_ services: [ServiceReachability]) { values.withLock { $0.services = services } }
+    /// This device's clock against the server's (status shows it; no event of its own).
+    public func setClock(_ clock: ServerClockStatus?) { values.withLock { $0.clock = clock } }
 
     /// The server and this machine agreed at `date` (a pull finished); shown as "synced HH:MM".
     public func markSynced(_ date: Date = Date()) {
@@ -77,7 +80,7 @@ public final class DaemonState: Sendable {
             version: SplashVersion.current, pid: pid, startedAt: startedAt,
             uptimeSeconds: (uptime.timeInterval * 100).rounded(.down) / 100,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
-            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services)
+            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services, clock: v.clock)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.

@@ -83,6 +83,9 @@ public struct PhotoDetail: Codable, Sendable, Equatable {
     public var files: [PhotoFileInfo]
     /// Set while a library file is on its way (downloading, or waiting to retry after a failure).
     public var download: DownloadStatus?
+    /// Why this photo's original is not shared with the account's other devices (too large): on the
+    /// device that has it, and on the others, which have the photo without its file.
+    public var originalNote: String?
     public var tags: [String]?
     public var authorUrl: String?
     /// The photo's page at its source.

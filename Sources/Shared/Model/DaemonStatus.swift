@@ -17,12 +17,16 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var live: LiveChannelStatus
     /// The photo services and image hosts splashd has talked to since it started, each on its own.
     public var services: [ServiceReachability]?
+    /// This device's clock against the account server's; nil before the server has answered.
+    public var clock: ServerClockStatus?
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
         account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
-        lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off), services: [ServiceReachability]? = nil
+        lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off), services: [ServiceReachability]? = nil,
+        clock: ServerClockStatus? = nil
     ) {
+        self.clock = clock
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -46,7 +50,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         account: AccountStatus(state: .signedOut),
         connectivity: ConnectivityStatus(state: .unknown, reason: "not probed yet"),
         outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
-        library: LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0))
+        library: LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0),
+        clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003))
 }
 
 public struct Directories: Codable, Sendable, Equatable {
@@ -125,6 +130,9 @@ public struct LibraryCounts: Codable, Sendable, Equatable {
     public var dismissed: Int
     public var files: Int
     public var bytes: Int64
+    /// Liked or edited photos of the account whose originals are not shared with its other devices
+    /// (too large, or refused by the server); nil: none.
+    public var originalsNotShared: Int?
 
     public init(photos: Int, liked: Int, edited: Int, dismissed: Int, files: Int, bytes: Int64) {
         self.photos = photos

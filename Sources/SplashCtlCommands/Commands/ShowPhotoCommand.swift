@@ -76,6 +76,8 @@ struct ShowPhoto: AsyncParsableCommand {
         if photo.files.isEmpty {
             lines.append(style.dim(Message.noLocalFile.text()))
         }
+        // The daemon's words: why the original stays on the device that has it.
+        if let note = photo.originalNote { lines.append(style.yellow(Message.originalNotShared(note).text())) }
         for file in photo.files {
             let state = file.present ? file.location.rawValue : style.red(Message.missingOnDisk(location: file.location.rawValue).text())
             lines.append("\(file.variant): \(file.path)  \(Formatting.bytes(file.bytes))  \(state)")

@@ -40,7 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let outbox = status.outbox
         let library = status.library
-        let rows: [(Label, String)] = [
+        var rows: [(Label, String)] = [
             (.account, account),
             (.connectivity, connectivity),
             (.liveChanges, live),
@@ -55,9 +55,23 @@ struct StatusCommand: AsyncParsableCommand {
             (.libraryDirectory, status.directories.data),
             (.cache, status.directories.cache),
         ]
+        if let clock = status.clock { rows.insert((.clock, Self.clock(clock, style)), at: 4) }
+        if let notShared = library.originalsNotShared, notShared > 0 {
+            rows.insert((.files, style.yellow(Message.originalsNotShared(notShared).text())), at: rows.firstIndex { $0.0 == .files }.map { $0 + 1 } ?? rows.count)
+        }
         let header = style.bold("splashd \(status.version)") + " — "
             + Message.daemonHeader(pid: Int(status.pid), uptime: Formatting.duration(status.uptimeSeconds)).text()
         return ([header] + Label.aligned(rows) + Self.services(status.services ?? [], style)).joined(separator: "\n")
+    }
+
+    /// This device's clock against the server's: in step, or (a minute or more off) behind or ahead, in yellow.
+    static func clock(_ clock: ServerClockStatus, _ style: TerminalStyle) -> String {
+        guard clock.isFarOff else {
+            let precision = clock.uncertaintySeconds < 1 ? "\(Int((clock.uncertaintySeconds * 1000).rounded())) ms" : Formatting.duration(clock.uncertaintySeconds)
+            return style.green(Message.clockInStep(precision: precision).text())
+        }
+        let off = Formatting.duration(abs(clock.offsetSeconds))
+        return style.yellow((clock.offsetSeconds > 0 ? Message.clockBehind(off) : Message.clockAhead(off)).text())
     }
 
     /// Each photo service and image host heard from, on its own line (the reason is the daemon's words).

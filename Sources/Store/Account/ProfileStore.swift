@@ -1,9 +1,12 @@
 import Foundation
 import GRDB
 import Shared
+import Support
 
 /// The profile's rows: the `accounts` row, its `profile` ops in the outbox, and when it was last read
 /// from the server (`cached_values`). A local change and its outbox entry commit in one transaction.
+/// The username carries the stamp of the rename that set it (`ActionStamp`): between two devices'
+/// renames the later one stands, here as on the server.
 public struct ProfileStore: Sendable {
     public let store: Store
 
@@ -18,6 +21,16 @@ public struct ProfileStore: Sendable {
         public var opId: String
         public var username: String
         public var attempts: Int
+        /// The rename's stamp (an op queued before stamps: its queue time on this device's clock).
+        public var stamp: ActionStamp
+    }
+
+    /// What a rename's op carries.
+    struct Payload: Codable {
+        var username: String
+        /// Milliseconds on the server's clock, and the device.
+        var setAt: Int64?
+        var setBy: String?
     }
 
     /// The server's profile row, its times read.
@@ -27,13 +40,18 @@ public struct ProfileStore: Sendable {
         public var createdAt: Date?
         public var lastSignInAt: Date?
         public var updatedAt: Date?
+        /// The rename the server's username comes from; nil from a server without stamps.
+        public var usernameStamp: ActionStamp?
 
-        public init(username: String, email: String?, createdAt: Date?, lastSignInAt: Date?, updatedAt: Date?) {
+        public init(
+            username: String, email: String?, createdAt: Date?, lastSignInAt: Date?, updatedAt: Date?, usernameStamp: ActionStamp? = nil
+        ) {
             self.username = username
             self.email = email
             self.createdAt = createdAt
             self.lastSignInAt = lastSignInAt
             self.updatedAt = updatedAt
+            self.usernameStamp = usernameStamp
         }
     }
 
@@ -73,19 +91,26 @@ public struct ProfileStore: Sendable {
 
     /// Sets the username here and queues it, in one transaction. A pending (not yet sent) change to the
     /// username is replaced: only the newest name matters. Returns the new op's id, or nil when the
-    /// name is already the one held and nothing is queued.
-    public func setUsername(_ username: String, userId: String, now: Date = Date()) throws -> String? {
+    /// name is already the one held and nothing is queued. `actedAt` is the rename's moment on the
+    /// server's clock.
+    public func setUsername(_ username: String, userId: String, actedAt: Date, now: Date = Date()) throws -> String? {
         try store.write { db in
             let current = try String.fetchOne(db, sql: "SELECT username FROM accounts WHERE id = ?", arguments: [userId])
             let queued = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'in_flight')",
                 arguments: [userId, Self.entity]) ?? 0
             if current == username && queued == 0 { return nil }
-            try db.execute(sql: "UPDATE accounts SET username = ? WHERE id = ?", arguments: [username, userId])
+            // Later than the name held, even if this device's idea of the server's time moved back since.
+            let held = try Self.usernameStamp(db, userId: userId)
+            let stamp = ActionStamp(
+                milliseconds: max(ActionStamp.milliseconds(actedAt), held.map { $0.milliseconds + 1 } ?? .min), device: try DeviceRows.id(db))
+            try db.execute(
+                sql: "UPDATE accounts SET username = ?, username_acted_ms = ?, username_acted_by = ? WHERE id = ?",
+                arguments: [username, stamp.milliseconds, stamp.device, userId])
             try db.execute(
                 sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND state = 'pending'", arguments: [userId, Self.entity])
             let opId = UUID().uuidString.lowercased()
-            let payload = try OutboxPayload.encode(["username": username])
+            let payload = try OutboxPayload.encode(Payload(username: username, setAt: stamp.milliseconds, setBy: stamp.device))
             try db.execute(
                 sql: """
                     INSERT INTO outbox (op_id, account_id, entity, entity_id, op, payload, state, attempts, created_at, updated_at)
@@ -112,7 +137,7 @@ public struct ProfileStore: Sendable {
             let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT seq, op_id, payload, attempts FROM outbox
+                    SELECT seq, op_id, payload, attempts, created_at FROM outbox
                     WHERE account_id = ? AND entity = ? AND state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
                     ORDER BY seq LIMIT 1
                     """,
@@ -126,18 +151,44 @@ public struct ProfileStore: Sendable {
             let seq: Int64 = row["seq"]
             try db.execute(
                 sql: "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, updated_at = ? WHERE seq = ?", arguments: [now, seq])
-            let payload: String = row["payload"]
-            let username = (try? JSONDecoder().decode([String: String].self, from: Data(payload.utf8)))?["username"] ?? ""
-            return (QueuedOp(seq: seq, opId: row["op_id"], username: username, attempts: row["attempts"] as Int + 1), nil)
+            let text: String = row["payload"]
+            let payload = try? JSONDecoder().decode(Payload.self, from: Data(text.utf8))
+            let queuedAt: Date = row["created_at"]
+            let stamp = ActionStamp(
+                milliseconds: payload?.setAt ?? ActionStamp.milliseconds(queuedAt), device: try payload?.setBy ?? DeviceRows.id(db))
+            return (QueuedOp(seq: seq, opId: row["op_id"], username: payload?.username ?? "", attempts: row["attempts"] as Int + 1, stamp: stamp), nil)
         }
     }
 
-    /// The server accepted the op: it leaves the outbox and the profile is in step.
-    public func acknowledge(_ op: QueuedOp, userId: String, now: Date = Date()) throws {
+    /// The server answered the op with its row as kept: the op leaves the outbox and the profile is in
+    /// step. When the server kept another rename (a later one from another device), the store takes it
+    /// unless the person renamed again here since. Returns whether the op gave way.
+    @discardableResult
+    public func acknowledge(_ op: QueuedOp, userId: String, kept: Pulled, now: Date = Date()) throws -> Bool {
         try store.write { db in
             try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [op.seq])
             try db.execute(sql: "UPDATE accounts SET profile_updated_at = ? WHERE id = ?", arguments: [now, userId])
+            guard let stamp = kept.usernameStamp, stamp != op.stamp else { return false }
+            if let held = try Self.usernameStamp(db, userId: userId), held > op.stamp { return true }
+            try Self.setUsername(db, kept.username, stamp: stamp, userId: userId)
+            try CachedValue.save(db, key: Self.fetchedKey(userId), value: kept.username, fetchedAt: now)
+            return true
         }
+    }
+
+    /// The stamp of the username the store holds; nil before stamps.
+    static func usernameStamp(_ db: Database, userId: String) throws -> ActionStamp? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT username_acted_ms, username_acted_by FROM accounts WHERE id = ?", arguments: [userId]),
+            let ms = row["username_acted_ms"] as Int64?
+        else { return nil }
+        return ActionStamp(milliseconds: ms, device: row["username_acted_by"] ?? "")
+    }
+
+    private static func setUsername(_ db: Database, _ username: String, stamp: ActionStamp?, userId: String) throws {
+        try db.execute(
+            sql: "UPDATE accounts SET username = ?, username_acted_ms = ?, username_acted_by = ? WHERE id = ?",
+            arguments: [username, stamp?.milliseconds, stamp?.device, userId])
     }
 
     /// Try again at `retryAt` (network, 408, 429, 5xx).
@@ -182,24 +233,39 @@ public struct ProfileStore: Sendable {
         }
     }
 
-    /// Applies the server's profile. The server's username wins unless a local change is still queued.
-    /// Returns whether anything the person sees changed.
+    /// Applies the server's profile. The server's username stands when its rename is later than the one
+    /// held here (a rename queued here and not yet sent then gives way: the server would keep the later
+    /// one); without stamps on either side, unless a local change is still queued. Returns whether
+    /// anything the person sees changed.
     public func applyPulled(_ remote: Pulled, userId: String, now: Date = Date()) throws -> Bool {
         try store.write { db in
             let before = try Row.fetchOne(db, sql: "SELECT username, email FROM accounts WHERE id = ?", arguments: [userId])
             let queued = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'in_flight')",
                 arguments: [userId, Self.entity]) ?? 0
-            let username = queued > 0 ? (before?["username"] as String?) : remote.username
+            let held = try Self.usernameStamp(db, userId: userId)
+            let serverWins: Bool
+            if let stamp = remote.usernameStamp, let held {
+                serverWins = stamp > held
+            } else {
+                serverWins = queued == 0
+            }
+            if serverWins {
+                try Self.setUsername(db, remote.username, stamp: remote.usernameStamp, userId: userId)
+                if queued > 0 {
+                    try db.execute(
+                        sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND state IN ('pending', 'rejected')",
+                        arguments: [userId, Self.entity])
+                }
+            }
+            let username = serverWins ? remote.username : before?["username"] as String?
             try db.execute(
                 sql: """
-                    UPDATE accounts SET username = ?, email = coalesce(?, email), created_at = coalesce(?, created_at),
+                    UPDATE accounts SET email = coalesce(?, email), created_at = coalesce(?, created_at),
                         last_sign_in_at = coalesce(?, last_sign_in_at), profile_updated_at = coalesce(?, profile_updated_at)
                     WHERE id = ?
                     """,
-                arguments: [
-                    username, remote.email, remote.createdAt, remote.lastSignInAt, remote.updatedAt, userId,
-                ])
+                arguments: [remote.email, remote.createdAt, remote.lastSignInAt, remote.updatedAt, userId])
             try CachedValue.save(db, key: Self.fetchedKey(userId), value: remote.username, fetchedAt: now)
             return before?["username"] as String? != username || (remote.email != nil && before?["email"] as String? != remote.email)
         }

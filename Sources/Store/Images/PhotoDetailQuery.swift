@@ -31,6 +31,7 @@ public enum PhotoDetailQuery {
             tags: photo.tags.split(separator: " ").map(String.init), authorUrl: photo.authorUrl,
             pageUrl: metadata?.links?["html"], createdAt: photo.createdAt, exif: exif, location: place,
             attribution: attribution(source: source, author: photo.authorName, metadata: metadata))
+        detail.originalNote = metadata?.originalNote
         let renditions = renditions(urls, bytes: metadata?.renditionBytes ?? [:], width: photo.width, height: photo.height)
         detail.renditions = renditions.isEmpty ? nil : renditions
         return detail

@@ -124,16 +124,30 @@ public enum PhotoFileStore {
         Set(try String.fetchAll(db, sql: "SELECT path FROM photo_files WHERE in_library = 1"))
     }
 
-    /// Local photos in `accountId`'s library (liked, or with a live edit) with no file on this machine:
-    /// imported on another device, their originals are in the account's Storage.
-    public static func localWithoutFile(_ db: Database, accountId: String, limit: Int) throws -> [String] {
-        try String.fetchAll(db, sql: """
-            SELECT p.id FROM photos p
-            WHERE p.source = 'local' AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = p.id)
-              AND (EXISTS (SELECT 1 FROM likes l WHERE l.account_id = ? AND l.photo_id = p.id AND l.deleted_at IS NULL)
-                   OR EXISTS (SELECT 1 FROM edits e WHERE e.account_id = ? AND e.photo_id = p.id AND e.deleted_at IS NULL))
+    /// A photo of the account's (liked, or with a live edit) whose only copy is a file on another device,
+    /// and no file here: the SHA-256 its row names (nil: a local photo whose id names the hash).
+    public struct MissingOriginal: Sendable, Equatable {
+        public var photoId: String
+        public var source: String
+        public var sha256: String?
+    }
+
+    /// Photos imported from a folder or picked from Google Photos on another device that the account
+    /// likes or edits and this machine has no file for, and whose original is shared (no note saying
+    /// why not; a Google photo's row names its file's hash).
+    public static func originalsWithoutFile(_ db: Database, accountId: String, limit: Int) throws -> [MissingOriginal] {
+        try Row.fetchAll(db, sql: """
+            SELECT id, source, sha256 FROM (
+              SELECT p.id, p.source,
+                CASE WHEN json_valid(p.metadata) THEN json_extract(p.metadata, '$.original_sha256') END AS sha256,
+                CASE WHEN json_valid(p.metadata) THEN json_extract(p.metadata, '$.original_note') END AS note
+              FROM photos p
+              WHERE p.source IN ('local', 'google') AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = p.id)
+                AND (EXISTS (SELECT 1 FROM likes l WHERE l.account_id = ? AND l.photo_id = p.id AND l.deleted_at IS NULL)
+                     OR EXISTS (SELECT 1 FROM edits e WHERE e.account_id = ? AND e.photo_id = p.id AND e.deleted_at IS NULL)))
+            WHERE note IS NULL AND (source = 'local' OR sha256 IS NOT NULL)
             LIMIT ?
-            """, arguments: [accountId, accountId, limit])
+            """, arguments: [accountId, accountId, limit]).map { MissingOriginal(photoId: $0["id"], source: $0["source"], sha256: $0["sha256"]) }
     }
 
     public static func files(_ db: Database, photoId: String) throws -> [File] {

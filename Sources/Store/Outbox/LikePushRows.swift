@@ -1,4 +1,5 @@
 import GRDB
+import Support
 
 /// Queued like ops as the server's rows, built by SQLite from their payloads (LikeActions.Payload): the
 /// like (`photo_id`, `liked_at`, `deleted_at`) and, when the op carries its photo's metadata, the photo
@@ -12,6 +13,11 @@ public enum LikePushRows {
     public struct Rows: Sendable, Equatable {
         /// The like, as a JSON object.
         public var like: String
+        public var photoId: String
+        /// The action's stamp as sent (`acted_at`, `acted_by`).
+        public var stamp: ActionStamp
+        /// The stamp the op carried when it lay past `latest` (and was sent as `latest`).
+        public var clampedFrom: Int64?
         /// The photo's metadata, as a JSON object; nil when the op carries none, or when the server holds
         /// it as it is (`PhotoPushRow.unlessHeld`).
         public var photo: String?
@@ -24,7 +30,10 @@ public enum LikePushRows {
     }
 
     /// The ops `seqs` of the outbox, each as its rows, by seq. An op that is not in the outbox is absent.
-    public static func fetch(_ db: Database, seqs: [Int64]) throws -> [Int64: Reading] {
+    /// An action stamped after `latest` (milliseconds on the server's clock: the server's now and the
+    /// skew it allows) goes as `latest`. An op queued before stamps stands stamped by its own times and
+    /// `device`.
+    public static func fetch(_ db: Database, seqs: [Int64], latest: Int64 = .max, device: String = "") throws -> [Int64: Reading] {
         var readings: [Int64: Reading] = [:]
         readings.reserveCapacity(seqs.count)
         let rows = try Row.fetchCursor(db, sql: """
@@ -36,24 +45,39 @@ public enum LikePushRows {
                   THEN 'its like time is not a date'
                 WHEN json_type(payload, '$.deletedAt') = 'text' AND julianday(json_extract(payload, '$.deletedAt')) IS NULL
                   OR json_type(payload, '$.deletedAt') NOT IN ('text', 'null') THEN 'its unlike time is not a date'
+                WHEN json_type(payload, '$.actedAt') NOT IN ('integer', 'null') THEN 'its action time is not a number'
+                WHEN json_type(payload, '$.actedBy') NOT IN ('text', 'null') THEN 'its device is not text'
                 \(PhotoPushRow.problems("payload"))
               END AS problem
               FROM outbox WHERE seq IN (\(OutboxStore.placeholders(seqs.count)))
+            ),
+            stamped AS (
+              SELECT *, CASE WHEN problem IS NULL THEN coalesce(json_extract(p, '$.actedAt'), CAST(round((julianday(coalesce(
+                         json_extract(p, '$.deletedAt'), json_extract(p, '$.likedAt'))) - 2440587.5) * 86400000) AS INTEGER)) END AS acted,
+                     CASE WHEN problem IS NULL THEN coalesce(json_extract(p, '$.actedBy'), ?) END AS acted_by
+              FROM checked
             )
-            SELECT seq, problem,
+            SELECT seq, problem, CASE WHEN problem IS NULL THEN json_extract(p, '$.photoId') END AS photo_id, min(acted, ?) AS sent_ms,
+              acted, acted_by,
               CASE WHEN problem IS NULL THEN json_object(
                 'photo_id', json_extract(p, '$.photoId'),
                 'liked_at', json_extract(p, '$.likedAt'),
-                'deleted_at', json_extract(p, '$.deletedAt')) END AS "like",
-              CASE WHEN problem IS NULL THEN \(PhotoPushRow.unlessHeld("p", account: "checked.account_id")) END AS photo
-            FROM checked
-            """, arguments: StatementArguments(seqs))
+                'deleted_at', json_extract(p, '$.deletedAt'),
+                'acted_at', strftime('%Y-%m-%dT%H:%M:%fZ', min(acted, ?) / 1000.0, 'unixepoch'),
+                'acted_by', acted_by) END AS "like",
+              CASE WHEN problem IS NULL THEN \(PhotoPushRow.unlessHeld("p", account: "stamped.account_id")) END AS photo
+            FROM stamped
+            """, arguments: StatementArguments(seqs.map { $0 as any DatabaseValueConvertible } + [device, latest, latest]))
         while let row = try rows.next() {
             let seq: Int64 = row["seq"]
             if let problem: String = row["problem"] {
                 readings[seq] = .unreadable(problem)
             } else {
-                readings[seq] = .rows(Rows(like: row["like"], photo: row["photo"]))
+                let sent: Int64 = row["sent_ms"]
+                let acted: Int64 = row["acted"]
+                readings[seq] = .rows(Rows(
+                    like: row["like"], photoId: row["photo_id"], stamp: ActionStamp(milliseconds: sent, device: row["acted_by"]),
+                    clampedFrom: acted == sent ? nil : acted, photo: row["photo"]))
             }
         }
         return readings

@@ -66,6 +66,17 @@ public enum OutboxStore {
         return db.changesCount
     }
 
+    /// Drops the ops of one entity still waiting to be sent (or refused): a later action made on another
+    /// device decides that row now, and the server would keep it over them. Ops in flight are left to
+    /// come back with the server's answer. Returns how many went.
+    @discardableResult
+    public static func supersedeWaiting(_ db: Database, accountId: String, entity: String, entityId: String) throws -> Int {
+        try db.execute(
+            sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'rejected')",
+            arguments: [accountId, entity, entityId])
+        return db.changesCount
+    }
+
     /// A person asked to sync, or the backend answers again: every pending op is due now, whatever
     /// its backoff said — except a like waiting for its photo's file to be compared with the library
     /// (`LikeCheckRows`): the backend's return is when that file comes too, and its wait is bounded.

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The photo a queued like or edit carries — its payload's `photo` object (LikeActions.PhotoMetadata) —
@@ -13,7 +14,8 @@ public enum PhotoPushRow {
         WHEN json_type(\(p), '$.photo') NOT IN ('object', 'null') THEN 'its photo is not an object'
         WHEN EXISTS (SELECT 1 FROM json_each(\(p), '$.photo') f WHERE
                        f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
-                       OR f.key IN ('title', 'description', 'authorName', 'authorUrl', 'color', 'urls') AND f.type NOT IN ('text', 'null'))
+                       OR f.key IN ('title', 'description', 'authorName', 'authorUrl', 'color', 'urls', 'originalSha256', 'originalNote')
+                          AND f.type NOT IN ('text', 'null'))
           THEN 'its photo has a field of the wrong type'
         """
     }
@@ -30,6 +32,8 @@ public enum PhotoPushRow {
           'color', json_extract(\(p), '$.photo.color'),
           'width', json_extract(\(p), '$.photo.width'),
           'height', json_extract(\(p), '$.photo.height'),
+          'original_sha256', json_extract(\(p), '$.photo.originalSha256'),
+          'original_note', json_extract(\(p), '$.photo.originalNote'),
           'urls', CASE WHEN json_valid(json_extract(\(p), '$.photo.urls')) AND json_type(json_extract(\(p), '$.photo.urls')) = 'object'
                        THEN json(json_extract(\(p), '$.photo.urls')) ELSE json_object() END) END
         """
@@ -55,6 +59,24 @@ public enum PhotoPushRow {
         for row in rows {
             try statement.execute(arguments: [accountId, row])
         }
+    }
+
+    /// The row of the photo `photoId` as the store holds it now (no op carries it), for a change to the
+    /// photo alone (its original kept on this machine); nil for a photo the store does not have.
+    public static func current(_ db: Database, photoId: String) throws -> String? {
+        guard let photo = try PhotoRecord.fetchOne(db, key: photoId) else { return nil }
+        let metadata = PhotoMetadata.decode(photo.metadata)
+        var object: [String: Any] = ["photoId": photoId]
+        var fields: [String: Any] = [:]
+        for (key, value) in [
+            ("title", photo.title), ("description", photo.description), ("authorName", photo.authorName), ("authorUrl", photo.authorUrl),
+            ("color", photo.color), ("urls", photo.urls), ("originalSha256", metadata?.originalSha256), ("originalNote", metadata?.originalNote),
+        ] { if let value { fields[key] = value } }
+        if let width = photo.width { fields["width"] = width }
+        if let height = photo.height { fields["height"] = height }
+        object["photo"] = fields
+        let payload = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        return try String.fetchOne(db, sql: "WITH x(p) AS (SELECT ?) SELECT \(row("x.p")) FROM x", arguments: [payload])
     }
 
     /// The photo rows of the outbox's ops `seqs`, by seq; absent for an op that carries no photo, whose

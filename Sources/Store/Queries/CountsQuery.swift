@@ -13,9 +13,23 @@ public enum CountsQuery {
     public static func library(_ db: Database, accountId: String) throws -> LibraryCounts {
         let counters = try values(db, ["photos", "dismissed", "files", "file_bytes", "liked:" + accountId])
         let edited = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(DISTINCT photo_id) FROM edits WHERE deleted_at IS NULL")) ?? 0
-        return LibraryCounts(
+        var counts = LibraryCounts(
             photos: counters["photos"], liked: counters["liked:" + accountId], edited: edited, dismissed: counters["dismissed"],
             files: counters["files"], bytes: Int64(counters["file_bytes"]))
+        let notShared = try originalsNotShared(db, accountId: accountId)
+        counts.originalsNotShared = notShared > 0 ? notShared : nil
+        return counts
+    }
+
+    /// The account's liked or edited photos whose original is not shared with its other devices (its
+    /// metadata says why), through SchemaV9's partial index: those are few.
+    static func originalsNotShared(_ db: Database, accountId: String) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*) FROM photos p
+            WHERE json_valid(p.metadata) AND json_extract(p.metadata, '$.original_note') IS NOT NULL
+              AND (EXISTS (SELECT 1 FROM likes l WHERE l.account_id = ? AND l.photo_id = p.id AND l.deleted_at IS NULL)
+                   OR EXISTS (SELECT 1 FROM edits e WHERE e.account_id = ? AND e.photo_id = p.id AND e.deleted_at IS NULL))
+            """), arguments: [accountId, accountId]) ?? 0
     }
 
     /// Every account's ops: the queue is one (`accountId` is the caller's, kept for when it is not).

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
+import Support
 
-/// A row of `likes`. `deletedAt` set means unliked (a tombstone, so the unlike can sync).
+/// A row of `likes`. `deletedAt` set means unliked (a tombstone, so the unlike can sync). `actedMs` and
+/// `actedBy` stamp the action that set it (`ActionStamp`): a pulled row replaces it only when later.
 public struct LikeRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "likes"
     public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
@@ -12,22 +14,29 @@ public struct LikeRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var likedAt: Date
     public var updatedAt: Date
     public var deletedAt: Date?
+    public var actedMs: Int64?
+    public var actedBy: String?
 
-    public init(accountId: String, photoId: String, likedAt: Date, updatedAt: Date, deletedAt: Date? = nil) {
+    public init(
+        accountId: String, photoId: String, likedAt: Date, updatedAt: Date, deletedAt: Date? = nil, stamp: ActionStamp? = nil
+    ) {
         self.accountId = accountId
         self.photoId = photoId
         self.likedAt = likedAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
+        self.actedMs = stamp?.milliseconds
+        self.actedBy = stamp?.device
     }
 
-    /// Whether this like already says what a pulled row says: liked or not, liked at the same moment to
-    /// the millisecond. The same moment reaches milliseconds by two roads that cut it differently (the
-    /// store's date text and the op's payload, which is what the server keeps: one rounds, the other
-    /// truncates), so the two can be a whole millisecond apart: under 1.5 ms is the same moment. Under
-    /// 1 ms, the echo of a like made in the second half of a millisecond could be written again, as
-    /// floating point happened to fall (PulledPageTests).
-    public func sameState(likedAt: Date, deletedAt: Date?) -> Bool {
-        (self.deletedAt == nil) == (deletedAt == nil) && abs(self.likedAt.timeIntervalSince(likedAt)) < 0.0015
+    /// The action this row holds; a row from before stamps is older than any stamped one.
+    public var stamp: ActionStamp {
+        get { ActionStamp(milliseconds: actedMs ?? .min, device: actedBy ?? "") }
+        set {
+            actedMs = newValue.milliseconds
+            actedBy = newValue.device
+        }
     }
+
+    public var isLiked: Bool { deletedAt == nil }
 }

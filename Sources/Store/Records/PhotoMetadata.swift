@@ -16,15 +16,24 @@ public struct PhotoMetadata: Codable, Sendable, Equatable {
     public var format: String?
     /// Each rendition's size in bytes, as its host answered a HEAD request (NASA's, at the details call).
     public var renditionBytes: [String: Int64]?
+    /// The SHA-256 of a photo's original file (a local import's, a Google Photos pick's): its first 16
+    /// hex digits name the account's Storage object other devices fetch it from.
+    public var originalSha256: String?
+    /// Why that original is not shared with the account's other devices (too large), in words.
+    public var originalNote: String?
 
     enum CodingKeys: String, CodingKey {
         case links, exif, location, details, center, mediaType = "media_type", path, format, renditionBytes = "rendition_bytes"
+        case originalSha256 = "original_sha256", originalNote = "original_note"
     }
 
     public init(
         links: [String: String]? = nil, exif: Exif? = nil, location: Location? = nil, details: Bool? = nil,
-        center: String? = nil, mediaType: String? = nil, path: String? = nil, format: String? = nil
+        center: String? = nil, mediaType: String? = nil, path: String? = nil, format: String? = nil,
+        originalSha256: String? = nil, originalNote: String? = nil
     ) {
+        self.originalSha256 = originalSha256
+        self.originalNote = originalNote
         self.links = links
         self.exif = exif
         self.location = location

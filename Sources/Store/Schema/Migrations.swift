@@ -12,6 +12,7 @@ enum Migrations {
         migrator.registerMigration("v6 like checks for near-duplicates", migrate: SchemaV6.migrate)
         migrator.registerMigration("v7 google photos", migrate: SchemaV7.migrate)
         migrator.registerMigration("v8 photos the server holds", migrate: SchemaV8.migrate)
+        migrator.registerMigration("v9 action stamps and the device", migrate: SchemaV9.migrate)
         return migrator
     }
 

@@ -29,9 +29,10 @@ public enum PulledRows {
     /// with it what SchemaV4 keeps on it).
     public static func saveLike(_ db: Database, _ like: LikeRecord) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO likes (account_id, photo_id, liked_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO likes (account_id, photo_id, liked_at, updated_at, deleted_at, acted_ms, acted_by) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (account_id, photo_id) DO UPDATE SET
-                liked_at = excluded.liked_at, updated_at = excluded.updated_at, deleted_at = excluded.deleted_at
-            """).execute(arguments: [like.accountId, like.photoId, like.likedAt, like.updatedAt, like.deletedAt])
+                liked_at = excluded.liked_at, updated_at = excluded.updated_at, deleted_at = excluded.deleted_at,
+                acted_ms = excluded.acted_ms, acted_by = excluded.acted_by
+            """).execute(arguments: [like.accountId, like.photoId, like.likedAt, like.updatedAt, like.deletedAt, like.actedMs, like.actedBy])
     }
 }

@@ -51,7 +51,7 @@ public final class PullEngine: Service, Sendable {
         self.alsoPull = alsoPull
         self.store = store
         self.session = session
-        self.puller = LikesPuller(backend: backend, store: store)
+        self.puller = LikesPuller(backend: backend, store: store, logger: logger)
         self.editsPuller = EditsPuller(backend: backend, store: store, dataDirectory: dataDirectory)
         self.originals = OriginalsDownloader(backend: backend, store: store, dataDirectory: dataDirectory)
         self.network = network

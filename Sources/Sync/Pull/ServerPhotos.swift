@@ -28,7 +28,7 @@ struct ServerPhotos: Sendable {
             let list = chunk.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
             let response = try await backend.send(
                 "GET", "/rest/v1/photos",
-                query: [("select", "photo_id,title,description,author_name,author_url,color,width,height,urls"), ("photo_id", "in.(\(list))")],
+                query: [("select", ServerPhotoRow.columns), ("photo_id", "in.(\(list))")],
                 bearer: token)
             rows += try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
         }
@@ -46,10 +46,14 @@ struct ServerPhotos: Sendable {
             let existing = try PhotoRecord.fetchOne(db, key: photo.photo_id)
             guard existing.map(Self.isBare) ?? true else { continue }
             let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+            // Where another device's file is, or why it is not shared.
+            let original = photo.original_sha256 == nil && photo.original_note == nil
+                ? nil : PhotoMetadata(originalSha256: photo.original_sha256, originalNote: photo.original_note).json
             var record = PhotoRecord(
                 source: parts[0], remoteId: parts[1], title: photo.title, description: photo.description,
                 authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
-                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, fetchedAt: now)
+                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls,
+                metadata: original, fetchedAt: now)
             if let existing {
                 record.dismissedAt = existing.dismissedAt
                 record.phash = existing.phash

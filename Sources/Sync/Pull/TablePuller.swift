@@ -21,6 +21,8 @@ struct PullApplied: Sendable {
 struct AppliedPage: Sendable {
     var changes: [PhotoChange]
     var obsoleteFiles: [String] = []
+    /// Queued ops that rows of the page made moot (a later change from another device).
+    var superseded = 0
 }
 
 /// A server table pulled by cursor, page after page, then the rows an earlier page passed over while

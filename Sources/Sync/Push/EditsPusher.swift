@@ -73,9 +73,10 @@ struct EditsPusher: OutboxPusher {
     }
 
     /// The photos' rows the server took: those of new edits (a removal sends none).
-    func sent(_ batch: [Ready], accountId: String, db: Database) throws {
+    func sent(_ batch: [Ready], answer: Void, accountId: String, db: Database) throws -> PushSettled {
         let photos = batch.filter { $0.payload.deletedAt == nil }.compactMap(\.photo)
         try PhotoPushRow.recordHeld(db, accountId: accountId, rows: photos)
+        return PushSettled()
     }
 
     /// `<user id>/<edit id>.jpg`, inside the bucket.

@@ -2,11 +2,17 @@ import Account
 import Foundation
 import GRDB
 import Library
+import Logging
+import Shared
 import Store
+import Support
 
 /// Sends a batch of like ops as two bulk upserts: the photos' metadata (so other devices can show
 /// them) and the likes themselves, keyed by (user_id, photo_id). Unlikes are tombstones
-/// (`deleted_at`), so every op is idempotent and a resend is harmless.
+/// (`deleted_at`), so every op is idempotent and a resend is harmless. Each like carries its action's
+/// stamp; the server keeps the later of its row and the one sent (the last-word trigger) and answers
+/// with every row as kept, so a like that lost to a later change made elsewhere is known at once and
+/// the store takes the server's row (`LikeMerge`).
 ///
 /// The rows are built by the store from the queued payloads (`LikePushRows`), in the transaction that
 /// takes the batch; a request body is those rows joined, not decoded and encoded again.
@@ -15,9 +21,21 @@ struct LikesPusher: OutboxPusher {
     let entity = LikeActions.entity
     let batchSize: Int
     let noun = "likes"
+    /// The server's clock: an action stamped past its now (and the skew allowed) goes as now.
+    let clock: ServerClock?
+    let logger: Logger
 
     func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<LikePushRows.Rows>] {
-        let readings = try LikePushRows.fetch(db, seqs: batch.compactMap(\.seq))
+        let latest = clock.map { ActionStamp.milliseconds($0.now().addingTimeInterval(ServerClock.futureBound)) } ?? .max
+        let readings = try LikePushRows.fetch(db, seqs: batch.compactMap(\.seq), latest: latest, device: try DeviceRows.id(db))
+        for case .rows(let rows) in readings.values {
+            guard let from = rows.clampedFrom else { continue }
+            logger.warning("a like was stamped in the future; sent as the server's now", metadata: [
+                "splashd_op": "push", "splashd_photo": "\(rows.photoId)",
+                "splashd_stamp": "\(ActionStamp(milliseconds: from, device: rows.stamp.device).wireText)",
+                "splashd_sent_as": "\(rows.stamp.wireText)",
+            ])
+        }
         return batch.map { op in
             switch op.seq.flatMap({ readings[$0] }) {
             case .rows(let rows): .ready(rows)
@@ -28,7 +46,7 @@ struct LikesPusher: OutboxPusher {
         }
     }
 
-    func push(_ batch: [LikePushRows.Rows], token: String, accountId: String) async throws(BackendError) {
+    func push(_ batch: [LikePushRows.Rows], token: String, accountId: String) async throws(BackendError) -> [ServerLikeRow] {
         // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
         // or a rejected op would have half reached the server; and a device that sees the like (pulled,
         // or live) finds its photo's row already there (sent side by side, at 0cb2d82, a second device
@@ -38,12 +56,35 @@ struct LikesPusher: OutboxPusher {
         // photo's URLs — unless the server holds the row already (`LikePushRows` reads none then).
         let photos = batch.compactMap(\.photo)
         if !photos.isEmpty { try await Self.upsertPhotos(photos, backend: backend, token: token) }
-        _ = try await backend.send("POST", "/rest/v1/likes", query: Self.conflict, body: Self.array(batch.map(\.like)), bearer: token, headers: Self.upsert)
+        let response = try await backend.send(
+            "POST", "/rest/v1/likes", query: Self.conflict + [("select", Self.kept)], body: Self.array(batch.map(\.like)), bearer: token,
+            headers: Self.upsertKept)
+        return try SupabaseBackend.decode([ServerLikeRow].self, from: response)
     }
 
-    func sent(_ batch: [LikePushRows.Rows], accountId: String, db: Database) throws {
+    /// Each row as the server kept it: where that is not the change sent (a later one from another
+    /// device stands, or the stamp was clamped), the store takes it unless the person acted again since.
+    func sent(_ batch: [LikePushRows.Rows], answer: [ServerLikeRow], accountId: String, db: Database) throws -> PushSettled {
         try PhotoPushRow.recordHeld(db, accountId: accountId, rows: batch.compactMap(\.photo))
+        let sent = Dictionary(batch.map { ($0.photoId, $0) }, uniquingKeysWith: { _, last in last })
+        var settled = PushSettled()
+        var superseded = 0
+        let now = Date()
+        for row in answer {
+            guard let mine = sent[row.photo_id], row.stamp != mine.stamp else { continue }
+            settled.gaveWay.append(row.photo_id)
+            let own = ActionStamp(milliseconds: mine.clampedFrom ?? mine.stamp.milliseconds, device: mine.stamp.device)
+            if case .applied(let change?) = try LikeMerge.merge(
+                row, accountId: accountId, reason: .answered(sent: own), now: now, db: db, superseded: &superseded) {
+                settled.changes.append(change)
+            }
+        }
+        return settled
     }
+
+    /// The columns of the answer: what `LikeMerge` needs of a row.
+    static let kept = "photo_id,liked_at,deleted_at,acted_at,acted_by"
+    static let upsertKept = [("Prefer", "resolution=merge-duplicates,return=representation")]
 
     /// JSON objects, each already a whole JSON text, as one JSON array.
     static func array(_ objects: [String]) -> [UInt8] {

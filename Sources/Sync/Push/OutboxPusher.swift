@@ -1,5 +1,6 @@
 import Account
 import GRDB
+import Shared
 import Store
 
 /// Sends one entity's ops to the server. PushEngine owns the when (ordering, batching, backoff,
@@ -11,6 +12,8 @@ import Store
 protocol OutboxPusher: Sendable {
     /// An op read and checked: what `push` sends.
     associatedtype Ready: Sendable
+    /// What the server answered that `sent` needs (the rows as it kept them).
+    associatedtype Answer: Sendable = Void
     /// The outbox `entity` it sends.
     var entity: String { get }
     /// Ops per request: likes go in bulk, edits one file at a time.
@@ -23,10 +26,11 @@ protocol OutboxPusher: Sendable {
     /// transaction that took the batch; an error thrown leaves the batch in the outbox.
     func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<Ready>]
     /// Sends what `read` made ready; idempotent, so a resend after a crash is harmless.
-    func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError)
+    func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError) -> Answer
     /// The server took `batch`, as `push` sent it: what the pusher keeps of that (the photos' rows the
-    /// server now holds), written in the transaction that takes its ops out of the outbox.
-    func sent(_ batch: [Ready], accountId: String, db: Database) throws
+    /// server now holds; the rows it kept instead of this device's, when a later change made elsewhere
+    /// won), written in the transaction that takes its ops out of the outbox.
+    func sent(_ batch: [Ready], answer: Answer, accountId: String, db: Database) throws -> PushSettled
 }
 
 /// One op as its pusher read it.
@@ -42,8 +46,16 @@ enum OutboxReading<Ready: Sendable>: Sendable {
     }
 }
 
+/// What a batch the server took changed here.
+struct PushSettled: Sendable {
+    /// Changes a person sees: a row the server kept over this device's op.
+    var changes: [PhotoChange] = []
+    /// Ops whose change the server did not keep: a later one, made on another device, stands.
+    var gaveWay: [String] = []
+}
+
 extension OutboxPusher {
-    func sent(_ batch: [Ready], accountId: String, db: Database) throws {}
+    func sent(_ batch: [Ready], answer: Answer, accountId: String, db: Database) throws -> PushSettled { PushSettled() }
 
     /// Each op of the batch read on its own: the op decoded by `decode` (one whose payload does not
     /// decode is one this version of splashd cannot read), then `problem` asked why what it read cannot

@@ -62,19 +62,22 @@ public final class PushEngine: Service, Sendable {
     public let progressed = ChangeSignal()
     /// The last transient failure of a round, until a round succeeds.
     private let lastRoundFailure = Mutex<String?>(nil)
+    /// What a push changed here (a row the server kept over this device's op), for every client to see.
+    private let announce: @Sendable ([PhotoChange]) -> Void
 
     /// `dataDirectory` is where edits' renderings are (their paths are relative to it).
     public init(
         store: Store, session: SessionManager, backend: SupabaseBackend?, dataDirectory: String, network: NetworkGate,
-        configuration: Configuration = .init(), gate: SyncGate = SyncGate(), logger: Logger,
-        alsoPush: @escaping @Sendable () async -> Void = {}
+        configuration: Configuration = .init(), gate: SyncGate = SyncGate(), clock: ServerClock? = nil, logger: Logger,
+        alsoPush: @escaping @Sendable () async -> Void = {}, announce: @escaping @Sendable ([PhotoChange]) -> Void = { _ in }
     ) {
+        self.announce = announce
         self.gate = gate
         self.store = store
         self.session = session
         self.pushers = backend.map { backend in
             [
-                LikesPusher(backend: backend, batchSize: configuration.batchSize),
+                LikesPusher(backend: backend, batchSize: configuration.batchSize, clock: clock, logger: logger),
                 EditsPusher(backend: backend, store: store, dataDirectory: dataDirectory),
                 OriginalsPusher(backend: backend, dataDirectory: dataDirectory, maximumBytes: configuration.originalMaximumBytes),
             ]
@@ -246,10 +249,22 @@ public final class PushEngine: Service, Sendable {
     ) async -> Bool {
         let started = ContinuousClock.now
         do throws(AccountFailure) {
-            try await session.authorized { [ready] token throws(BackendError) in
+            let answer = try await session.authorized { [ready] token throws(BackendError) in
                 try await pusher.push(ready, token: token, accountId: accountId)
             }
-            finish(batch, .done { db in try pusher.sent(ready, accountId: accountId, db: db) })
+            let settled = Mutex(PushSettled())
+            finish(batch, .done { db in
+                let outcome = try pusher.sent(ready, answer: answer, accountId: accountId, db: db)
+                settled.withLock { $0 = outcome }
+            })
+            let outcome = settled.withLock { $0 }
+            if !outcome.gaveWay.isEmpty {
+                logger.info("\(outcome.gaveWay.count) \(pusher.noun) gave way to later changes made on another device", metadata: [
+                    "splashd_op": "push", "splashd_count": "\(outcome.gaveWay.count)",
+                    "splashd_entity": "\(outcome.gaveWay.prefix(5).joined(separator: ","))",
+                ])
+            }
+            if !outcome.changes.isEmpty { announce(outcome.changes) }
             lastRoundFailure.withLock { $0 = nil }
             report.pushed += batch.count
             logger.info("pushed \(batch.count) \(pusher.noun)", metadata: [

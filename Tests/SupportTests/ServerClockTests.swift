@@ -1,0 +1,172 @@
+import Foundation
+import Support
+import Synchronization
+import Testing
+
+/// The estimate of the server's clock from the `Date` of its answers (whole seconds): bounds that
+/// intersect, answers at a second's edges that narrow it, a wall clock that is off or stepped that
+/// changes nothing, and a server clock that moved that replaces what was known.
+@Suite struct ServerClockTests {
+    /// A device whose boot clock and wall clock the test moves by hand, and a server whose clock is
+    /// `serverOffset` seconds past the boot clock.
+    final class Knob: Sendable {
+        private let value: Mutex<Double>
+        init(_ value: Double) { self.value = Mutex(value) }
+        func withLock<T>(_ body: (inout Double) -> T) -> T { value.withLock { body(&$0) } }
+    }
+
+    final class World: Sendable {
+        let boot = Knob(1000)
+        let wallSkew = Knob(0)
+        let serverOffset: Double
+        let clock: ServerClock
+
+        init(serverOffset: Double = 1_795_000_000.123_456, bootId: String = "boot-1") {
+            self.serverOffset = serverOffset
+            let boot = self.boot
+            let wallSkew = self.wallSkew
+            clock = ServerClock(device: DeviceClock(
+                wall: { Date(timeIntervalSince1970: boot.withLock { $0 } + serverOffset + wallSkew.withLock { $0 }) },
+                boot: { boot.withLock { $0 } }, bootId: bootId))
+        }
+
+        /// A request sent now, answered after `roundTrip`, the server reading its clock half way.
+        func answer(roundTrip: Double = 0.002) {
+            let sent = boot.withLock { $0 }
+            let serverSecond = Int64((sent + roundTrip / 2 + serverOffset).rounded(.down))
+            boot.withLock { $0 += roundTrip }
+            clock.observe(serverSecond: serverSecond, sentAt: sent, receivedAt: sent + roundTrip)
+        }
+
+        func wait(_ seconds: Double) { boot.withLock { $0 += seconds } }
+
+        /// How far the estimate's now is from the server's.
+        var error: Double { clock.now().timeIntervalSince1970 - (boot.withLock { $0 } + serverOffset) }
+    }
+
+    @Test func oneAnswerKnowsTheServersTimeToASecond() throws {
+        let world = World()
+        #expect(world.clock.estimate == nil)
+        world.answer()
+        let estimate = try #require(world.clock.estimate)
+        #expect(estimate.uncertainty <= 0.502)
+        #expect(abs(world.error) <= estimate.uncertainty + 1e-9)
+    }
+
+    /// Answers at different points of a second narrow the estimate; the truth stays within it.
+    @Test func answersAtManyPointsOfASecondNarrowIt() throws {
+        let world = World()
+        for step in 0..<200 {
+            world.answer()
+            world.wait(0.0137 * Double(step % 7 + 1))
+            let estimate = try #require(world.clock.estimate)
+            #expect(abs(world.error) <= estimate.uncertainty + 1e-9, "step \(step): \(estimate)")
+        }
+        #expect(try #require(world.clock.estimate).uncertainty < 0.02)
+    }
+
+    /// What the keeper does: ask when the server's clock should be at a second's edge if the offset
+    /// were the middle of what is known; a dozen answers bring a second down to a few milliseconds.
+    @Test func answersAtTheEdgeHalveIt() throws {
+        let world = World()
+        world.answer(roundTrip: 0.001)
+        for _ in 0..<12 {
+            let estimate = try #require(world.clock.estimate)
+            let now = world.boot.withLock { $0 }
+            let edge = (now + 0.02 + 0.0005 + estimate.offset).rounded(.up)
+            world.wait(edge - estimate.offset - 0.0005 - now)
+            world.answer(roundTrip: 0.001)
+        }
+        let estimate = try #require(world.clock.estimate)
+        #expect(estimate.uncertainty < 0.005, "\(estimate)")
+        #expect(abs(world.error) <= estimate.uncertainty + 1e-9)
+    }
+
+    /// The device's wall clock may be ten minutes or a year off, and be set while splashd runs: the
+    /// server's time is known all the same, and how far off the wall clock is, is told.
+    @Test(arguments: [600.0, -600.0, 31_536_000.0])
+    func aWrongWallClockChangesNothing(skew: Double) throws {
+        let world = World()
+        world.wallSkew.withLock { $0 = skew }
+        for _ in 0..<50 {
+            world.answer()
+            world.wait(0.0371)
+        }
+        let estimate = try #require(world.clock.estimate)
+        #expect(abs(world.error) <= estimate.uncertainty + 1e-9)
+        #expect(abs(estimate.wallOffset + skew) <= estimate.uncertainty + 1e-6, "\(estimate)")
+        world.wallSkew.withLock { $0 = 0 }
+        #expect(abs(world.error) <= estimate.uncertainty + 1e-9, "a step of the wall clock moves nothing")
+        let stamp = world.clock.stamp(device: "d")
+        #expect(abs(Double(stamp.milliseconds) / 1000 - (world.boot.withLock { $0 } + world.serverOffset)) < 0.02)
+    }
+
+    /// Bounds widen with age (a boot clock may drift): an estimate left alone for a day is looser.
+    @Test func anOldEstimateIsLooser() throws {
+        let world = World()
+        for _ in 0..<100 {
+            world.answer()
+            world.wait(0.0173)
+        }
+        let fresh = try #require(world.clock.estimate).uncertainty
+        world.wait(86_400)
+        let old = try #require(world.clock.estimate).uncertainty
+        #expect(abs(old - fresh - 86_400 * ServerClock.drift) < 0.001)
+    }
+
+    /// The server's clock was set back a minute (or what was restored was wrong): the answers that no
+    /// longer agree with the new ones go, and the estimate follows the server.
+    @Test func answersThatDisagreeWithNewerOnesGo() throws {
+        let world = World()
+        for _ in 0..<30 {
+            world.answer()
+            world.wait(0.0411)
+        }
+        let moved = World(serverOffset: world.serverOffset - 60)
+        moved.boot.withLock { $0 = world.boot.withLock { $0 } }
+        // The same device's clock, now meeting the moved server.
+        let saved = try #require(world.clock.saved)
+        moved.clock.restore(saved)
+        for _ in 0..<30 {
+            moved.answer()
+            moved.wait(0.0411)
+        }
+        let estimate = try #require(moved.clock.estimate)
+        #expect(abs(moved.error) <= estimate.uncertainty + 1e-9, "\(estimate)")
+        #expect(estimate.uncertainty < 0.1)
+    }
+
+    /// What a run saved is used by the next on the same boot as it was, and on another boot through the
+    /// wall clock, a second wider.
+    @Test func aSavedEstimateIsRestored() throws {
+        let world = World()
+        for _ in 0..<60 {
+            world.answer()
+            world.wait(0.029)
+        }
+        let saved = try #require(world.clock.saved)
+        let sameBoot = World()
+        sameBoot.boot.withLock { $0 = world.boot.withLock { $0 } + 5 }
+        sameBoot.clock.restore(saved)
+        let restored = try #require(sameBoot.clock.estimate)
+        #expect(abs(sameBoot.error) <= restored.uncertainty + 1e-9)
+        #expect(restored.uncertainty < 0.05)
+
+        let nextBoot = World(bootId: "boot-2")
+        nextBoot.boot.withLock { $0 = 12 }
+        nextBoot.clock.restore(saved)
+        let across = try #require(nextBoot.clock.estimate)
+        #expect(abs(nextBoot.error) <= across.uncertainty + 1e-9)
+        #expect(across.uncertainty > 1 && across.uncertainty < 1.1)
+    }
+
+    /// Stamps compare by time, then by device; their wire text is exact to the millisecond.
+    @Test func stampsOrderByTimeThenDevice() {
+        let early = ActionStamp(milliseconds: 1_780_000_000_123, device: "b")
+        #expect(early < ActionStamp(milliseconds: 1_780_000_000_124, device: "a"))
+        #expect(ActionStamp(milliseconds: 1_780_000_000_123, device: "a") < early)
+        #expect(early.wireText == "2026-05-28T20:26:40.123Z")
+        #expect(ActionStamp(milliseconds: 1_780_000_000_999, device: "").wireText == "2026-05-28T20:26:40.999Z")
+        #expect(ActionStamp(milliseconds: 1_780_000_001_000, device: "").wireText == "2026-05-28T20:26:41.000Z")
+    }
+}
