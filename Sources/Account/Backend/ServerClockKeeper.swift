@@ -78,6 +78,7 @@ public final class ServerClockKeeper: Service, Sendable {
             if worthProbing, before.map({ $0.uncertainty > configuration.target }) ?? true, isOnline() {
                 await probe()
                 worthProbing = false
+                lastSaved = nil  // what a round of probes learnt is worth keeping at once
             }
             let estimate = clock.estimate
             publish(estimate.map(Self.status))
@@ -122,7 +123,9 @@ public final class ServerClockKeeper: Service, Sendable {
                 if !error.isTransient || error.isNetwork { return }
             }
             roundTrip = min(max(0.0005, clock.device.boot() - sent), 0.25)
-            let narrowed = (clock.estimate?.uncertainty ?? .infinity) < estimate.uncertainty * 0.9
+            let now = clock.estimate
+            publish(now.map(Self.status))
+            let narrowed = (now?.uncertainty ?? .infinity) < estimate.uncertainty * 0.9
             stalled = narrowed ? 0 : stalled + 1
         }
     }
