@@ -104,14 +104,14 @@ public enum DaemonRunner {
             health: network.health, push: sync.engine, logger: logger)
         let pictures = PictureCapability(config: config)
         let edits = EditCapability.make(
-            config: config, store: store, directories: directories, images: images, network: network.gate, state: state,
-            push: sync.engine, pictures: pictures, logger: logger)
+            config: config, store: store, directories: directories, images: images, network: network.gate,
+            announce: sync.announce, pictures: pictures, logger: logger)
         let imports = ImportCapability.make(
-            config: config, store: store, state: state, renditions: images?.renditions, logger: logger)
+            config: config, store: store, state: state, renditions: images?.renditions, announce: sync.announce, logger: logger)
         let google = GoogleCapability.make(
             config: config, store: store, directories: directories, importer: imports.importer, state: state,
             renditions: images?.renditions, logger: logger)
-        let guests = GuestCapability(adoption: GuestAdoption(store: store), push: sync.engine, logger: logger)
+        let guests = GuestCapability(adoption: GuestAdoption(store: store, announce: sync.announce), logger: logger)
         let sources = SourceCapability.make(
             config: config, store: store, state: state, images: images, health: network.health, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)

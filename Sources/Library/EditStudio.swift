@@ -19,11 +19,14 @@ public struct EditStudio: Sendable {
     /// Brings a photo's original into the library (the image queue does it, when online). Throws a
     /// protocol error saying why it cannot (offline, the catalogue has no URL).
     let fetchOriginal: @Sendable (String) async throws -> Void
+    /// Told of each edit saved (its photo changed, its upload queued) and each removal queued.
+    let announce: Announcements
 
     public init(
-        store: Store, editor: ImageEditor, dataDirectory: String, cacheDirectory: String,
+        store: Store, editor: ImageEditor, dataDirectory: String, cacheDirectory: String, announce: Announcements = .silent,
         fetchOriginal: @escaping @Sendable (String) async throws -> Void
     ) {
+        self.announce = announce
         self.store = store
         self.editor = editor
         self.dataDirectory = dataDirectory
@@ -76,6 +79,8 @@ public struct EditStudio: Sendable {
         }
         DurableFile.syncDirectory(of: final)
         CrashPoint.editRecorded.reach()
+        announce.changed(photoId, .edited)
+        if accountId != GuestRows.accountId { announce.outboxQueued() }
         return edit
     }
 
@@ -84,6 +89,7 @@ public struct EditStudio: Sendable {
         let removal = try EditActions(store: store).remove(editId: editId, accountId: accountId)
         if case .removed(_, _, let uploadInFlight) = removal, uploadInFlight { CrashPoint.editRemovedInFlight.reach() }
         if case .removed(_, let path?, _) = removal { unlink(dataDirectory + "/" + path) }
+        if case .removed(queued: true, _, _) = removal { announce.outboxQueued() }
         return removal
     }
 

@@ -14,10 +14,13 @@ import Store
 public struct GuestAdoption: Sendable {
     public let store: Store
     public let batchSize: Int
+    /// Told when the adopted rows' ops are queued.
+    public let announce: Announcements
 
-    public init(store: Store, batchSize: Int = 500) {
+    public init(store: Store, batchSize: Int = 500, announce: Announcements = .silent) {
         self.store = store
         self.batchSize = batchSize
+        self.announce = announce
     }
 
     /// The guest's live likes and edits.
@@ -68,6 +71,7 @@ public struct GuestAdoption: Sendable {
             if read < batchSize { break }
         }
         try store.write { db in try GuestRows.finishAdoption(db, into: accountId) }
+        if !adopted.isEmpty { announce.outboxQueued() }
         return adopted
     }
 

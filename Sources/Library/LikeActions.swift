@@ -15,10 +15,13 @@ public struct LikeActions: Sendable {
     public let store: Store
     /// The server's clock as this device knows it; nil: the wall clock (tests, and no server).
     public let clock: ServerClock?
+    /// Told of every change made (the photo's new state; new work in the outbox).
+    public let announce: Announcements
 
-    public init(store: Store, clock: ServerClock? = nil) {
+    public init(store: Store, clock: ServerClock? = nil, announce: Announcements = .silent) {
         self.store = store
         self.clock = clock
+        self.announce = announce
     }
 
     /// What the outbox carries for a like or an unlike: the desired final state of the server row,
@@ -85,7 +88,7 @@ public struct LikeActions: Sendable {
         now: Date? = nil
     ) throws -> Outcome {
         let now = now ?? clock?.now() ?? Date()
-        return try store.write { db in
+        return try announced(photoId, .liked, try store.write { db in
             guard let threshold else { return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
             let hash = try PerceptualHashQuery.hash(db, photoId: photoId)
             if let hash, let twin = try Self.twin(of: photoId, hash: hash, accountId: accountId, within: threshold, db: db) {
@@ -100,7 +103,15 @@ public struct LikeActions: Sendable {
                 try LikeCheckRows.start(db, opId: op.opId, photoId: photoId)
             }
             return outcome
-        }
+        })
+    }
+
+    /// Says what a committed change did: the photo's new state, and the outbox's new work.
+    private func announced(_ photoId: String, _ kind: PhotoChange.Kind, _ outcome: Outcome) -> Outcome {
+        guard outcome != .unchanged else { return outcome }
+        announce.changed(photoId, kind)
+        if outcome == .changed(queued: true) { announce.outboxQueued() }
+        return outcome
     }
 
     /// The nearest photo of the account's library that `photoId` (whose hash is `value`) looks like, if
@@ -117,7 +128,7 @@ public struct LikeActions: Sendable {
 
     public func unlike(photoId: String, accountId: String, now: Date? = nil) throws -> Outcome {
         let now = now ?? clock?.now() ?? Date()
-        return try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) }
+        return announced(photoId, .unliked, try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) })
     }
 
     /// `now` is the moment of the action on the server's clock. `likedAt`: when a new like was made, if
@@ -174,12 +185,12 @@ public struct LikeActions: Sendable {
 
     /// Dismissal is local only: a dismissed photo never shows again in searches, feeds or random picks.
     public func setDismissed(_ dismissed: Bool, photoId: String, now: Date = Date()) throws -> Outcome {
-        try store.write { db in
+        announced(photoId, dismissed ? .dismissed : .restored, try store.write { db in
             guard var photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
             guard (photo.dismissedAt != nil) != dismissed else { return .unchanged }
             photo.dismissedAt = dismissed ? now : nil
             try photo.update(db)
             return .changed(queued: false)
-        }
+        })
     }
 }

@@ -5,9 +5,12 @@ import Store
 /// The queue of changes waiting to go to the server, as `splashctl queue` shows and changes it.
 public struct OutboxQueue: Sendable {
     public let store: Store
+    /// Told when an op is due again.
+    public let announce: Announcements
 
-    public init(store: Store) {
+    public init(store: Store, announce: Announcements = .silent) {
         self.store = store
+        self.announce = announce
     }
 
     /// A like held as a near-duplicate shows as `duplicate`, naming its twin; one whose photo's file is
@@ -37,11 +40,20 @@ public struct OutboxQueue: Sendable {
     /// Makes a waiting or refused op due now (one being sent is left to finish).
     public func retry(opId: String, now: Date = Date()) throws {
         guard try store.write({ db in try OutboxStore.retryNow(db, opId: opId, now: now) }) != nil else { throw LibraryError.unknownOp(opId) }
+        announce.outboxQueued()
     }
 
-    /// Removes an op for good: the change it carried is not sent.
+    /// Removes an op for good: the change it carried is not sent, and a like's row on the server is read
+    /// again by the next pull (this device shows the server's word again, not the change dropped).
     public func drop(opId: String) throws {
-        switch try store.write({ db in try OutboxStore.drop(db, opId: opId) }) {
+        switch try store.write({ db -> OutboxEntry.State? in
+            let op = try OutboxStore.find(db, opId: opId)
+            let state = try OutboxStore.drop(db, opId: opId)
+            if let op, state != .inFlight, op.entity == LikeActions.entity {
+                try PullRereads.remember(db, accountId: op.accountId, table: "likes", entityId: op.entityId)
+            }
+            return state
+        }) {
         case nil: throw LibraryError.unknownOp(opId)
         case .inFlight?: throw LibraryError.opInFlight(opId)
         default: break

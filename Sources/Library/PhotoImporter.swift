@@ -18,8 +18,11 @@ public struct PhotoImporter: Sendable {
     public let editor: ImageEditor
     /// Near-duplicates are at most this many bits apart (of 64).
     public let duplicateThreshold: Int
+    /// Told of each photo recorded (a folder's, or a Google Photos pick's).
+    public let announce: Announcements
 
-    public init(store: Store, editor: ImageEditor, duplicateThreshold: Int) {
+    public init(store: Store, editor: ImageEditor, duplicateThreshold: Int, announce: Announcements = .silent) {
+        self.announce = announce
         self.store = store
         self.editor = editor
         self.duplicateThreshold = duplicateThreshold
@@ -156,6 +159,7 @@ public struct PhotoImporter: Sendable {
                 photoId: id, variant: "orig", path: identity.recordedPath, inLibrary: true, bytes: bytes, checksum: digest,
                 createdAt: now, lastAccessAt: now))
         }
+        announce.changed(id, .added)
         return .imported(ImportedPhoto(id: id, path: path, width: info.width, height: info.height), hash)
     }
 }

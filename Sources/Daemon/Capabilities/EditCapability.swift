@@ -11,9 +11,6 @@ import Sync
 /// Filters, previews and edits: libvips renders beside the original; the outbox uploads to Storage.
 struct EditCapability: Sendable {
     let studio: EditStudio
-    let state: DaemonState
-    /// Wakes the push engine (nil without an account server).
-    let push: PushEngine?
     /// Draws a preview beside its original for a terminal (nil: previews are JPEG bytes only).
     let pictures: PictureCapability?
     let logger: Logger
@@ -36,8 +33,8 @@ struct EditCapability: Sendable {
                 mode: terminal.mode))
     }
 
-    /// Renders and saves an edit, queued for upload: the photo's change on the bus, the push engine
-    /// woken, one log line with how long it took.
+    /// Renders and saves an edit, queued for upload (the studio announces it), with one log line with
+    /// how long it took.
     func create(photoId: String, steps: [FilterStep], accountId: String) async throws -> EditSummary {
         let started = ContinuousClock.now
         let edit = try await studio.create(photoId: photoId, steps: steps, accountId: accountId)
@@ -45,8 +42,6 @@ struct EditCapability: Sendable {
             "splashd_op": "edit", "splashd_photo": "\(photoId)", "splashd_edit": "\(edit.id)",
             "splashd_duration_ms": "\(started.millisecondsElapsed)",
         ])
-        state.bus.publish(.photoChanged(PhotoChange(id: photoId, change: .edited)))
-        push?.ring()
         return try studio.summary(of: edit)
     }
 
@@ -56,7 +51,6 @@ struct EditCapability: Sendable {
         case .alreadyRemoved:
             return EditDeleteResult(editId: editId, changed: false, queued: false)
         case .removed(let queued, _, _):
-            if queued { push?.ring() }
             return EditDeleteResult(editId: editId, changed: true, queued: queued)
         }
     }
@@ -64,11 +58,11 @@ struct EditCapability: Sendable {
     /// The studio fetches a missing original through the image queue, when online.
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, images: ImageCapability?, network: NetworkGate,
-        state: DaemonState, push: PushEngine?, pictures: PictureCapability? = nil, logger: Logger
+        announce: Announcements, pictures: PictureCapability? = nil, logger: Logger
     ) -> EditCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         let studio = EditStudio(
-            store: store, editor: editor, dataDirectory: directories.data, cacheDirectory: directories.cache,
+            store: store, editor: editor, dataDirectory: directories.data, cacheDirectory: directories.cache, announce: announce,
             fetchOriginal: { photoId in
                 guard let images else { throw RPCError(.offline, .originalNotHereOffline(id: photoId)) }
                 // Its image host is asked, whatever the backend's state (a host known down says so at once).
@@ -78,6 +72,6 @@ struct EditCapability: Sendable {
                     throw RPCError(error.transient ? .offline : .notFound, .originalDownloadFailed(id: photoId, reason: error.message))
                 }
             })
-        return EditCapability(studio: studio, state: state, push: push, pictures: pictures, logger: logger)
+        return EditCapability(studio: studio, pictures: pictures, logger: logger)
     }
 }

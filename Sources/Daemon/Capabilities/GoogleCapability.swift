@@ -37,10 +37,9 @@ struct GoogleCapability: Sendable {
             importer: importer, dataDirectory: directories.data, maxFileBytes: Int64(config.imagesMaxFileMiB) << 20,
             progress: { progress in state.bus.publish(.importProgress(progress)) },
             imported: { photos in
-                // As a folder's import: each new photo on the bus, a screen copy of a large one.
-                for photo in photos {
-                    state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added)))
-                    if photo.width * photo.height > ScreenRendition.worthwhilePixels { renditions?.wanted(photoId: photo.id, source: photo.path) }
+                // As a folder's import (the importer announced each): a screen copy of a large one.
+                for photo in photos where photo.width * photo.height > ScreenRendition.worthwhilePixels {
+                    renditions?.wanted(photoId: photo.id, source: photo.path)
                 }
             }, logger: logger)
         return GoogleCapability(authorization: authorization, picks: picks)

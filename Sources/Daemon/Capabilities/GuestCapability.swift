@@ -3,14 +3,11 @@ import Logging
 import Shared
 import Store
 import Support
-import Sync
 
 /// The guest's likes and edits (made signed out, kept on this machine) and their adoption into an
-/// account, with what the daemon does after one: the push engine woken, a line in the journal.
+/// account (which announces its queued ops), with a line in the journal after one.
 struct GuestCapability: Sendable {
     let adoption: GuestAdoption
-    /// Wakes the push engine (nil without an account server).
-    let push: PushEngine?
     let logger: Logger
 
     func counts() throws -> GuestCounts {
@@ -23,7 +20,6 @@ struct GuestCapability: Sendable {
         logger.notice("the guest's likes and edits were adopted", metadata: [
             "splashd_op": "guest_adopt", "splashd_likes": "\(adopted.likes)", "splashd_edits": "\(adopted.edits)",
         ])
-        if !adopted.isEmpty { push?.ring() }
         return adopted
     }
 

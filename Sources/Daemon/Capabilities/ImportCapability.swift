@@ -78,7 +78,6 @@ final class ImportCapability: Sendable {
             let result = try await importer.importPath(path, recursive: recursive, accountId: state.actingAccount, changedSince: since) { progress in
                 state.bus.publish(.importProgress(progress))
             }
-            for photo in result.imported { state.bus.publish(.photoChanged(PhotoChange(id: photo.id, change: .added))) }
             for photo in result.imported where photo.width * photo.height > ScreenRendition.worthwhilePixels {
                 renditions?.wanted(photoId: photo.id, source: photo.path)
             }
@@ -92,11 +91,11 @@ final class ImportCapability: Sendable {
     }
 
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, renditions: ScreenRenditions?, logger: Logger
+        config: DaemonConfig, store: Store, state: DaemonState, renditions: ScreenRenditions?, announce: Announcements, logger: Logger
     ) -> ImportCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         return ImportCapability(
-            importer: PhotoImporter(store: store, editor: editor, duplicateThreshold: config.duplicateThreshold), state: state,
+            importer: PhotoImporter(store: store, editor: editor, duplicateThreshold: config.duplicateThreshold, announce: announce), state: state,
             store: store, renditions: renditions, logger: logger)
     }
 }

@@ -11,6 +11,8 @@ import Systemd
 /// edits and the profile down on sign-in, reconnect, `sync.now` and a schedule.
 struct SyncCapability: Sendable {
     let likes: LikeActions
+    /// What the domain's parts announce to: the bus, and this push engine for new work.
+    let announce: Announcements
     let engine: PushEngine?
     var pull: PullEngine?
     var network: NetworkGate = .alwaysOnline
@@ -22,13 +24,15 @@ struct SyncCapability: Sendable {
     ) -> SyncCapability {
         let notifier = SystemdNotifier()
         let gate = SyncGate()  // push batches and pull pages take turns
+        let photosChanged = state.announcements(outboxQueued: {}).photosChanged
         let pushEngine = account.backend.map { backend in
             PushEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
                 configuration: pushConfiguration(config), gate: gate, clock: account.clock, logger: logger,
                 alsoPush: { await account.profiles.push() },
-                announce: { changes in for change in changes { state.bus.publish(.photoChanged(change)) } })
+                announce: photosChanged)
         }
+        let announce = Announcements(photosChanged: photosChanged, outboxQueued: { pushEngine?.ring() })
         let pullEngine = account.backend.map { backend in
             PullEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
@@ -39,10 +43,8 @@ struct SyncCapability: Sendable {
                     state.markSynced()
                     notifier.status(state.statusLine())
                 },
-                alsoPull: { userId in try? await account.profiles.pull(userId: userId) }
-            ) { changes in
-                for change in changes { state.bus.publish(.photoChanged(change)) }
-            }
+                alsoPull: { userId in try? await account.profiles.pull(userId: userId) },
+                changed: announce.photosChanged)
         }
         _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged], snapshot: {}) { notification in
             if case .connectivityChanged(let status) = notification.event, status.state != .unknown {
@@ -60,7 +62,7 @@ struct SyncCapability: Sendable {
             pullEngine?.ring()
         }
         return SyncCapability(
-            likes: LikeActions(store: store, clock: account.clock), engine: pushEngine, pull: pullEngine, network: network,
+            likes: LikeActions(store: store, clock: account.clock, announce: announce), announce: announce, engine: pushEngine, pull: pullEngine, network: network,
             service: pushEngine.map { SyncService(store: store, push: $0, pull: pullEngine, network: network) })
     }
 }

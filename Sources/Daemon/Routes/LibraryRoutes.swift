@@ -11,17 +11,12 @@ enum LibraryRoutes {
         into router: inout Router, state: DaemonState, library: PhotoLibrary, sync: SyncCapability?,
         duplicateThreshold: Int, likeCheck: LikeActions.ArrivalCheck?, logger: Logger
     ) {
-        let likes = sync?.likes ?? LikeActions(store: library.store)
-        let queue = OutboxQueue(store: library.store)
-        let engine = sync?.engine
+        let likes = sync?.likes ?? LikeActions(store: library.store, announce: state.announcements(outboxQueued: {}))
+        let queue = OutboxQueue(store: library.store, announce: likes.announce)
 
-        /// After a like, unlike or dismissal: the event, the push engine woken, the answer.
+        /// After a like, unlike or dismissal (which the domain announced): the answer.
         @Sendable func answer(_ id: String, _ outcome: LikeActions.Outcome, _ change: PhotoChange.Kind, accountId: String?) throws -> PhotoActionResult {
             let queued = outcome == .changed(queued: true)
-            if outcome != .unchanged {
-                state.bus.publish(.photoChanged(PhotoChange(id: id, change: change)))
-                if queued { engine?.ring() }
-            }
             let flags = try library.flags(photoId: id, accountId: accountId)
             return PhotoActionResult(
                 id: id, liked: flags.liked, dismissed: flags.dismissed, changed: outcome != .unchanged, queued: queued,
@@ -62,7 +57,6 @@ enum LibraryRoutes {
         }
         router.register(QueueRetryRequest.self) { request, _ in
             try queue.retry(opId: request.opId)
-            engine?.ring()
             return QueueChangeResult(opId: request.opId, state: "pending")
         }
         router.register(QueueDropRequest.self) { request, _ in

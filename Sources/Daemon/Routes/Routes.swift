@@ -17,7 +17,8 @@ enum Routes {
         pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil, google: GoogleCapability? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
-        let guests = guests ?? GuestCapability(adoption: GuestAdoption(store: library.store), push: sync?.engine, logger: logger)
+        let guests = guests ?? GuestCapability(
+            adoption: GuestAdoption(store: library.store, announce: sync?.announce ?? state.announcements(outboxQueued: {})), logger: logger)
         AccountRoutes.register(into: &router, account: account, state: state, guests: guests)
         GuestRoutes.register(into: &router, state: state, guests: guests)
         LibraryRoutes.register(
