@@ -6,6 +6,7 @@ import HTTP
 import Library
 @testable import PhotoSources
 import Shared
+@testable import Sync
 import Testing
 
 /// Domain errors in the protocol's words, all put there by `WireErrors`.
@@ -132,6 +133,41 @@ struct WireErrorsTests {
             #expect(error.kind == .internalError)
             #expect(error.message == "not available in this daemon: \(capability) (its log says why)")
         }
+    }
+
+    /// The daemon's own refusals go through the one mapping, with the kind and field a client acts on;
+    /// an image that did not come is `offline` when waiting may help, else `not_found`.
+    @Test func theDaemonsOwnRefusalsAreMappedInOnePlace() {
+        let cases: [(DaemonFailure, ErrorKind, String?)] = [
+            (.photoNotInStore(id: "unsplash:x"), .notFound, "id"),
+            (.importRunning(path: "/p"), .busy, nil),
+            (.notSignedIn(.signInToSync), .notSignedIn, nil),
+            (.noAccountServer, .offline, nil),
+            (.unknownSubscription(7), .notFound, "subscription"),
+            (.folderNotWatched(path: "/p"), .notFound, "path"),
+            (.pictureCannotBeDrawn(id: "unsplash:x", path: "/p", reason: "r"), .invalidInput, "id"),
+        ]
+        for (failure, kind, field) in cases {
+            let error = WireErrors.rpcError(for: failure)
+            #expect(error?.kind == kind && error?.data?.field == field, "\(failure): \(String(describing: error))")
+        }
+        #expect(WireErrors.rpcError(for: DaemonFailure.importRunning(path: "/p"))?.data?.retryAfter == 5)
+        let flaky = ImageFailure(message: "network error (curl 7)", transient: true)
+        let gone = ImageFailure(message: "the server answered HTTP 404", status: 404, transient: false)
+        #expect(WireErrors.rpcError(for: WireErrors.image(flaky, photoId: "unsplash:x", forEdit: true))?.kind == .offline)
+        #expect(WireErrors.rpcError(for: WireErrors.image(gone, photoId: "unsplash:x", forEdit: false))?.kind == .notFound)
+    }
+
+    /// Nothing outside the mapping and the router builds a protocol error: the daemon's files throw
+    /// their own failures (this reads the sources, so the rule holds as files are added).
+    @Test func noRPCErrorIsBuiltOutsideTheMapping() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/Daemon").standardized
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 40, "read \(files.count) files under \(root.path)")
+        let builders = try files.filter { !$0.hasPrefix("Errors/") }.filter { file in
+            try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8).contains("RPCError(")
+        }
+        #expect(builders.isEmpty, "RPCError built in \(builders)")
     }
 
     @Test func anUnknownErrorIsNotMapped() {

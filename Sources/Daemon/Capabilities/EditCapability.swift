@@ -64,12 +64,12 @@ struct EditCapability: Sendable {
         let studio = EditStudio(
             store: store, editor: editor, dataDirectory: directories.data, cacheDirectory: directories.cache, announce: announce,
             fetchOriginal: { photoId in
-                guard let images else { throw RPCError(.offline, .originalNotHereOffline(id: photoId)) }
+                guard let images else { throw DaemonFailure.originalNotHereOffline(id: photoId) }
                 // Its image host is asked, whatever the backend's state (a host known down says so at once).
                 do throws(ImageFailure) {
                     try await images.queue.fetchNow(photoId: photoId)
                 } catch {
-                    throw RPCError(error.transient ? .offline : .notFound, .originalDownloadFailed(id: photoId, reason: error.message))
+                    throw WireErrors.image(error, photoId: photoId, forEdit: true)
                 }
             })
         return EditCapability(studio: studio, pictures: pictures, logger: logger)

@@ -67,7 +67,7 @@ final class FolderWatcher: Service, Sendable {
 
     /// Watches `path` from now on (and across restarts).
     func watch(_ path: String, recursive: Bool) throws {
-        guard inotify != nil else { throw RPCError(.internalError, .watchingUnavailable) }
+        guard inotify != nil else { throw DaemonFailure.watchingUnavailable }
         try store.write { db in try WatchedFolderRows.watch(db, path: path, recursive: recursive, now: Date()) }
         unwatchDirectories(of: path)
         try addWatches(folder: path, under: path, recursive: recursive)

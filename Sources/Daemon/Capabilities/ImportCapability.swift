@@ -16,31 +16,55 @@ final class ImportCapability: Sendable {
     let watcher: FolderWatcher
     private let runs: Runs
 
-    /// The one import under way.
+    /// The one import under way, and the watched folders' imports waiting for it to end.
     final class Runs: Sendable {
-        private let running = Mutex<String?>(nil)
+        private struct State {
+            var running: String?
+            var waiting: [CheckedContinuation<Void, Never>] = []
+        }
+
+        private let state = Mutex(State())
 
         /// Runs `body` as the one import under way; another asked for meanwhile is refused as busy.
         func alone<T>(importing path: String, _ body: () async throws -> T) async throws -> T {
-            let busyWith = running.withLock { running -> String? in
-                if let running { return running }
-                running = path
-                return nil
-            }
-            if let busyWith { throw RPCError(.busy, .importRunning(path: busyWith), retryAfter: 5) }
-            defer { running.withLock { $0 = nil } }
+            if let busyWith = claim(path) { throw DaemonFailure.importRunning(path: busyWith) }
+            defer { release() }
             return try await body()
         }
 
-        /// Runs `body` once no import is under way (a watched folder's arrivals wait for a person's import).
+        /// Runs `body` once no import is under way (a watched folder's arrivals wait for a person's
+        /// import, woken when it ends).
         func whenFree<T>(importing path: String, _ body: () async throws -> T) async throws -> T {
-            while true {
-                do {
-                    return try await alone(importing: path, body)
-                } catch let error as RPCError where error.kind == .busy {
-                    try await Task.sleep(for: .milliseconds(200))
+            while claim(path) != nil {
+                await withCheckedContinuation { continuation in
+                    let free = state.withLock { state -> Bool in
+                        guard state.running != nil else { return true }
+                        state.waiting.append(continuation)
+                        return false
+                    }
+                    if free { continuation.resume() }
                 }
             }
+            defer { release() }
+            return try await body()
+        }
+
+        /// Takes the one run for `path`; the path of the run under way when there is one.
+        private func claim(_ path: String) -> String? {
+            state.withLock { state in
+                if let running = state.running { return running }
+                state.running = path
+                return nil
+            }
+        }
+
+        private func release() {
+            let waiting = state.withLock { state in
+                state.running = nil
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for waiter in waiting { waiter.resume() }
         }
     }
 

@@ -30,7 +30,7 @@ struct PhotoViewer: Sendable {
             id: id, accountId: state.current.account.userId ?? "", duplicateThreshold: duplicateThreshold,
             dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)
         else {
-            throw RPCError(.notFound, .photoNotInStore(id: id), field: "id")
+            throw DaemonFailure.photoNotInStore(id: id)
         }
         detail.download = images?.queue.downloadStatus(of: id)
         return detail
@@ -98,7 +98,7 @@ struct PhotoViewer: Sendable {
             return PhotoPicture(id: request.id, text: "", columns: 0, rows: 0, from: .notDrawn, path: "")
         }
         guard let listed = try library.files(photoId: request.id, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) else {
-            throw RPCError(.notFound, .photoNotInStore(id: request.id), field: "id")
+            throw DaemonFailure.photoNotInStore(id: request.id)
         }
         let present = listed.filter(\.present)
         let copy = present.first { $0.variant == ScreenRendition.variant }
@@ -114,22 +114,20 @@ struct PhotoViewer: Sendable {
         var path = chosen?.path
         if path == nil, let usableCopy { (origin, path) = (.screen, usableCopy.path) }
         if path == nil {
-            guard let images else {
-                throw RPCError(.offline, .noPictureHere(id: request.id))
-            }
+            guard let images else { throw DaemonFailure.noPictureHere(id: request.id, offline: true) }
             do throws(ImageFailure) {
                 (origin, path) = (.fetched, try await images.queue.thumbnailNow(photoId: request.id))
             } catch {
-                throw RPCError(error.transient ? .offline : .notFound, .noPictureHereBecause(id: request.id, reason: error.message))
+                throw WireErrors.image(error, photoId: request.id, forEdit: false)
             }
         }
-        guard let path else { throw RPCError(.notFound, .noPictureHere(id: request.id)) }
+        guard let path else { throw DaemonFailure.noPictureHere(id: request.id, offline: false) }
         let drawn: TerminalPictures.Drawn
         do throws(EditingError) {
             drawn = try await pictures.draw(
                 file: path, copy: origin == .screen ? nil : usableCopy?.path, fetched: origin == .fetched, for: terminal)
         } catch {
-            throw RPCError(.invalidInput, .pictureCannotBeDrawn(id: request.id, path: path, reason: error.description), field: "id")
+            throw DaemonFailure.pictureCannotBeDrawn(id: request.id, path: path, reason: error.description)
         }
         if let copyPath = drawn.copy {
             return PhotoPicture(id: request.id, text: drawn.text, columns: drawn.columns, rows: drawn.rows, from: .screen, path: copyPath,

@@ -16,6 +16,7 @@ enum WireErrors {
         case let error as AccountFailure: account(error)
         case let error as ProviderSignInFailure: browserFlow(error.flow, again: "splashctl login --provider")
         case let error as GoogleFailure: google(error)
+        case let error as DaemonFailure: daemon(error)
         case let error as CapabilityMissing: RPCError(.internalError, .capabilityMissing(capability: error.capability))
         default: nil
         }

@@ -6,7 +6,7 @@ enum ExportRoutes {
     static func register(into router: inout Router, picturesFolder: PicturesFolderService?) {
         router.register(LibraryExportRequest.self) { request, _ in
             guard let picturesFolder else {
-                throw RPCError(.conflict, .noPicturesFolder)
+                throw DaemonFailure.noPicturesFolder
             }
             return try await picturesFolder.export(check: request.check == true)
         }

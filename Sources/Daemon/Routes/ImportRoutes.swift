@@ -15,7 +15,7 @@ enum ImportRoutes {
         router.register(LibraryUnwatchRequest.self) { request, _ in
             guard let imports else { throw CapabilityMissing("importing") }
             guard try imports.watcher.unwatch(request.path) else {
-                throw RPCError(.notFound, .folderNotWatched(path: request.path), field: "path")
+                throw DaemonFailure.folderNotWatched(path: request.path)
             }
             return WatchedFoldersResult(folders: try imports.watcher.folders())
         }

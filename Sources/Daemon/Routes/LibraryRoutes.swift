@@ -43,7 +43,7 @@ enum LibraryRoutes {
 
         router.register(SyncNowRequest.self) { request, _ in
             let account = try state.requireAccount(.signInToSync)
-            guard let service = sync?.service else { throw RPCError(.offline, .noAccountServerToSyncWith) }
+            guard let service = sync?.service else { throw DaemonFailure.noAccountServer }
             guard request.wait == true else {
                 service.start(accountId: account)
                 return SyncResult(started: state.current)

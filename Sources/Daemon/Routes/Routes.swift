@@ -54,13 +54,13 @@ enum Routes {
             let sink = connection.sink
             let subscription = state.bus.subscribe(types: types, snapshot: state.status) { sink.offer($0) }
             guard connection.attach(subscription: subscription.id, cancel: { state.bus.unsubscribe(subscription.id) }) else {
-                throw RPCError(.busy, .connectionClosing)
+                throw DaemonFailure.connectionClosing
             }
             return SubscribeResult(subscription: subscription.id, seq: subscription.seq, snapshot: subscription.snapshot)
         }
         router.register(UnsubscribeRequest.self) { request, connection in
             guard connection.detach(subscription: request.subscription) else {
-                throw RPCError(.notFound, .unknownSubscription(subscription: request.subscription), field: "subscription")
+                throw DaemonFailure.unknownSubscription(request.subscription)
             }
             return UnsubscribeResult(unsubscribed: true)
         }

@@ -6,19 +6,19 @@ import Shared
 enum SourceRoutes {
     /// Runs a source call; without sources (no HTTP client) the request is `offline`.
     static func sourced<T>(_ search: SearchService?, _ body: (SearchService) async throws -> T) async throws -> T {
-        guard let search else { throw RPCError(.offline, .photoSourcesUnavailable) }
+        guard let search else { throw DaemonFailure.photoSourcesUnavailable }
         return try await body(search)
     }
 
     static func register(into router: inout Router, state: DaemonState, search: SearchService?, feeds: FeedService?) {
         router.register(FeedsFollowRequest.self) { request, _ in
-            guard let feeds else { throw RPCError(.offline, .photoSourcesUnavailable) }
+            guard let feeds else { throw DaemonFailure.photoSourcesUnavailable }
             return try feeds.follow(request)
         }
         router.register(FeedsUnfollowRequest.self) { request, _ in
-            guard let feeds else { throw RPCError(.offline, .photoSourcesUnavailable) }
+            guard let feeds else { throw DaemonFailure.photoSourcesUnavailable }
             guard try feeds.unfollow(request.feed) else {
-                throw RPCError(.notFound, .notFollowing(kind: request.feed.kind.rawValue, value: request.feed.value), field: "feed")
+                throw DaemonFailure.notFollowing(kind: request.feed.kind.rawValue, value: request.feed.value)
             }
             return try feeds.list()
         }

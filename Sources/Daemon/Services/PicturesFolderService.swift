@@ -91,7 +91,7 @@ final class PicturesFolderService: Service, Sendable {
 
     private func exportNow(check: Bool) throws -> LibraryExportResult {
         guard enabled else {
-            throw RPCError(.conflict, .picturesExportOff(folder: folder.folder))
+            throw DaemonFailure.picturesExportOff(folder: folder.folder)
         }
         let wanted = try folder.wanted(accountId: accountId())
         if check {

@@ -12,9 +12,9 @@ extension DaemonState {
 
     /// The account a request acts for: signed in, online or not. Signed out, the request is refused
     /// with `text`, which says what signing in is for.
-    func requireAccount(_ text: DaemonText) throws(RPCError) -> String {
+    func requireAccount(_ text: DaemonText) throws(DaemonFailure) -> String {
         let account = current.account
-        guard account.state != .signedOut, let id = account.userId else { throw RPCError(.notSignedIn, text) }
+        guard account.state != .signedOut, let id = account.userId else { throw .notSignedIn(text) }
         return id
     }
 }

@@ -16,6 +16,9 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public var retryAfter: Double?
     /// The host could not be reached at all (`HTTPError.isUnreachable`): the host is down, not the file.
     public var hostUnreachable = false
+    /// The connection itself failed (libcurl's network errors: reset, refused, no route), before or
+    /// while an answer came: the network may be down, which the connectivity monitor is told.
+    public var network = false
 
     public var description: String { message }
 
@@ -46,6 +49,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         default:
             self.init(message: error.description, transient: error.isTransient)
             hostUnreachable = error.isUnreachable
+            if case .network = error { network = true }
         }
     }
 }

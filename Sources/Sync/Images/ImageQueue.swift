@@ -419,7 +419,7 @@ public final class ImageQueue: Service, Sendable {
                 return retry
             }
             wakeup.ring()
-            if failure.transient && failure.status == nil && failure.message.hasPrefix("network") { network.reportFailure(failure.message) }
+            if failure.network { network.reportFailure(failure.message) }
             let log = failure.transient ? Logger.Level.warning : .error
             announce(job.photoId, .failed, error: failure.message)
             configuration.fileFailed?(job.photoId)
@@ -472,7 +472,7 @@ public final class ImageQueue: Service, Sendable {
         case .failure(let failure):
             if failure.hostUnreachable {
                 health.failed(host, reason: failure.message)
-            } else if failure.status != nil || failure.message.hasPrefix("network") {
+            } else if failure.status != nil || failure.network {
                 health.succeeded(host)
             }
         }
