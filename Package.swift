@@ -75,7 +75,6 @@ let package = Package(
             dependencies: [
                 "Shared", "Support", "Store", "Editing",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(

@@ -11,7 +11,7 @@ import Shared
 import Store
 import Support
 
-/// Brings what the person picks in Google Photos into the library (issue 22): a picking session made at
+/// Brings what the person picks in Google Photos into the library: a picking session made at
 /// Google, polled at the interval it advises until the person is done (or its time is up), its items
 /// listed page by page, each photo downloaded with the Bearer token (resumed from its `.part`), checked
 /// like a file from `import DIR` — a near-duplicate of a library photo is reported and not kept — and

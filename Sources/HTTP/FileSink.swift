@@ -17,7 +17,7 @@ import Glibc
 /// keeps every byte that arrived, and a stalled transfer holds at most a block in memory.
 ///
 /// The body is hashed (SHA-256) as it arrives, while its bytes are still in the CPU's cache: a finished
-/// file is not read back to be verified or recorded (issue 19, item 1). A resumed file's earlier bytes
+/// file is not read back to be verified or recorded. A resumed file's earlier bytes
 /// are read back once, when the server agrees to resume it.
 /// Used only on the engine thread while the transfer runs.
 final class FileSink {

@@ -55,7 +55,7 @@ public struct LikeActions: Sendable {
         public var originalNote: String?
     }
 
-    /// How a like of a photo not yet compared with the library waits for its file (issue 20, item 6).
+    /// How a like of a photo not yet compared with the library waits for its file.
     public struct ArrivalCheck: Sendable {
         /// The longest the like waits before it is sent anyway.
         public var seconds: TimeInterval

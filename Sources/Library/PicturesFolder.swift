@@ -6,7 +6,7 @@ import Shared
 import Store
 import Support
 
-/// The library where every other Linux program looks for photos (issue 21, item 4): under the XDG
+/// The library where every other Linux program looks for photos: under the XDG
 /// Pictures folder, `My Collection/` holds one entry per liked photo's library file and `Edits/` one per
 /// saved edit's rendering, each a hard link to the file (a symbolic link when the two are on different
 /// file systems or mounts), named `<author> – <title> (<id>).<ext>`. Never a copy of the bytes.

@@ -2,7 +2,7 @@ import Foundation
 import Shared
 
 /// One message of Supabase Realtime's Phoenix protocol, vsn 1.0.0: a JSON text frame
-/// `{"topic","event","payload","ref","join_ref"}` (shared/reference/realtime.md). Pure data: the
+/// `{"topic","event","payload","ref","join_ref"}`, as supabase-js and realtime-py send them. Pure data: the
 /// socket, the heartbeat and the channel's state live elsewhere.
 public struct PhoenixMessage: Encodable, Sendable, Equatable {
     public var topic: String

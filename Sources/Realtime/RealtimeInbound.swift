@@ -18,7 +18,7 @@ public enum RealtimeInbound: Sendable, Equatable {
     /// the columns named in `rowColumns` (nil: all of them): a change only tells the client that a table
     /// moved, once a subscription's filter admits its row, and the filters compare one column each.
     /// Decoding every value of every row (and the column list each change carries) into `JSONValue`
-    /// was a sixth of the daemon's CPU while it pushed 10,000 likes, reading their echo (issue 19).
+    /// was a sixth of the daemon's CPU while it pushed 10,000 likes, reading their echo.
     /// Payload keys pass through as sent, not re-cased (plain JSON coders, not the control protocol's).
     public init(frame: String, rowColumns: Set<String>? = nil) throws {
         let decoder = JSONDecoder()

@@ -1,5 +1,5 @@
 /// How long a channel waits before joining again after `phx_error` or `phx_close`: 1, 2, 5, then
-/// every 10 s, the official clients' steps (shared/reference/realtime.md). `joined()` starts the steps
+/// every 10 s, the steps of Supabase's own clients (supabase-js, realtime-py). `joined()` starts the steps
 /// over; the conversation calls it only for a channel that held (a server that closes every channel
 /// at once is rejoined on the steps, not every second).
 public struct RejoinSchedule: Sendable, Equatable {

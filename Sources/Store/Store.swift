@@ -57,7 +57,7 @@ public final class Store: Sendable {
     /// connection, and the readers themselves (opened again by the next read). Asynchronous: each
     /// connection lets go once its current work is done. After a burst of work (a pull, a page of
     /// photos, a push) the caches held 6 MB of the idle daemon's anonymous memory at 100,000
-    /// photos (issue 19, item 5).
+    /// photos.
     public func releaseMemory() {
         pool.releaseMemoryEventually()
     }

@@ -4,7 +4,7 @@
 /// With the defaults: 1 s, 2 s, 4 s ... 256 s, 300 s, 300 s ... each one between 80 % and 100 % of that.
 /// A delay never exceeds `maximum` and never falls below `minimum * (1 - jitter)`.
 public struct Backoff: Sendable, Equatable {
-    /// DESIGN.md's retry policy for requests to a server: 1 s doubling to 5 min.
+    /// The retry policy for requests to a server (docs/architecture.md): 1 s doubling to 5 min.
     public static let requests = Backoff(minimum: .seconds(1), maximum: .seconds(300))
 
 

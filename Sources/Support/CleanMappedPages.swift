@@ -9,7 +9,7 @@ import Glibc
 /// The kernel maps an executable's code in as it runs, 64 KiB around each page touched, and leaves it
 /// mapped: the start and the first requests touch most of splashd's 27 MB of code (the static Swift
 /// runtime, Foundation, NIO, GRDB), which then counted in its resident size for good — 24 of a bare
-/// daemon's 57 MB — though nothing runs it while it idles (issue 19, item 5). Those pages are clean
+/// daemon's 57 MB — though nothing runs it while it idles. Those pages are clean
 /// copies of the files: `madvise(MADV_DONTNEED)` unmaps them, the page cache keeps them, and the next
 /// request that needs them maps them again from there without reading the disk (a minor fault per
 /// 64 KiB, about a microsecond).

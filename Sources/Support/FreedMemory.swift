@@ -6,7 +6,7 @@ import CLinux
 /// own only what lies at the top of the main heap. A daemon whose bursts (a start, a pull, a push of
 /// thousands of likes, a page of photos encoded) run on a pool of threads so keeps the high-water mark
 /// of every burst resident while it idles: 22 of its 78 MB idle with 100,000 photos, of which
-/// `malloc_trim` gave back 7.7 MB (issue 19, item 5).
+/// `malloc_trim` gave back 7.7 MB.
 ///
 /// A release walks every arena and advises the kernel of each free page (656 `madvise` calls a minute
 /// when done after every watchdog ping), so it is done only once the free bytes moved by a mebibyte

@@ -7,7 +7,7 @@ import Shared
 import Synchronization
 import Testing
 
-/// splashctl's reading of the terminal from its environment (issue 21, item 2): the graphics protocol
+/// splashctl's reading of the terminal from its environment: the graphics protocol
 /// its variables name, symbols inside tmux and everywhere else; no picture for a pipe, `--json` or
 /// `--image none`; the room capped; the cell size only when the terminal's report is plausible.
 @Suite struct TerminalGraphicsTests {

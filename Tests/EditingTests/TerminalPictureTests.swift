@@ -4,7 +4,7 @@ import Pictures
 import Shared
 import Testing
 
-/// Photos drawn for terminals with libchafa (issue 21, item 1; the memory tier is issue 20's item 4).
+/// Photos drawn for terminals with libchafa (and the memory tier).
 /// Symbol mode is compared with a golden text at a fixed size from the fixture; the graphics
 /// protocols are checked for their structure and the size their payload says.
 @Suite struct TerminalPictureTests {

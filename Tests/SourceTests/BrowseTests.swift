@@ -42,7 +42,7 @@ import TestSupport
     }
 
     /// A topic's page seen before answers at once from the store and is fetched again in the
-    /// background, as a search's is (issue 20, item 5): the `search.refreshed` event names it
+    /// background, as a search's is: the `search.refreshed` event names it
     /// "topic:<slug>"; `refresh` waits for Unsplash.
     @Test func aTopicsPageSeenBeforeAnswersAtOnceAndRefreshesInTheBackground() async throws {
         try await SplashdFixture.run { fixture in

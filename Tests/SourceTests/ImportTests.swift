@@ -146,7 +146,7 @@ import TestSupport
     /// `import DIR --watch`: photos copied in afterwards are imported as they appear (a new subfolder
     /// too), with the same checks (the same bytes again are not imported twice, a note is ignored);
     /// across a restart, what arrived while splashd was stopped is imported at its start; `--watching`
-    /// lists the folder and `--unwatch` stops it (issue 20, item 7).
+    /// lists the folder and `--unwatch` stops it.
     @Test func aWatchedFolderImportsPhotosAsTheyAppearAcrossRestarts() async throws {
         let devstack = try Devstack.require()
         try await SplashdFixture.run { fixture in

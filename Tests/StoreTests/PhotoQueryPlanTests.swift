@@ -7,8 +7,7 @@ import Testing
 import TestSupport
 
 /// `photos.list` answers every filter and sort as the plain query over the joined tables would, for
-/// every page, and by searching indexes: no statement reads a whole table, no count walks a whole index
-/// (issue 19, item 4).
+/// every page, and by searching indexes: no statement reads a whole table, no count walks a whole index.
 @Suite struct PhotoQueryPlanTests {
     let dir = TemporaryDirectory()
     let library: PhotoLibrary

@@ -47,7 +47,7 @@ import TestSupport
 
     @Test func aLikeAndItsUnlikeCollapseIntoTheUnlikeNeverIntoNothing() throws {
         // The server's row for the photo is the account's, shared with its other devices: it may hold
-        // a like this device has not pulled. The unlike must reach it (issue 24's scenario).
+        // a like this device has not pulled. The unlike must reach it.
         _ = try likes.like(photoId: "unsplash:c1", accountId: "a")
         #expect(try likes.unlike(photoId: "unsplash:c1", accountId: "a") == .changed(queued: true))
         #expect(try ops().map(\.op) == ["unlike"])

@@ -15,7 +15,7 @@ import TestSupport
         try await daemon.client.send(QueueListRequest()).ops
     }
 
-    /// Issue 16: an edit removed while its upload is in flight, then a crash at that very point. After
+    /// An edit removed while its upload is in flight, then a crash at that very point. After
     /// the restart the upload is pending again with its file gone; it must be superseded by the removal,
     /// not retried forever, and `sync --wait` must end drained.
     @Test func anUploadInFlightWhenItsEditIsRemovedDoesNotStickAfterACrash() async throws {
@@ -46,7 +46,7 @@ import TestSupport
         }
     }
 
-    /// Issue 23 (chaos converge, seed 1409091295): A's upload landed but its answer was lost; B then
+    /// A's upload landed but its answer was lost; B then
     /// removed the edit. A's upload, sent again, must not bring it back: the removal is final, and the
     /// object A uploaded again is deleted.
     @Test func anUploadSentAgainDoesNotBringBackAnEditRemovedElsewhere() async throws {
@@ -90,7 +90,7 @@ import TestSupport
         }
     }
 
-    /// Issue 23, case 1: the like reached the server but its answer was lost. The unlike that follows
+    /// The like reached the server but its answer was lost. The unlike that follows
     /// must not cancel it locally; it must reach the server and win.
     @Test func anUnlikeAfterALikeWhoseAnswerWasLostReachesTheServer() async throws {
         let devstack = try Devstack.require()
@@ -119,7 +119,7 @@ import TestSupport
         }
     }
 
-    /// Issue 23, case 2: `sync --wait` answers within a second of its timeout even when the request
+    /// `sync --wait` answers within a second of its timeout even when the request
     /// under way hangs for longer, and says what is left.
     @Test func syncWaitHonoursItsTimeoutWhenTheServerHangs() async throws {
         let devstack = try Devstack.require()
@@ -155,7 +155,7 @@ import TestSupport
         }
     }
 
-    /// Issue 24: B pulls while its own op on a photo waits (here on a backoff), so the pull passes over
+    /// B pulls while its own op on a photo waits (here on a backoff), so the pull passes over
     /// the server's newer row and its cursor moves on. The op is then refused. B must end with the
     /// server's state, not its own refused one, for good.
     @Test func aRowPassedOverWhileALocalOpWaitedIsAppliedOnceTheOpIsRefused() async throws {
@@ -203,7 +203,7 @@ import TestSupport
         }
     }
 
-    /// Issue 23, case 3: when the backend answers again, what is queued goes at once, even an op whose
+    /// When the backend answers again, what is queued goes at once, even an op whose
     /// backoff (a 503 asking for two minutes) has far to run, and the account stops saying "offline".
     @Test func theBackendAnsweringAgainSendsWhatIsQueuedAtOnce() async throws {
         let devstack = try Devstack.require()

@@ -151,7 +151,7 @@ import TestSupport
         #expect(ContinuousClock.now - clock >= .seconds(1))
     }
 
-    /// Issue 20, item 6: a like of a photo whose file has not been compared with the library waits for
+    /// A like of a photo whose file has not been compared with the library waits for
     /// it; a near-duplicate is then held in the `duplicate` state (not sent, counted apart, listed with
     /// its twin) until the person keeps it (`queue retry`) or undoes it (`unlike`); any other photo is
     /// released at once, and a file that cannot be hashed or downloaded holds nothing.

@@ -4,7 +4,7 @@ import Shared
 import Testing
 import TestSupport
 
-/// splashd's own authorisation with Google (issue 22, item 2) against devstack's stand-ins for Google's
+/// splashd's own authorisation with Google against devstack's stand-ins for Google's
 /// OAuth endpoints: a scripted browser (an HTTP client following the redirects) plays the person.
 @Suite(.serialized, .devstack) struct GoogleConnectTests {
     static let browser = try! HTTPClient(configuration: .init(version: "test-browser"))

@@ -6,7 +6,7 @@ import Store
 import Testing
 import TestSupport
 
-/// `import --google-photos` (issue 22, item 2) against devstack's Picker API: the person picks by
+/// `import --google-photos` against devstack's Picker API: the person picks by
 /// opening the session's pickerUri (`?pick=N&videos=K&twin=I`: photo I is photo I-1 re-encoded).
 @Suite(.serialized, .devstack) struct GooglePhotosImportTests {
     static let person = GoogleConnectTests.browser

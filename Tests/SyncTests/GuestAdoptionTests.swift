@@ -7,8 +7,7 @@ import Testing
 import TestSupport
 
 /// The guest: likes and edits made signed out are kept on this machine and never queued; an adoption
-/// brings them into an account, merged with what it has, in batches that a crash cannot split
-/// (issue 20, item 1).
+/// brings them into an account, merged with what it has, in batches that a crash cannot split.
 @Suite struct GuestAdoptionTests {
     let dir = TemporaryDirectory()
     let store: Store

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Signed out, likes are the guest's: kept, listed, never pushed; at sign-up or sign-in they are
-/// brought into the account only when asked, then pushed once (issue 20, item 1), against devstack.
+/// brought into the account only when asked, then pushed once, against devstack.
 @Suite(.serialized, .devstack) struct GuestSyncTests {
     /// The server's likes of the account `email`: photo id → tombstoned?
     static func serverLikes(_ daemon: Splashd, email: String) async throws -> [String: Bool] {
@@ -62,7 +62,7 @@ import TestSupport
         }
     }
 
-    /// 10,000 guest likes adopted at sign-up (issue 20's bad input); splashd dies by SIGKILL as the
+    /// 10,000 guest likes adopted at sign-up (bad input); splashd dies by SIGKILL as the
     /// first batch of 500 commits (crash point guest.batch_adopted). Started again, it goes on with the
     /// adoption by itself: the server ends with each like once, the guest with none.
     @Test func anAdoptionKilledMidwayGoesOnAtTheNextStart() async throws {
@@ -96,7 +96,7 @@ import TestSupport
 
     /// With no backend configured at all, splashd is a whole photo browser and editor: a search, a like
     /// whose file downloads, a preview and an edit of it, all as the guest; status lists each service it
-    /// heard from as answering, and the backend as not configured (issue 20, items 1, 2 and 9).
+    /// heard from as answering, and the backend as not configured.
     @Test func withNoBackendSplashdDownloadsPreviewsAndEdits() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.init(backend: false, sources: true))

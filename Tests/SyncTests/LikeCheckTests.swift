@@ -6,7 +6,7 @@ import Store
 import Testing
 import TestSupport
 
-/// Near-duplicates refused when the file arrives (issue 20, item 6), end to end against devstack: a
+/// Near-duplicates refused when the file arrives, end to end against devstack: a
 /// like of a photo never seen before waits for its file; one whose file looks like a photo already in
 /// the library is held in the `duplicate` state and never reaches the server until the person keeps
 /// it; the others go as soon as their file has been compared.

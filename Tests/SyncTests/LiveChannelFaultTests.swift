@@ -5,7 +5,7 @@ import SplashClient
 import Testing
 import TestSupport
 
-/// Issue 18's bad input: a Realtime server that never answers a join, closes every channel it
+/// Bad input: a Realtime server that never answers a join, closes every channel it
 /// joins, leaves heartbeats unanswered, or sends garbage, binary, oversize or unasked-for frames. The
 /// daemon says what happened, retries at its own pace (no storm) and stays up, memory bounded.
 @Suite(.serialized, .devstack) struct LiveChannelFaultTests {

@@ -5,7 +5,7 @@ import SplashClient
 import Testing
 import TestSupport
 
-/// Issue 18: changes reach the other device through Realtime, without `sync` and long before the
+/// Changes reach the other device through Realtime, without `sync` and long before the
 /// timed pull (5 min); a socket lost mid-stream is caught up on the rejoin.
 @Suite(.serialized, .devstack) struct LiveSyncTests {
     func liked(_ daemon: Splashd) async throws -> Set<String> {

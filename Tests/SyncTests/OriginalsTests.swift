@@ -6,7 +6,7 @@ import Support
 import Testing
 import TestSupport
 
-/// The originals of liked local photos travel (issue 20, item 3): imported and liked on A, the file
+/// The originals of liked local photos travel: imported and liked on A, the file
 /// goes to the account's Storage and arrives in B's library, byte for byte; one above
 /// originals.max_mib stays on A with its upload rejected, the like itself synced.
 @Suite(.serialized, .devstack) struct OriginalsTests {

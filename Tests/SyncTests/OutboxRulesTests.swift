@@ -43,7 +43,7 @@ import TestSupport
         try store.write { db in try OutboxStore.markInFlight(db, try OutboxStore.list(db, rejectedOnly: false).compactMap(\.seq), now: Date()) }
     }
 
-    // Issue 23, case 1: the like reached the server but its answer was lost; the unlike must go out.
+    // The like reached the server but its answer was lost; the unlike must go out.
     @Test func anUnlikeAfterALikeWhoseAnswerWasLostIsSent() throws {
         _ = try likes.like(photoId: "unsplash:p0", accountId: "a")
         try attemptAndLoseTheAnswer()
@@ -83,7 +83,7 @@ import TestSupport
         #expect(try ops().isEmpty)
     }
 
-    // Issue 16, item 1: a removal while the upload is in flight, then a crash; after the restart the
+    // A removal while the upload is in flight, then a crash; after the restart the
     // upload, pending again with its file gone, must not be retried forever.
     @Test func anUploadInFlightWhenItsEditIsRemovedIsSupersededByTheRemoval() throws {
         try recordEdit("e1")
@@ -118,7 +118,7 @@ import TestSupport
         #expect(after.count == 1)
     }
 
-    // Issue 24: a pulled row passed over because a local op waited is read again once nothing waits,
+    // A pulled row passed over because a local op waited is read again once nothing waits,
     // though the cursor moved past it.
     @Test func aRowPassedOverForAWaitingOpIsReadAgainOnceItResolves() throws {
         _ = try likes.like(photoId: "unsplash:p2", accountId: "a")

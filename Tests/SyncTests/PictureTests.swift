@@ -14,8 +14,8 @@ enum KittyPlaceholdersProbe {
     ]
 }
 
-/// Photos drawn for terminals through the daemon (issue 21; the memory tier and its hit rates are
-/// issue 20's item 4), against devstack's CDN: the best file here is drawn — a thumbnail fetched when
+/// Photos drawn for terminals through the daemon (the memory tier and its hit rates are
+/// too), against devstack's CDN: the best file here is drawn — a thumbnail fetched when
 /// there is none, the library file once liked — and a picture drawn again comes from memory.
 @Suite(.serialized, .devstack) struct PictureTests {
     static let terminal = TerminalSpec(mode: .symbols, columns: 40, rows: 10)
@@ -60,7 +60,7 @@ enum KittyPlaceholdersProbe {
         }
     }
 
-    /// A large photo (issue 21, item 5): its library file gets a screen copy in the cache once it
+    /// A large photo: its library file gets a screen copy in the cache once it
     /// arrives, downloaded or imported, and pictures are drawn from the copy — unless the picture needs
     /// more pixels than it has. A large file drawn without one gets one for the next time.
     @Test func aLargePhotoIsDrawnFromItsScreenCopy() async throws {

@@ -8,7 +8,7 @@ import SplashClient
 import Testing
 import TestSupport
 
-/// The library in the person's own picture viewers (issue 21, item 4): `~/Pictures/Splash` (the test
+/// The library in the person's own picture viewers: `~/Pictures/Splash` (the test
 /// daemon's HOME is its directory) holds `My Collection/` and `Edits/`, one hard link per liked photo's
 /// file and per edit, kept in step as likes, unlikes, edits and removals happen, mended after a kill -9,
 /// and checked and rebuilt by `splashctl library export`.

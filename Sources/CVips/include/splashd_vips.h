@@ -2,7 +2,7 @@
 #define SPLASHD_VIPS_H
 // libvips, opened at its first use instead of at every start: linked, it brought 65 libraries more into
 // the daemon (librsvg, pango, cairo, OpenEXR, HDF5, X11…), 4.1 MB of an idle daemon's 22 MB that it never
-// used unless it made a picture (issue 19, item 5). splashd_vips.c opens it (dlopen) and finds each
+// used unless it made a picture. splashd_vips.c opens it (dlopen) and finds each
 // function it calls by name, typed by <vips/vips.h> itself; this header names no libvips type but the
 // opaque image, so the Swift modules that use it need neither libvips' headers nor its libraries.
 //

@@ -60,7 +60,7 @@ public struct Router: Sendable {
     /// otherwise (and on in-process connections): the same handler, the same answer.
     ///
     /// The result's JSON is kept and used again while the handler returns an equal result: encoding
-    /// `daemon.status` was half the daemon's CPU under 32 clients (issue 19, perf), and its answer
+    /// `daemon.status` was half the daemon's CPU under 32 clients (perf), and its answer
     /// changes only when the daemon's state does.
     public mutating func registerImmediate<R: RPCRequest>(_ type: R.Type, _ handler: @escaping ImmediateHandler<R>) {
         precondition(routes[R.method] == nil, "\(R.method) registered twice")

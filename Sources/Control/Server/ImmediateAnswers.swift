@@ -17,7 +17,7 @@ enum ControlOutput: Sendable {
 /// Answers the router's immediate methods (`daemon.status`, `daemon.ping`) on the connection's event
 /// loop, where the request was read: a request answered by the connection's task crosses to a thread
 /// of the concurrency pool and back, and those two switches were half the time of a `daemon.status`
-/// round trip (issue 19, perf on the release daemon).
+/// round trip (perf, on the release daemon).
 ///
 /// Answers stay in request order: a line is answered here only when every line before it has been
 /// answered, which this handler knows because the task reports each line's end (`.reply`) through the

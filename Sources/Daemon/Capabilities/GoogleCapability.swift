@@ -7,7 +7,7 @@ import Shared
 import Store
 import Sync
 
-/// Google Photos as a source (issue 22): splashd's own authorisation with Google, and the imports of
+/// Google Photos as a source: splashd's own authorisation with Google, and the imports of
 /// what the person picks. Nil parts when no Desktop client is configured; every google.* method then
 /// says how to configure one.
 struct GoogleCapability: Sendable {

@@ -6,7 +6,7 @@ import Shared
 import Sync
 import ServiceLifecycle
 
-/// The live channel (issue 18): while signed in and online, one Realtime websocket on the account's
+/// The live channel: while signed in and online, one Realtime websocket on the account's
 /// rows. Each change rings the pull, which fetches it through the same code as every pull; each join
 /// runs one catch-up pull. Nil without a backend, or without a pull engine to ring.
 struct RealtimeCapability: Sendable {

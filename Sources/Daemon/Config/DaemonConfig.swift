@@ -41,7 +41,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// How splashctl's pictures are drawn when neither `--image` nor SPLASHCTL_IMAGE says: `auto` (what
     /// splashctl detects), `none`, or a mode forced (symbols, kitty, sixel, iterm).
     public var picturesTerminal = "auto"
-    /// Google (issue 22): a Desktop OAuth client of the person's own, and where Google's services are
+    /// Google: a Desktop OAuth client of the person's own, and where Google's services are
     /// (devstack stands in for them in tests).
     public var googleClientId: String?
     public var googleClientSecret: String?
@@ -64,7 +64,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Perceptual hashes at most this many bits apart (of 64) are near-duplicates.
     public var duplicateThreshold = 8
     /// A like of a photo whose file has not been compared with the library yet waits at most this long
-    /// for the comparison before it is sent anyway (0: likes never wait; issue 20, item 6).
+    /// for the comparison before it is sent anyway (0: likes never wait).
     public var duplicateCheckSeconds = 15
     /// A kept search page younger than this answers from the store without asking the source again;
     /// an older one answers from the store and is refreshed in the background.

@@ -7,7 +7,7 @@ import Shared
 /// Why it filters: the bus says much more than that — a session restored, confirmed or refreshed says
 /// `account.changed` for the same account, a pull's new photos move the photo count — and every wake
 /// costs a whole reconcile, which reads every liked photo and both directories. With 10,000 liked photos
-/// those idle reconciles took 16 % of the daemon's CPU while it pushed the likes (issue 19, item 2).
+/// those idle reconciles took 16 % of the daemon's CPU while it pushed the likes.
 struct PicturesFolderWakes: Sendable {
     /// The account the folder was last woken for (or made for at the start).
     private var account: String

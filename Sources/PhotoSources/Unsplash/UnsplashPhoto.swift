@@ -2,7 +2,7 @@ import Foundation
 import Shared
 import Store
 
-/// A photo as Unsplash's API describes it (reference/photo-apis.md). Only `id` is required; everything
+/// A photo as Unsplash's API describes it (`GET /photos/:id`, search results). Only `id` is required; everything
 /// else may be missing or null and is decoded leniently.
 struct UnsplashPhoto: Decodable {
     struct User: Decodable {

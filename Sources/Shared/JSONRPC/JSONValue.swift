@@ -12,7 +12,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
 
     /// Tries the kinds most values are first: each kind tried in vain costs a thrown error with its coding
     /// path, and with booleans and numbers first a string cost four and an object five (a fifth of the
-    /// daemon's time reading the Realtime echo of 10,000 pushed likes; issue 19). A JSON value is one
+    /// daemon's time reading the Realtime echo of 10,000 pushed likes). A JSON value is one
     /// kind only, so the order changes no result.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

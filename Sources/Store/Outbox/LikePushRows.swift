@@ -5,7 +5,7 @@ import Support
 /// like (`photo_id`, `liked_at`, `deleted_at`) and, when the op carries its photo's metadata, the photo
 /// in the columns of the server's `photos` (supabase/migrations), the same keys as `ServerPhotoRow`
 /// writes. SQLite's JSON functions do it in C, in one pass: decoding 10,000 payloads with Foundation's
-/// coder and encoding them again as rows was 290 ms of CPU in a 10,000-like push (issue 19, item 2).
+/// coder and encoding them again as rows was 290 ms of CPU in a 10,000-like push.
 ///
 /// An op whose payload this version cannot read gets no rows, only what is wrong with it, so that it
 /// is refused on its own; the date in it must be one SQLite reads (ISO 8601, as OutboxPayload writes).

@@ -42,7 +42,7 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 
     /// Read column by column. Through Codable, every column's name went through the snake-case
-    /// conversion for every row, and a push batch reads up to 10,000 rows at once (issue 19, item 2).
+    /// conversion for every row, and a push batch reads up to 10,000 rows at once.
     public init(row: Row) throws {
         seq = row["seq"]
         opId = row["op_id"]

@@ -5,7 +5,7 @@ import Synchronization
 /// Reads the counters again after every transaction that changed a table they count, on the writer's
 /// queue, right after the commit and before the next write: what `daemon.status` shows moves with the
 /// store, whoever wrote, with no caller having to remember to ask (a source's answer and a thumbnail
-/// each left status a refresh behind until a caller was added, issue 19).
+/// each left status a refresh behind until a caller was added).
 ///
 /// The counters themselves live in WITHOUT ROWID tables, which SQLite's update hook (and so GRDB) never
 /// reports: the tables whose triggers keep them are watched instead, with the edits and the held likes,

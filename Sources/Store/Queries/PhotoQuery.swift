@@ -5,7 +5,7 @@ import Shared
 /// `photos.list` as SQL. Every filter is a bound argument; the FTS query is built from quoted tokens,
 /// so no input can change the statement's shape or trip FTS5's query syntax.
 ///
-/// Every statement searches an index (issue 19, item 4; SchemaV4): a list of liked photos is walked
+/// Every statement searches an index (SchemaV4): a list of liked photos is walked
 /// from the likes' own indexes, which carry the photo's colour and dismissed state; any other list from
 /// the photos' indexes. A count never reads the whole table: with no filter but the dismissed state it
 /// is the kept counters; a negative filter ("not liked", "not edited") is the count without it less
@@ -25,7 +25,7 @@ public struct PhotoQuery: Sendable {
 
     /// The page already in JSON: SQLite writes each photo's object (`summaryJSON`). Foundation's encoder
     /// spent half a page's time (perf, 100,000 photos); a page's round trip went from 1.55 to 0.68–0.78 ms
-    /// measured side by side on one machine (issue 19, item 4).
+    /// measured side by side on one machine.
     public func fetch(_ db: Database) throws -> EncodedResult<PhotosListResult> {
         let limit = request.limit ?? PhotosListRequest.defaultLimit
         let offset = request.offset ?? 0

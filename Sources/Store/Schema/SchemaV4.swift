@@ -1,7 +1,7 @@
 import GRDB
 
 /// v4: indexes that answer every `photos.list` filter and sort by searching, never by reading the
-/// whole table (issue 19, item 4).
+/// whole table.
 ///
 /// "Liked and blue, newest like first" joined every like to its photo to learn its colour and whether
 /// it is dismissed: a lookup per like, 15 ms to count 10,000 likes. A like now carries those two facts

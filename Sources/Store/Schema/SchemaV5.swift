@@ -1,6 +1,6 @@
 import GRDB
 
-/// v5 (issue 20): when a search was last asked for, apart from when its results were last fetched
+/// v5: when a search was last asked for, apart from when its results were last fetched
 /// (item 5). A search run before now answers from the store and refreshes in the background, so
 /// asking again no longer fetches: `search history` orders by the asking (`asked_at`), a kept page
 /// says how old it is by the fetching (`last_run_at`).

@@ -1,6 +1,6 @@
 import GRDB
 
-/// v6 (issue 20, item 6): a like whose photo's perceptual hash is not known yet waits, before it is
+/// v6: a like whose photo's perceptual hash is not known yet waits, before it is
 /// sent, for the photo's file to arrive and be compared with the library (`LikeCheckRows`). A row
 /// with no twin is a check still waiting (its op is due at the check's deadline anyway, so a file
 /// that never comes holds nothing for good); a row with a twin holds its op in the `duplicate` state

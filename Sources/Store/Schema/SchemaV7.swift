@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// v7 (issue 22): photos picked from Google Photos. `photos.source` accepts `google` — SQLite cannot
+/// v7: photos picked from Google Photos. `photos.source` accepts `google` — SQLite cannot
 /// alter a CHECK, so the table is rebuilt the documented way (a new table with the wider check, the rows
 /// copied with their rowids — the full-text index points at them —, the old one dropped, the new one
 /// renamed, its indexes and triggers made again from their own SQL, other tables' triggers naming it

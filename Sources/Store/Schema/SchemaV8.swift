@@ -1,6 +1,6 @@
 import GRDB
 
-/// v8 (issue 19, item 2): the photos' rows the server holds, as this device last sent them and the
+/// v8: the photos' rows the server holds, as this device last sent them and the
 /// server took them, per account. A like or edit whose photo's row is the one held goes without it:
 /// 10,000 likes sent again after as many unlikes, or liked on another device and unliked here, no
 /// longer carry 10,000 photos' metadata the server already has. A row the server holds differently

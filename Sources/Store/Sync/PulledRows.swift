@@ -4,7 +4,7 @@ import GRDB
 /// What applying a pulled page asks of the store for each row, as statements compiled once per
 /// connection: a page of 500 likes asked four questions per row, each compiled anew (GRDB's statement
 /// authorizer runs on every compile), which was most of the time the daemon spent applying the echo of
-/// its own pushes (issue 19, item 2).
+/// its own pushes.
 public enum PulledRows {
     public static func photoExists(_ db: Database, id: String) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM photos WHERE id = ?)"), arguments: [id]) ?? false

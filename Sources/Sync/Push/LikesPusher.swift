@@ -49,8 +49,8 @@ struct LikesPusher: OutboxPusher {
     func push(_ batch: [LikePushRows.Rows], token: String, accountId: String) async throws(BackendError) -> [ServerLikeRow] {
         // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
         // or a rejected op would have half reached the server; and a device that sees the like (pulled,
-        // or live) finds its photo's row already there (sent side by side, at 0cb2d82, a second device
-        // could pull a like before its photo's row and keep it bare: PullTests saw it). Unlikes carry it too:
+        // or live) finds its photo's row already there (sent side by side, a second device could pull a
+        // like before its photo's row and keep it bare: PullTests catches that). Unlikes carry it too:
         // an unlike may be the first the server hears of a photo (a like and its unlike made before
         // either was sent), and a device that pulls the tombstone and later a like again needs the
         // photo's URLs — unless the server holds the row already (`LikePushRows` reads none then).
@@ -111,7 +111,7 @@ struct LikesPusher: OutboxPusher {
 /// Timestamps as PostgREST reads them: `2026-11-25T19:01:26.123Z`, to the nearest millisecond.
 enum SupabaseWire {
     /// A value type, formatting in well under a microsecond. An `ISO8601DateFormatter` made per call
-    /// cost 113 µs on this machine, once or twice per op of every push batch (issue 19, item 2).
+    /// cost 113 µs on this machine, once or twice per op of every push batch.
     private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     static func timestamp(_ date: Date) -> String {

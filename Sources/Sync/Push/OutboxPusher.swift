@@ -8,7 +8,7 @@ import Store
 ///
 /// A batch is read once (`read`), in the transaction that takes it from the outbox: what it holds is
 /// checked there and handed to `push` as read, also to each half of a batch the server refused, so a
-/// push of 10,000 likes does not parse their payloads twice (it did: 80 ms each time, issue 19).
+/// push of 10,000 likes does not parse their payloads twice (it did: 80 ms each time).
 protocol OutboxPusher: Sendable {
     /// An op read and checked: what `push` sends.
     associatedtype Ready: Sendable

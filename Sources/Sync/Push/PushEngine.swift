@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// Idle means asleep: with nothing due the engine waits for a ring (an op was queued, the network came
 /// back, someone signed in); with ops waiting on a backoff it sleeps until the earliest is due.
-/// Failures are classed as DESIGN.md says: network errors, 408, 429 and 5xx retry with backoff
+/// Failures are classed so (docs/architecture.md): network errors, 408, 429 and 5xx retry with backoff
 /// (Retry-After honoured); an expired token is refreshed once (SessionManager.authorized); any other
 /// 4xx rejects the op with the server's reason — after splitting the batch, so one bad op cannot
 /// hold back the good ones.
@@ -23,7 +23,7 @@ public final class PushEngine: Service, Sendable {
         /// Likes per request, at most: a batch is also cut at `batchBytes` of queued payload. Each round
         /// trip costs a transaction on both sides and the ops' bookkeeping here; 10,000 queued likes went
         /// in five batches of 2,000 in 1.4–1.6 s, and go in two (9,948 and 52 of the benchmark's, about
-        /// 420 bytes each) in 1.15–1.4 s (issue 19, item 2).
+        /// 420 bytes each) in 1.15–1.4 s.
         public var batchSize = 10_000
         /// Queued payload per batch, at most. A like's payload carries its photo's metadata (about 400
         /// bytes with the photo's URLs), and the photos' upsert body is about as large, so 4 MiB keeps

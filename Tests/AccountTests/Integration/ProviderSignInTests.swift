@@ -8,7 +8,7 @@ import Store
 import Testing
 import TestSupport
 
-/// Sign-in with a provider (issue 22, item 1) in process against devstack's /authorize, whose fake
+/// Sign-in with a provider in process against devstack's /authorize, whose fake
 /// provider consents at once: a scripted browser (an HTTP client that follows the redirects, or stops
 /// at the last one to paste it back) plays the person.
 @Suite(.devstack, .serialized)
