@@ -34,6 +34,8 @@ public final class PicksImporter: Service, Sendable {
     private let imported: @Sendable ([ImportedPhoto]) -> Void
     private let logger: Logger
     private let wakeup = Wakeup()
+    /// Moves whenever a session or a pick is written: `status` waits on it for a session to end.
+    private let written = ChangeSignal()
 
     public init(
         store: Store, api: PickerAPI, importer: PhotoImporter, dataDirectory: String, maxFileBytes: Int64,
@@ -68,11 +70,12 @@ public final class PicksImporter: Service, Sendable {
         return GooglePickStart(session: row.sessionId, pickerUri: row.pickerUri, expiresAt: row.expiresAt)
     }
 
-    /// How session `id` stands, waiting up to `wait` for it to end (in steps of a quarter second: the
-    /// importer works in its own loop).
+    /// How session `id` stands, waiting up to `wait` for it to end (woken by each write of the importer,
+    /// which works in its own loop).
     public func status(session id: String, waitingUpTo wait: Duration) async throws(GoogleFailure) -> GooglePicks {
         let deadline = ContinuousClock.now + wait
         while true {
+            let seen = written.generation
             // While it waits, only the session's state is read; the picks once, for the answer.
             let answerNow = ContinuousClock.now >= deadline || Task.isCancelled
             guard let (session, picks) = try read({ db in
@@ -87,7 +90,7 @@ public final class PicksImporter: Service, Sendable {
                     imported: counts.imported, duplicates: counts.duplicates, skipped: counts.skipped, failed: counts.failed,
                     picks: picks.map { GooglePick(item: $0.itemId, filename: $0.filename, state: $0.state.rawValue, photo: $0.photoId, detail: $0.detail) })
             }
-            try? await Task.sleep(for: .milliseconds(250))
+            await written.wait(beyond: seen, until: deadline)
         }
     }
 
@@ -123,6 +126,7 @@ public final class PicksImporter: Service, Sendable {
                 break
             }
         }
+        written.signal()
         return next
     }
 
@@ -277,6 +281,7 @@ public final class PicksImporter: Service, Sendable {
         } catch {
             logger.error("cannot record the picking session's end: \(error)", metadata: ["splashd_op": "google"])
         }
+        written.signal()
         logger.notice("Google Photos picking session \(state.rawValue)", metadata: [
             "splashd_op": "google", "splashd_session": "\(session.sessionId)", "splashd_reason": "\(detail ?? "")",
         ])
@@ -290,6 +295,7 @@ public final class PicksImporter: Service, Sendable {
         } catch {
             logger.error("cannot record a pick: \(error)", metadata: ["splashd_op": "google"])
         }
+        written.signal()
     }
 
     private func report(_ session: GoogleSessionRow, current: String?) {

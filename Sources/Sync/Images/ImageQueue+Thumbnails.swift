@@ -76,20 +76,16 @@ extension ImageQueue {
                 return true
             }
             guard claimed else {
-                do {
-                    try await Task.sleep(for: .milliseconds(50))
-                } catch {
-                    throw ImageFailure(message: "cancelled", transient: true)
-                }
+                await untilEnded(key)
                 continue
             }
-            defer { state.withLock { _ = $0.active.removeValue(forKey: key) } }
+            defer { resume(state.withLock { $0.end(key) }) }
             return try await downloadThumbnail(job)
         }
     }
 
     func fetchThumbnail(_ job: PhotoFileStore.Missing) async {
-        defer { state.withLock { _ = $0.active.removeValue(forKey: "thumb:" + job.photoId) } }
+        defer { resume(state.withLock { $0.end("thumb:" + job.photoId) }) }
         do throws(ImageFailure) {
             _ = try await downloadThumbnail(job)
             cache.evict(maxBytes: configuration.cacheMaxBytes)

@@ -108,6 +108,14 @@ public final class ImageQueue: Service, Sendable {
         var bytes: Int64 = 0
         /// The last read of what is missing, taken again while it still has a file to start (see `listMissing`).
         var listing: Listing?
+        /// Those waiting for a transfer to end (`fetchNow`, `thumbnailNow`), by its key in `active`.
+        var awaiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+        /// Ends the transfer `key`; the waiters to resume, once out of the lock.
+        mutating func end(_ key: String) -> [CheckedContinuation<Void, Never>] {
+            active.removeValue(forKey: key)
+            return awaiting.removeValue(forKey: key) ?? []
+        }
 
         /// Whether a file of `listing` may start now, its host aside: not in flight, not finished since the
         /// read (see `startable`), not waiting for its retry.
@@ -345,13 +353,7 @@ public final class ImageQueue: Service, Sendable {
                 message: "\(host) does not answer (\(down.reason ?? "unreachable")); it is tried again \(down.retryAt.map(Self.relative) ?? "soon")",
                 transient: true)
         }
-        while state.withLock({ $0.active[photoId] != nil }) {
-            do {
-                try await Task.sleep(for: .milliseconds(50))
-            } catch {
-                throw ImageFailure(message: "cancelled", transient: true)
-            }
-        }
+        await untilEnded(photoId)
         let alreadyThere = (try? store.read { [variant = configuration.variant] db in
             try PhotoFileStore.files(db, photoId: photoId).contains { $0.variant == variant }
         }) ?? false
@@ -369,6 +371,23 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
+    /// Returns once the transfer `key` (a photo id, or a thumbnail's key) is not in flight: at once when
+    /// it is not, else when it ends (`State.end`).
+    func untilEnded(_ key: String) async {
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { state -> Bool in
+                guard state.active[key] != nil else { return true }
+                state.awaiting[key, default: []].append(continuation)
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    func resume(_ waiters: [CheckedContinuation<Void, Never>]) {
+        for waiter in waiters { waiter.resume() }
+    }
+
     private func fetch(_ job: PhotoFileStore.Missing) async {
         let started = ContinuousClock.now
         announce(job.photoId, .started)
@@ -383,19 +402,19 @@ public final class ImageQueue: Service, Sendable {
         }
         state.withLock { _ = $0.landing.remove(job.photoId) }
         if Task.isCancelled, case .failure = outcome {
-            state.withLock { _ = $0.active.removeValue(forKey: job.photoId) }
+            resume(state.withLock { $0.end(job.photoId) })
             return
         }
         if let outcome, let host = host(of: job, variant: configuration.variant) { report(outcome.map { _ in () }, host: host) }
         switch outcome {
         case .success(let file)?:
-            state.withLock { state in
-                state.active.removeValue(forKey: job.photoId)
+            resume(state.withLock { state in
                 state.retries.removeValue(forKey: job.photoId)
                 state.finished += 1
                 state.recentlyFinished[job.photoId] = state.finished
                 state.bytes += file.bytes
-            }
+                return state.end(job.photoId)
+            })
             logger.info("photo in the library", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_bytes": "\(file.bytes)",
                 "splashd_duration_ms": "\(started.millisecondsElapsed)",
@@ -406,8 +425,8 @@ public final class ImageQueue: Service, Sendable {
             wakeup.ring()
             await configuration.fileArrived?(job.photoId, configuration.dataDirectory + "/" + file.path)
         case .failure(let failure)?:
-            let retry = state.withLock { state -> Retry in
-                state.active.removeValue(forKey: job.photoId)
+            let (retry, waiters) = state.withLock { state -> (Retry, [CheckedContinuation<Void, Never>]) in
+                let waiters = state.end(job.photoId)
                 let attempts = (state.retries[job.photoId]?.attempts ?? 0) + 1
                 // A permanent failure waits the longest interval: a catalogue may still fix it, but hammering won't.
                 let delay = configuration.backoff.delay(
@@ -416,8 +435,9 @@ public final class ImageQueue: Service, Sendable {
                     attempts: attempts, lastError: failure.message, status: failure.status, due: .now + delay,
                     dueDate: Date().addingTimeInterval(delay.timeInterval))
                 state.retries[job.photoId] = retry
-                return retry
+                return (retry, waiters)
             }
+            resume(waiters)
             wakeup.ring()
             if failure.network { network.reportFailure(failure.message) }
             let log = failure.transient ? Logger.Level.warning : .error
