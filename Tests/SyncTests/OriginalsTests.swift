@@ -73,6 +73,34 @@ import TestSupport
         }
     }
 
+    /// An original the account's Storage refuses for good (here: too large for the bucket) is not sent
+    /// again: the photo's row says why on both devices, and nothing is left refused in the queue.
+    @Test func anOriginalStorageRefusesStaysHereWithTheServersReason() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let a = try await fixture.splashd(.sync())
+            let folder = try await Self.folder(a, files: 1)
+            let imported = try #require(try await a.send(LibraryImportRequest(path: folder)).imported.first)
+            try await devstack.faults(#"""
+                [{"path": "/storage/v1/object/originals/*", "method": "POST", "status": 413,
+                  "body": {"statusCode": "413", "error": "Payload too large", "message": "The object exceeded the maximum allowed size"}}]
+                """#)
+            _ = try await a.send(PhotosLikeRequest(id: imported.id))
+            #expect(try await a.syncUntilDrained().drained)
+            try await devstack.clearFaults()
+            #expect(try await a.send(QueueListRequest()).ops.isEmpty, "nothing refused, nothing waiting")
+            let note = try #require(try await a.send(PhotosShowRequest(id: imported.id)).originalNote)
+            #expect(note.contains("refused by the account's storage") && note.contains("maximum allowed size"), "\(note)")
+
+            let b = try await fixture.splashd(.sync(email: a.account))
+            _ = try await b.send(LoginRequest(email: a.account, password: Splashd.password))
+            _ = try await b.syncUntilDrained()
+            let shown = try await b.send(PhotosShowRequest(id: imported.id))
+            #expect(shown.files.isEmpty && shown.originalNote == note, "\(shown)")
+            try await b.wait(for: "B's status to count it") { try await b.send(StatusRequest()).library.originalsNotShared == 1 }
+        }
+    }
+
     /// A photo picked from Google Photos and liked on A: its original goes to the account's Storage,
     /// named by its content's hash, and arrives in B's library byte for byte.
     @Test func aLikedGooglePhotosOriginalArrivesOnTheOtherDeviceByteForByte() async throws {

@@ -14,9 +14,10 @@ import Store
 /// 16 hex digits of the file's SHA-256: the same file from two devices is one object; x-upsert, so a
 /// resend overwrites it with the same bytes).
 ///
-/// A file above `maximumBytes` is not sent: its photo's row goes instead, saying why (`original_note`),
-/// so the account's other devices say so rather than show a row without a picture, and the op is done
-/// (never retried, never left refused in the queue for a limit the person set).
+/// A file above `maximumBytes` is not sent, and one the account's Storage refuses (a size or a type it
+/// does not take) is not sent again: its photo's row goes instead, saying why (`original_note`), so this
+/// device and the account's other ones say so rather than show a row without a picture, and the op is
+/// done (never retried, never left refused in the queue).
 struct OriginalsPusher: OutboxPusher {
     static let bucket = "originals"
     let backend: SupabaseBackend
@@ -28,9 +29,16 @@ struct OriginalsPusher: OutboxPusher {
     let noun = "originals"
 
     enum Ready: Sendable {
-        case upload(OriginalUploads.Payload)
+        /// The file goes; should Storage refuse it, `photoRow` (the photo's row as it is) goes with why.
+        case upload(OriginalUploads.Payload, photoRow: String?)
         /// Too large: the photo's row, with `note`, goes instead.
         case keepHere(OriginalUploads.Payload, note: String, photoRow: String?)
+    }
+
+    /// What became of each op: the file is in Storage, or it stays here with why.
+    enum Sent: Sendable {
+        case uploaded
+        case keptHere(photoId: String, note: String)
     }
 
     /// `<user id>/<hash>`, inside the bucket.
@@ -68,41 +76,64 @@ struct OriginalsPusher: OutboxPusher {
                 try OriginalUploads.keepHere(db, photoId: payload.photoId, note: note)
                 return .ready(.keepHere(payload, note: note, photoRow: try PhotoPushRow.current(db, photoId: payload.photoId)))
             }
-            return .ready(.upload(payload))
+            return .ready(.upload(payload, photoRow: try PhotoPushRow.current(db, photoId: payload.photoId)))
         }
     }
 
-    func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError) {
+    func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError) -> [Sent] {
+        var sent: [Sent] = []
         for ready in batch {
             switch ready {
-            case .keepHere(_, _, let row?):
-                try await LikesPusher.upsertPhotos([row], backend: backend, token: token)
-            case .keepHere(_, _, nil):
-                break
-            case .upload(let payload):
+            case .keepHere(let payload, let note, let row):
+                if let row { try await LikesPusher.upsertPhotos([row], backend: backend, token: token) }
+                sent.append(.keptHere(photoId: payload.photoId, note: note))
+            case .upload(let payload, let row):
                 let bytes: [UInt8]
                 do {
                     bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file(payload))))
                 } catch {
                     throw .local("the original cannot be read: \(error.localizedDescription)")
                 }
-                _ = try await backend.send(
-                    "POST", "/storage/v1/object/\(Self.bucket)/\(Self.objectName(accountId: accountId, hash: Self.hash(of: payload)))",
-                    body: bytes, bearer: token, headers: [("Content-Type", ImageFormat.mimeType(of: bytes)), ("x-upsert", "true")],
-                    timeout: .seconds(300))
+                do {
+                    _ = try await backend.send(
+                        "POST", "/storage/v1/object/\(Self.bucket)/\(Self.objectName(accountId: accountId, hash: Self.hash(of: payload)))",
+                        body: bytes, bearer: token, headers: [("Content-Type", ImageFormat.mimeType(of: bytes)), ("x-upsert", "true")],
+                        timeout: .seconds(300))
+                    sent.append(.uploaded)
+                } catch {
+                    guard let refusal = Self.refusal(error) else { throw error }
+                    let note = "refused by the account's storage: \(refusal)"
+                    if let row = row.flatMap({ Self.row($0, note: note) }) {
+                        try await LikesPusher.upsertPhotos([row], backend: backend, token: token)
+                    }
+                    sent.append(.keptHere(photoId: payload.photoId, note: note))
+                }
             }
         }
+        return sent
     }
 
-    /// The photo's row the server now holds, with its note: not sent again with the next like.
-    func sent(_ batch: [Ready], answer: Void, accountId: String, db: Database) throws -> PushSettled {
-        try PhotoPushRow.recordHeld(db, accountId: accountId, rows: batch.compactMap { ready in
-            if case .keepHere(_, _, let row) = ready { return row }
-            return nil
-        })
-        return PushSettled(changes: batch.compactMap { ready in
-            if case .keepHere(let payload, _, _) = ready { return PhotoChange(id: payload.photoId, change: .updated) }
-            return nil
-        })
+    /// A refusal of the file itself, which sending it again will not change (its size, its type); nil
+    /// for anything waiting or a new session may mend (the network, 5xx, 408, 429, 401, 403).
+    static func refusal(_ error: BackendError) -> String? {
+        guard let server = error.serverError, !error.isTransient, [400, 413, 415, 422].contains(server.status) else { return nil }
+        return server.message
+    }
+
+    /// `row` (a photo's row as JSON) saying why its original is not shared.
+    static func row(_ row: String, note: String) -> String? {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(row.utf8))) as? [String: Any] else { return nil }
+        object["original_note"] = note
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A photo whose original stays here: why, in its metadata (photos show, status), announced.
+    func sent(_ batch: [Ready], answer: [Sent], accountId: String, db: Database) throws -> PushSettled {
+        var settled = PushSettled()
+        for case .keptHere(let photoId, let note) in answer {
+            try OriginalUploads.keepHere(db, photoId: photoId, note: note)
+            settled.changes.append(PhotoChange(id: photoId, change: .updated))
+        }
+        return settled
     }
 }
