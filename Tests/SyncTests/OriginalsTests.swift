@@ -24,6 +24,19 @@ import TestSupport
         return folder
     }
 
+    /// A second device of `a`'s account, synced: it has the photo without its file, says why as `a` does,
+    /// and counts it in status.
+    @discardableResult
+    static func otherDeviceSaysWhy(_ fixture: SplashdFixture, of a: Splashd, photo: String, note: String) async throws -> Splashd {
+        let b = try await fixture.splashd(.sync(email: a.account))
+        _ = try await b.send(LoginRequest(email: a.account, password: Splashd.password))
+        _ = try await b.syncUntilDrained()
+        let shown = try await b.send(PhotosShowRequest(id: photo))
+        #expect(shown.files.isEmpty && shown.originalNote == note, "\(shown)")
+        try await b.wait(for: "B's status to count it") { try await b.send(StatusRequest()).library.originalsNotShared == 1 }
+        return b
+    }
+
     @Test func aLikedLocalPhotosOriginalArrivesOnTheOtherDevice() async throws {
         try await SplashdFixture.run { fixture in
             let a = try await fixture.splashd(.sync())
@@ -62,12 +75,7 @@ import TestSupport
             let (status, text, _) = try await a.ctl(["status"])
             #expect(status == 0 && text.contains("1 photo's original is not shared"), "\(text)")
 
-            let b = try await fixture.splashd(.sync(email: a.account))
-            _ = try await b.send(LoginRequest(email: a.account, password: Splashd.password))
-            _ = try await b.syncUntilDrained()
-            let shown = try await b.send(PhotosShowRequest(id: imported.id))
-            #expect(shown.files.isEmpty && shown.originalNote == note, "\(shown)")
-            try await b.wait(for: "B's status to count it") { try await b.send(StatusRequest()).library.originalsNotShared == 1 }
+            let b = try await Self.otherDeviceSaysWhy(fixture, of: a, photo: imported.id, note: note)
             let (_, show, _) = try await b.ctl(["photos", "show", imported.id])
             #expect(show.contains("original not shared with your other devices: too large"), "\(show)")
         }
@@ -92,12 +100,7 @@ import TestSupport
             let note = try #require(try await a.send(PhotosShowRequest(id: imported.id)).originalNote)
             #expect(note.contains("refused by the account's storage") && note.contains("maximum allowed size"), "\(note)")
 
-            let b = try await fixture.splashd(.sync(email: a.account))
-            _ = try await b.send(LoginRequest(email: a.account, password: Splashd.password))
-            _ = try await b.syncUntilDrained()
-            let shown = try await b.send(PhotosShowRequest(id: imported.id))
-            #expect(shown.files.isEmpty && shown.originalNote == note, "\(shown)")
-            try await b.wait(for: "B's status to count it") { try await b.send(StatusRequest()).library.originalsNotShared == 1 }
+            _ = try await Self.otherDeviceSaysWhy(fixture, of: a, photo: imported.id, note: note)
         }
     }
 
