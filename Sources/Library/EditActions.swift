@@ -25,7 +25,7 @@ public struct EditActions: Sendable {
         public var deletedAt: Date?
         /// No op for this edit has reached the server: removing it before it is sent needs nothing there.
         public var wasNew: Bool
-        public var photo: LikeActions.PhotoMetadata?
+        public var photo: PhotoRowFields?
     }
 
     /// Records a rendered edit already in place at `path` (relative to the data directory).
@@ -57,7 +57,7 @@ public struct EditActions: Sendable {
         let photo = try OriginalUploads.queue(photo, accountId: edit.accountId, db: db, now: now)
         let payload = Payload(
             editId: edit.id, photoId: edit.photoId, pipeline: try decodePipeline(edit.pipeline), path: edit.path, createdAt: edit.createdAt,
-            deletedAt: nil, wasNew: true, photo: LikeActions.PhotoMetadata(photo))
+            deletedAt: nil, wasNew: true, photo: PhotoRowFields(photo))
         let op = OutboxEntry(
             accountId: edit.accountId, entity: entity, entityId: edit.id, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
@@ -113,15 +113,5 @@ public struct EditActions: Sendable {
 
     public static func decodePayload(_ json: String) throws -> Payload {
         try OutboxPayload.decode(Payload.self, from: json)
-    }
-}
-
-extension LikeActions.PhotoMetadata {
-    init(_ photo: PhotoRecord) {
-        let metadata = PhotoMetadata.decode(photo.metadata)
-        self.init(
-            title: photo.title, description: photo.description, authorName: photo.authorName, authorUrl: photo.authorUrl,
-            color: photo.color, width: photo.width, height: photo.height, urls: photo.urls,
-            originalSha256: metadata?.originalSha256, originalNote: metadata?.originalNote)
     }
 }

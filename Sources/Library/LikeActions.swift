@@ -37,23 +37,9 @@ public struct LikeActions: Sendable {
         /// The like did not exist before this op: if it is undone before being sent, nothing at all
         /// needs to reach the server.
         public var wasNew: Bool
-        public var photo: PhotoMetadata?
+        public var photo: PhotoRowFields?
     }
 
-    public struct PhotoMetadata: Codable, Sendable, Equatable {
-        public var title: String?
-        public var description: String?
-        public var authorName: String?
-        public var authorUrl: String?
-        public var color: String?
-        public var width: Int?
-        public var height: Int?
-        public var urls: String?
-        /// The SHA-256 of the photo's original, when it is a file of the account's (Storage has it).
-        public var originalSha256: String?
-        /// Why that original is not shared (too large).
-        public var originalNote: String?
-    }
 
     /// How a like of a photo not yet compared with the library waits for its file.
     public struct ArrivalCheck: Sendable {
@@ -175,7 +161,7 @@ public struct LikeActions: Sendable {
         let payload = Payload(
             photoId: photoId, likedAt: record.likedAt, deletedAt: record.deletedAt, actedAt: stamp.milliseconds, actedBy: stamp.device,
             wasNew: neverLeft && (pendingPayload?.wasNew ?? (existing == nil)),
-            photo: PhotoMetadata(photo))
+            photo: PhotoRowFields(photo))
         let op = OutboxEntry(
             accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
             payload: try OutboxPayload.encode(payload), now: now)

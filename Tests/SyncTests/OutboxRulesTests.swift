@@ -3,10 +3,11 @@ import Foundation
 import GRDB
 import HTTP
 @testable import Sync
-import Library
+@testable import Library
 import Logging
 import Shared
 import Store
+import Support
 import Testing
 import TestSupport
 
@@ -223,6 +224,49 @@ import TestSupport
              try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e2", op: "upload", payload: #"{"photo":{"width":"wide"}"#).inserted(db))
         }
         #expect(try store.read { db in try PhotoPushRow.fetch(db, seqs: [bare.seq!, broken.seq!]) }.isEmpty)
+    }
+
+    /// Payload → pushed row → pulled row, for a like's op and an edit's: what the daemon queues (Swift
+    /// types, encoded as the outbox keeps them), the rows the store builds from it for the server, and
+    /// those rows read back as the pull reads the server's, agree field by field. A key renamed in one
+    /// place only (a payload property, the SQL's JSON path, a row's column) reads back as nothing here.
+    @Test func everyQueuedFieldReachesTheServersRowAndReadsBack() throws {
+        let fields = PhotoRowFields(
+            title: "Lake", description: "At night", authorName: "Åsa", authorUrl: "https://unsplash.example/@asa", color: "#2C5A8C",
+            width: 4000, height: 3000, urls: #"{"regular":"https://images.example/a.jpg"}"#,
+            originalSha256: String(repeating: "ab", count: 32), originalNote: "too large to share")
+        let stamp = ActionStamp(milliseconds: 1_780_000_000_123, device: "device-a")
+        let like = LikeActions.Payload(
+            photoId: "unsplash:a", likedAt: Date(timeIntervalSince1970: 1_780_000_000.5), deletedAt: Date(timeIntervalSince1970: 1_780_000_000.125),
+            actedAt: stamp.milliseconds, actedBy: stamp.device, wasNew: true, photo: fields)
+        let edit = EditActions.Payload(
+            editId: "e1", photoId: "unsplash:a", pipeline: [], path: "edits/e1.jpg", createdAt: Date(timeIntervalSince1970: 1_780_000_000),
+            deletedAt: nil, wasNew: true, photo: fields)
+        let (likeOp, editOp) = try store.write { db in
+            (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "unlike", payload: try OutboxPayload.encode(like)).inserted(db),
+             try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e1", op: "upload", payload: try OutboxPayload.encode(edit)).inserted(db))
+        }
+        let (likeRows, photoRows) = try store.read { db in
+            (try LikePushRows.fetch(db, seqs: [likeOp.seq!]), try PhotoPushRow.fetch(db, seqs: [editOp.seq!]))
+        }
+        guard case .rows(let rows) = likeRows[likeOp.seq!], let photoJSON = rows.photo else { Issue.record("\(likeRows)"); return }
+        #expect(photoRows[editOp.seq!] == photoJSON, "an edit's photo goes as a like's")
+
+        let pulledLike = try JSONDecoder().decode(ServerLikeRow.self, from: Data(rows.like.utf8))
+        #expect(pulledLike.photo_id == like.photoId && pulledLike.stamp == stamp && rows.stamp == stamp)
+        #expect(pulledLike.deleted_at.flatMap(SupabaseTime.parse).map(ActionStamp.milliseconds) == 1_780_000_000_125)
+        #expect(SupabaseTime.parse(pulledLike.liked_at).map(ActionStamp.milliseconds) == 1_780_000_000_500)
+
+        let pulledPhoto = try JSONDecoder().decode(ServerPhotoRow.self, from: Data(photoJSON.utf8))
+        #expect(pulledPhoto.photo_id == "unsplash:a")
+        #expect(pulledPhoto.title == fields.title && pulledPhoto.description == fields.description)
+        #expect(pulledPhoto.author_name == fields.authorName && pulledPhoto.author_url == fields.authorUrl)
+        #expect(pulledPhoto.color == fields.color && pulledPhoto.width == fields.width && pulledPhoto.height == fields.height)
+        #expect(pulledPhoto.urls == ["regular": "https://images.example/a.jpg"])
+        #expect(pulledPhoto.original_sha256 == fields.originalSha256 && pulledPhoto.original_note == fields.originalNote)
+        // Every column the pull reads is one the push writes.
+        let written = Set((try JSONSerialization.jsonObject(with: Data(photoJSON.utf8)) as? [String: Any] ?? [:]).keys)
+        #expect(written == Set(ServerPhotoRow.columns.split(separator: ",").map(String.init)))
     }
 
     /// A photo's row the server took from this device (`PhotoPushRow.recordHeld`, when a push succeeded) is

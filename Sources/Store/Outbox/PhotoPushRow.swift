@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The photo a queued like or edit carries — its payload's `photo` object (LikeActions.PhotoMetadata) —
+/// The photo a queued like or edit carries — its payload's `photo` object (Library's PhotoRowFields) —
 /// as the server's `photos` row (supabase/migrations; the keys `ServerPhotoRow` reads back), built by
 /// SQLite's JSON functions. One builder for both kinds of op, so that a photo reaches the server as the
 /// same row whichever brought it: its URLs, kept as a JSON object's text, go as that object, or as none
