@@ -27,7 +27,7 @@ struct UnsplashPhoto: Decodable {
     var user: User?
     var tags: [Tag]?
     /// `GET /photos/<id>` only.
-    var exif: PhotoMetadata.Exif?
+    var exif: PhotoExif?
     var location: PhotoMetadata.Location?
 
     func record(fetchedAt: Date, details: Bool = false) -> PhotoRecord {

@@ -26,6 +26,11 @@ public struct PhotosShowRequest: RPCRequest {
     public func validate() throws(RPCError) { try PhotoID.validate(id) }
 }
 
+/// Camera settings: in `photos.show`, in the store's `photos.metadata`, and as Unsplash's
+/// `GET /photos/<id>` gives them — one type for the three. Written with snake_case keys (the wire's own
+/// key conversion leaves them so). Read leniently: every field may be missing or null, numbers may
+/// arrive as strings and strings as numbers, and a key may come snake_case (the store, Unsplash) or
+/// already converted (a decoder that converts from snake_case, as the protocol's does).
 public struct PhotoExif: Codable, Sendable, Equatable {
     public var make: String?
     public var model: String?
@@ -33,6 +38,7 @@ public struct PhotoExif: Codable, Sendable, Equatable {
     public var aperture: String?
     public var focalLength: String?
     public var iso: Int?
+
     public init(make: String? = nil, model: String? = nil, exposureTime: String? = nil, aperture: String? = nil, focalLength: String? = nil, iso: Int? = nil) {
         self.make = make
         self.model = model
@@ -40,6 +46,48 @@ public struct PhotoExif: Codable, Sendable, Equatable {
         self.aperture = aperture
         self.focalLength = focalLength
         self.iso = iso
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case make, model, exposureTime = "exposure_time", aperture, focalLength = "focal_length", iso
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ text: String) { stringValue = text }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        func text(_ key: CodingKeys, _ converted: String? = nil) -> String? {
+            for name in [key.rawValue] + (converted.map { [$0] } ?? []) {
+                let key = AnyKey(name)
+                if let text = try? c.decodeIfPresent(String.self, forKey: key) { return text }
+                if let number = try? c.decodeIfPresent(Double.self, forKey: key) {
+                    return number == number.rounded() ? String(Int(number)) : String(number)
+                }
+            }
+            return nil
+        }
+        make = text(.make)
+        model = text(.model)
+        exposureTime = text(.exposureTime, "exposureTime")
+        aperture = text(.aperture)
+        focalLength = text(.focalLength, "focalLength")
+        iso = text(.iso).flatMap { Int($0) ?? Double($0).map { Int($0) } }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(make, forKey: .make)
+        try c.encodeIfPresent(model, forKey: .model)
+        try c.encodeIfPresent(exposureTime, forKey: .exposureTime)
+        try c.encodeIfPresent(aperture, forKey: .aperture)
+        try c.encodeIfPresent(focalLength, forKey: .focalLength)
+        try c.encodeIfPresent(iso, forKey: .iso)
     }
 }
 

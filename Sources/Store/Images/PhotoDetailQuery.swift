@@ -16,9 +16,7 @@ public enum PhotoDetailQuery {
         }
         let metadata = PhotoMetadata.decode(photo.metadata)
         let source = PhotoSource(rawValue: photo.source) ?? .local
-        let exif = metadata?.exif.map {
-            PhotoExif(make: $0.make, model: $0.model, exposureTime: $0.exposureTime, aperture: $0.aperture, focalLength: $0.focalLength, iso: $0.iso)
-        }
+        let exif = metadata?.exif
         let place = metadata?.location.flatMap { location -> PhotoLocation? in
             let name = location.name ?? [location.city, location.country].compactMap { $0 }.joined(separator: ", ")
             guard !name.isEmpty || location.position?.latitude != nil else { return nil }

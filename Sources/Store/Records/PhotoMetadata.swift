@@ -1,11 +1,12 @@
 import Foundation
+import Shared
 
 /// What `photos.metadata` holds beyond the columns, one shape for every source; each writes what it
 /// has and every part is optional: Unsplash its links and, from the details call, exif and location;
 /// NASA its centre and media type; a local import the file's path and format.
 public struct PhotoMetadata: Codable, Sendable, Equatable {
     public var links: [String: String]?
-    public var exif: Exif?
+    public var exif: PhotoExif?
     public var location: Location?
     /// The details call has been made: exif, location (Unsplash) or renditions (NASA) are as complete
     /// as the service has them.
@@ -28,7 +29,7 @@ public struct PhotoMetadata: Codable, Sendable, Equatable {
     }
 
     public init(
-        links: [String: String]? = nil, exif: Exif? = nil, location: Location? = nil, details: Bool? = nil,
+        links: [String: String]? = nil, exif: PhotoExif? = nil, location: Location? = nil, details: Bool? = nil,
         center: String? = nil, mediaType: String? = nil, path: String? = nil, format: String? = nil,
         originalSha256: String? = nil, originalNote: String? = nil
     ) {
@@ -54,39 +55,6 @@ public struct PhotoMetadata: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// Camera settings as Unsplash's `GET /photos/<id>` gives them. Every field may be null; numbers
-    /// may arrive as strings, and strings as numbers.
-    public struct Exif: Codable, Sendable, Equatable {
-        public var make: String?
-        public var model: String?
-        public var exposureTime: String?
-        public var aperture: String?
-        public var focalLength: String?
-        public var iso: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case make, model, exposureTime = "exposure_time", aperture, focalLength = "focal_length", iso
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            make = try? c.decodeIfPresent(String.self, forKey: .make)
-            model = try? c.decodeIfPresent(String.self, forKey: .model)
-            exposureTime = Self.text(c, .exposureTime)
-            aperture = Self.text(c, .aperture)
-            focalLength = Self.text(c, .focalLength)
-            iso = (try? c.decodeIfPresent(Int.self, forKey: .iso)) ?? Self.text(c, .iso).flatMap { Int($0) }
-        }
-
-        private static func text(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> String? {
-            if let text = try? c.decodeIfPresent(String.self, forKey: key) { return text }
-            if let number = try? c.decodeIfPresent(Double.self, forKey: key) {
-                return number == number.rounded() ? String(Int(number)) : String(number)
-            }
-            return nil
-        }
     }
 
     public struct Location: Codable, Sendable, Equatable {
