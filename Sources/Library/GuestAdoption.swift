@@ -40,7 +40,7 @@ public struct GuestAdoption: Sendable {
             let moved = try store.write { db -> Int in
                 let likes = try GuestRows.likes(db, limit: batchSize)
                 for like in likes {
-                    _ = try LikeActions.setLiked(true, db: db, photoId: like.photoId, accountId: accountId, now: now, likedAt: like.likedAt)
+                    _ = try LikeActions.setLiked(true, db: db, photoId: like.photoId, accountId: accountId, actedAt: like.likedAt, now: now)
                 }
                 try GuestRows.forgetLikes(db, photoIds: likes.map(\.photoId))
                 return likes.count

@@ -68,19 +68,20 @@ public struct LikeActions: Sendable {
     /// `checkArrival`: when the hash is not known yet and the photo's file is on its way, the like is
     /// sent only after the file has been compared (`LikeCheckRows`; `DuplicateScanner` settles it), or
     /// at the check's deadline whatever happens; nil or no threshold: sent at once.
-    /// `now`: the moment of the action on the server's clock (default: the clock's now).
+    /// `now`: the moment of the action, on both clocks (default: the server's clock's now for the action,
+    /// this machine's for its bookkeeping; see `moments`).
     public func like(
         photoId: String, accountId: String, refuseDuplicatesWithin threshold: Int? = nil, checkArrival check: ArrivalCheck? = nil,
         now: Date? = nil
     ) throws -> Outcome {
-        let now = now ?? clock?.now() ?? Date()
+        let (actedAt, now) = moments(now)
         return try announced(photoId, .liked, try store.write { db in
-            guard let threshold else { return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now) }
+            guard let threshold else { return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, actedAt: actedAt, now: now) }
             let hash = try PerceptualHashQuery.hash(db, photoId: photoId)
             if let hash, let twin = try Self.twin(of: photoId, hash: hash, accountId: accountId, within: threshold, db: db) {
                 throw LibraryError.duplicate(photoId, of: twin.id, distance: twin.distance)
             }
-            let outcome = try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, now: now)
+            let outcome = try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, actedAt: actedAt, now: now)
             if hash == nil, let check, outcome == .changed(queued: true),
                let photo = try PhotoRecord.fetchOne(db, key: photoId), photo.source != "local", photo.source != "google", check.canArrive(photo.urls),
                var op = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: photoId).last {
@@ -113,13 +114,23 @@ public struct LikeActions: Sendable {
     }
 
     public func unlike(photoId: String, accountId: String, now: Date? = nil) throws -> Outcome {
-        let now = now ?? clock?.now() ?? Date()
-        return announced(photoId, .unliked, try store.write { db in try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, now: now) })
+        let (actedAt, now) = moments(now)
+        return announced(photoId, .unliked, try store.write { db in
+            try Self.setLiked(false, db: db, photoId: photoId, accountId: accountId, actedAt: actedAt, now: now)
+        })
     }
 
-    /// `now` is the moment of the action on the server's clock. `likedAt`: when a new like was made, if
-    /// not `now` (a guest's like brought into an account: it stands as the action's moment).
-    static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, now: Date, likedAt: Date? = nil) throws -> Outcome {
+    /// An action's moment twice: on the server's clock, which orders it against other devices' (its
+    /// stamp, its like and unlike times), and on this machine's, which its bookkeeping is compared with
+    /// (the row's `updated_at` against a pull's start, the op's times against the outbox's due times).
+    /// A time given (tests) is both.
+    private func moments(_ given: Date?) -> (acted: Date, local: Date) {
+        (given ?? clock?.now() ?? Date(), given ?? Date())
+    }
+
+    /// `actedAt` is the action's moment on the server's clock (a guest's like brought into an account:
+    /// when the guest made it); `now` this machine's, for the row's and the op's bookkeeping.
+    static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, actedAt: Date, now: Date) throws -> Outcome {
         guard var photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
         let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId])
         let isLiked = existing.map { $0.deletedAt == nil } ?? false
@@ -135,7 +146,6 @@ public struct LikeActions: Sendable {
         // with the account's other devices, and it may hold a like this device has not pulled yet (or
         // passed over while its own op waited). The pair collapses into the last intent, which is sent
         // and wins by order (docs/architecture.md, "Coalescing").
-        let actedAt = liked ? likedAt ?? now : now
         var record = existing ?? LikeRecord(accountId: accountId, photoId: photoId, likedAt: actedAt, updatedAt: now)
         if liked {
             if existing?.deletedAt != nil { record.likedAt = actedAt }
