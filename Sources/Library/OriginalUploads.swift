@@ -31,19 +31,17 @@ public enum OriginalUploads {
               let file = try PhotoFileStore.files(db, photoId: photo.id).first(where: { $0.inLibrary && $0.variant == "orig" })
         else { return photo }
         var photo = photo
-        var metadata = PhotoMetadata.decode(photo.metadata) ?? PhotoMetadata()
-        if metadata.originalSha256 == nil, let checksum = file.checksum {
-            metadata.originalSha256 = checksum
-            photo.metadata = metadata.json
-            try photo.update(db)
+        if PhotoMetadata.decode(photo.metadata)?.originalSha256 == nil, let checksum = file.checksum {
+            try changeMetadata(of: &photo, db: db) { $0.originalSha256 = checksum }
         }
-        guard metadata.originalNote == nil,
+        let metadata = PhotoMetadata.decode(photo.metadata)
+        guard metadata?.originalNote == nil,
               try OutboxStore.pending(db, accountId: accountId, entity: entity, entityId: photo.id).isEmpty,
               try OutboxStore.inFlightCount(db, accountId: accountId, entity: entity, entityId: photo.id) == 0
         else { return photo }
         let op = OutboxEntry(
             accountId: accountId, entity: entity, entityId: photo.id, op: "upload",
-            payload: try OutboxPayload.encode(Payload(photoId: photo.id, path: file.path, sha256: metadata.originalSha256)), now: now)
+            payload: try OutboxPayload.encode(Payload(photoId: photo.id, path: file.path, sha256: metadata?.originalSha256)), now: now)
         try op.insert(db)
         return photo
     }
@@ -52,8 +50,12 @@ public enum OriginalUploads {
     /// show` and counted by status) and sent with its row.
     public static func keepHere(_ db: Database, photoId: String, note: String) throws {
         guard var photo = try PhotoRecord.fetchOne(db, key: photoId) else { return }
+        try changeMetadata(of: &photo, db: db) { $0.originalNote = note }
+    }
+
+    private static func changeMetadata(of photo: inout PhotoRecord, db: Database, _ change: (inout PhotoMetadata) -> Void) throws {
         var metadata = PhotoMetadata.decode(photo.metadata) ?? PhotoMetadata()
-        metadata.originalNote = note
+        change(&metadata)
         photo.metadata = metadata.json
         try photo.update(db)
     }

@@ -29,7 +29,7 @@ struct OriginalsDownloader: Sendable {
         }
         var changes: [PhotoChange] = []
         for original in missing {
-            let hash = original.sha256 ?? original.photoId.split(separator: ":").last.map(String.init) ?? original.photoId
+            let hash = OriginalsPusher.hash(sha256: original.sha256, photoId: original.photoId)
             let name = OriginalsPusher.objectName(accountId: accountId, hash: hash)
             let body: [UInt8]
             do {

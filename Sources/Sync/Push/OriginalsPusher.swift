@@ -46,10 +46,10 @@ struct OriginalsPusher: OutboxPusher {
         "\(accountId)/\(hash.prefix(16))"
     }
 
-    /// The Storage name's hash of a payload: its file's SHA-256, else the one a local photo's id names
-    /// (`local:<the first 16 hex digits of its SHA-256>`).
-    static func hash(of payload: OriginalUploads.Payload) -> String {
-        payload.sha256 ?? payload.photoId.split(separator: ":").last.map(String.init) ?? payload.photoId
+    /// The hash that names a photo's original in Storage: its file's SHA-256 when known, else the one a
+    /// local photo's id names (`local:<the first 16 hex digits of its SHA-256>`).
+    static func hash(sha256: String?, photoId: String) -> String {
+        sha256 ?? photoId.split(separator: ":").last.map(String.init) ?? photoId
     }
 
     func file(_ payload: OriginalUploads.Payload) -> String {
@@ -73,7 +73,6 @@ struct OriginalsPusher: OutboxPusher {
             guard Int64(info.st_size) <= maximumBytes else {
                 let note = "too large to share: \(Int64(info.st_size) >> 20) MiB, above originals.max_mib (\(maximumBytes >> 20) MiB) "
                     + "on the device that has it"
-                try OriginalUploads.keepHere(db, photoId: payload.photoId, note: note)
                 return .ready(.keepHere(payload, note: note, photoRow: try PhotoPushRow.current(db, photoId: payload.photoId)))
             }
             return .ready(.upload(payload, photoRow: try PhotoPushRow.current(db, photoId: payload.photoId)))
@@ -85,7 +84,7 @@ struct OriginalsPusher: OutboxPusher {
         for ready in batch {
             switch ready {
             case .keepHere(let payload, let note, let row):
-                if let row { try await LikesPusher.upsertPhotos([row], backend: backend, token: token) }
+                try await keepHere(payload, note: note, photoRow: row, token: token)
                 sent.append(.keptHere(photoId: payload.photoId, note: note))
             case .upload(let payload, let row):
                 let bytes: [UInt8]
@@ -96,21 +95,25 @@ struct OriginalsPusher: OutboxPusher {
                 }
                 do {
                     _ = try await backend.send(
-                        "POST", "/storage/v1/object/\(Self.bucket)/\(Self.objectName(accountId: accountId, hash: Self.hash(of: payload)))",
+                        "POST", "/storage/v1/object/\(Self.bucket)/\(Self.objectName(accountId: accountId, hash: Self.hash(sha256: payload.sha256, photoId: payload.photoId)))",
                         body: bytes, bearer: token, headers: [("Content-Type", ImageFormat.mimeType(of: bytes)), ("x-upsert", "true")],
                         timeout: .seconds(300))
                     sent.append(.uploaded)
                 } catch {
                     guard let refusal = Self.refusal(error) else { throw error }
                     let note = "refused by the account's storage: \(refusal)"
-                    if let row = row.flatMap({ Self.row($0, note: note) }) {
-                        try await LikesPusher.upsertPhotos([row], backend: backend, token: token)
-                    }
+                    try await keepHere(payload, note: note, photoRow: row, token: token)
                     sent.append(.keptHere(photoId: payload.photoId, note: note))
                 }
             }
         }
         return sent
+    }
+
+    /// The photo's row goes without its file, saying why, for the account's other devices.
+    private func keepHere(_ payload: OriginalUploads.Payload, note: String, photoRow: String?, token: String) async throws(BackendError) {
+        guard let row = photoRow.flatMap({ Self.row($0, note: note) }) else { return }
+        try await LikesPusher.upsertPhotos([row], backend: backend, token: token)
     }
 
     /// A refusal of the file itself, which sending it again will not change (its size, its type); nil
