@@ -7,7 +7,7 @@ import Foundation
 public struct ActionStamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Milliseconds since 1970 on the server's clock.
     public var milliseconds: Int64
-    /// The device that acted (`DeviceIdentity`); empty for a change that did not say (an older client).
+    /// The device that acted (`DeviceRows.id`); empty for a change that did not say (an older client).
     public var device: String
 
     public init(milliseconds: Int64, device: String) {
@@ -22,8 +22,6 @@ public struct ActionStamp: Sendable, Hashable, Comparable, CustomStringConvertib
     public static func < (lhs: ActionStamp, rhs: ActionStamp) -> Bool {
         (lhs.milliseconds, lhs.device) < (rhs.milliseconds, rhs.device)
     }
-
-    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     /// The nearest whole millisecond of `date`.
     public static func milliseconds(_ date: Date) -> Int64 {

@@ -7,7 +7,7 @@ import Synchronization
 /// moment between sending the request (boot clock t0) and reading the answer (t1); so the offset from
 /// the boot clock to the server's lies in [D − t1, D + 1 − t0]. Each answer is such a bound; their
 /// intersection is the estimate, and its half width the uncertainty — answers that fall at different
-/// points of a second narrow it far below one second (`ServerClockProbe` asks at the points that
+/// points of a second narrow it far below one second (`ServerClockKeeper` asks at the points that
 /// halve it). Bounds widen with age at `drift` (a boot clock may run fast or slow), and when the newest
 /// answers no longer meet the older ones (the server's clock was stepped, or a restored estimate was
 /// wrong) the older ones go.
@@ -37,14 +37,11 @@ public final class ServerClock: Sendable {
         public var uncertainty: Double
         /// Server time − this device's wall clock, seconds (positive: the device is behind).
         public var wallOffset: Double
-        /// Answers the estimate rests on.
-        public var samples: Int
 
-        public init(offset: Double, uncertainty: Double, wallOffset: Double, samples: Int) {
+        public init(offset: Double, uncertainty: Double, wallOffset: Double) {
             self.offset = offset
             self.uncertainty = uncertainty
             self.wallOffset = wallOffset
-            self.samples = samples
         }
     }
 
@@ -139,7 +136,7 @@ public final class ServerClock: Sendable {
                 high = min(high, widened.high)
             }
             let offset = (low + high) / 2
-            return Estimate(offset: offset, uncertainty: (high - low) / 2, wallOffset: offset + boot - wall, samples: bounds.count)
+            return Estimate(offset: offset, uncertainty: (high - low) / 2, wallOffset: offset + boot - wall)
         }
     }
 
@@ -147,17 +144,6 @@ public final class ServerClock: Sendable {
     public func now() -> Date {
         guard let estimate else { return device.wall() }
         return Date(timeIntervalSince1970: device.boot() + estimate.offset)
-    }
-
-    /// A device wall-clock date on the server's clock (a moment recorded before it was stamped).
-    public func serverTime(ofWall date: Date) -> Date {
-        guard let estimate else { return date }
-        return date.addingTimeInterval(estimate.wallOffset)
-    }
-
-    /// The stamp of an action made now on `device`.
-    public func stamp(device id: String) -> ActionStamp {
-        ActionStamp(date: now(), device: id)
     }
 
     /// The estimate as it should survive a restart; nil before any answer.

@@ -97,7 +97,7 @@ import Testing
         #expect(abs(estimate.wallOffset + skew) <= estimate.uncertainty + 1e-6, "\(estimate)")
         world.wallSkew.withLock { $0 = 0 }
         #expect(abs(world.error) <= estimate.uncertainty + 1e-9, "a step of the wall clock moves nothing")
-        let stamp = world.clock.stamp(device: "d")
+        let stamp = ActionStamp(date: world.clock.now(), device: "d")
         #expect(abs(Double(stamp.milliseconds) / 1000 - (world.boot.withLock { $0 } + world.serverOffset)) < 0.02)
     }
 

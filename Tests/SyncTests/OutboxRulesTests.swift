@@ -123,7 +123,7 @@ import TestSupport
     // though the cursor moved past it.
     @Test func aRowPassedOverForAWaitingOpIsReadAgainOnceItResolves() throws {
         _ = try likes.like(photoId: "unsplash:p2", accountId: "a")
-        let serverRow = LikesPuller.ServerLike(
+        let serverRow = ServerLikeRow(
             id: "00000000-0000-0000-0000-000000000001", photo_id: "unsplash:p2", liked_at: "2026-01-01T00:00:00+00:00",
             updated_at: "2026-01-01T00:00:00+00:00", deleted_at: nil)
         try store.write { db in

@@ -25,8 +25,8 @@ import TestSupport
     static func row(
         _ n: Int, photo: String, likedAt: String = "2026-01-01T00:00:00.123456+00:00", deleted: String? = nil,
         actedAt: String? = nil, actedBy: String = "b"
-    ) -> LikesPuller.ServerLike {
-        LikesPuller.ServerLike(
+    ) -> ServerLikeRow {
+        ServerLikeRow(
             id: String(format: "00000000-0000-0000-0000-%012d", n), photo_id: photo, liked_at: likedAt,
             updated_at: "2026-01-01T00:00:0\(n)+00:00", deleted_at: deleted, acted_at: actedAt ?? "2026-01-01T00:00:0\(n)+00:00",
             acted_by: actedBy)

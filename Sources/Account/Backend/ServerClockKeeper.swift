@@ -107,7 +107,7 @@ public final class ServerClockKeeper: Service, Sendable {
         for _ in 0..<configuration.probes {
             guard !Task.isCancelled, isOnline(), stalled < 4 else { return }
             // No estimate yet: any answer makes the first.
-            let estimate = clock.estimate ?? ServerClock.Estimate(offset: 0, uncertainty: .infinity, wallOffset: 0, samples: 0)
+            let estimate = clock.estimate ?? ServerClock.Estimate(offset: 0, uncertainty: .infinity, wallOffset: 0)
             guard estimate.uncertainty > configuration.target else { return }
             let boot = clock.device.boot()
             if estimate.uncertainty.isFinite {
@@ -133,8 +133,8 @@ public final class ServerClockKeeper: Service, Sendable {
     /// Tells the journal once when the device's clock is a minute or more off the server's (and again
     /// when that changes by another minute).
     private func tellIfFarOff(_ estimate: ServerClock.Estimate, told: Int?) -> Int? {
+        guard Self.status(estimate).isFarOff else { return nil }
         let minutes = Int((estimate.wallOffset / 60).rounded(.towardZero))
-        guard abs(estimate.wallOffset) >= ServerClockStatus.noticeableSeconds else { return nil }
         if told == minutes { return told }
         logger.warning(
             "this device's clock is \(Int(abs(estimate.wallOffset).rounded())) s \(estimate.wallOffset > 0 ? "behind" : "ahead of") the account server's; changes are ordered by the server's clock all the same",

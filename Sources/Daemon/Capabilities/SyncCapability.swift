@@ -24,15 +24,14 @@ struct SyncCapability: Sendable {
     ) -> SyncCapability {
         let notifier = SystemdNotifier()
         let gate = SyncGate()  // push batches and pull pages take turns
-        let photosChanged = state.announcements(outboxQueued: {}).photosChanged
         let pushEngine = account.backend.map { backend in
             PushEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,
                 configuration: pushConfiguration(config), gate: gate, clock: account.clock, logger: logger,
                 alsoPush: { await account.profiles.push() },
-                announce: photosChanged)
+                announce: state.photosChanged)
         }
-        let announce = Announcements(photosChanged: photosChanged, outboxQueued: { pushEngine?.ring() })
+        let announce = state.announcements(outboxQueued: { pushEngine?.ring() })
         let pullEngine = account.backend.map { backend in
             PullEngine(
                 store: store, session: account.manager, backend: backend, dataDirectory: dataDirectory, network: network,

@@ -17,8 +17,6 @@ struct LikesPuller: TablePuller {
     let pageSize = 500
     let logger: Logger
 
-    typealias ServerLike = ServerLikeRow
-
     static let table = "likes"
     static let entity = LikeActions.entity
     static let columns = ServerLikeRow.columns
