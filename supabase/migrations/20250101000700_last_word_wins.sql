@@ -18,6 +18,19 @@
 -- and no device. Applied in one transaction; the backfill does not move updated_at, so no device pulls
 -- its likes again.
 
+-- ------------------------------------------------------------------ the rule
+
+-- A moment more than two seconds past this server's now is a device's clock gone wrong: it is now.
+-- Callable by every role that writes likes or profiles (the triggers below call it as that role).
+create or replace function public.action_time(at timestamptz)
+returns timestamptz
+language sql
+stable
+set search_path = ''
+as $$
+  select case when at > now() + interval '2 seconds' then now() else at end;
+$$;
+
 -- ------------------------------------------------------------------ likes
 
 alter table public.likes
@@ -41,9 +54,7 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  if new.acted_at > now() + interval '2 seconds' then
-    new.acted_at := now();
-  end if;
+  new.acted_at := public.action_time(new.acted_at);
   if tg_op = 'UPDATE' then
     -- The same change sent again: nothing to write.
     if new is not distinct from old then
@@ -93,9 +104,7 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  if new.username_set_at > now() + interval '2 seconds' then
-    new.username_set_at := now();
-  end if;
+  new.username_set_at := public.action_time(new.username_set_at);
   if (new.username_set_at, new.username_set_by) = (old.username_set_at, old.username_set_by) then
     if new.username is distinct from old.username then
       new.username_set_at := now();
