@@ -39,12 +39,12 @@ enum BrazilianPortuguese {
             "\(plural(pending, "pendente", "pendentes")) · \(inFlight) em envio · \(plural(rejected, "recusada", "recusadas"))"
         case .notSinceStart: "nenhuma desde o início"
         case .clockInStep(let precision): "em passo com o do servidor de conta (±\(precision))"
-        case .clockBehind(let duration): "\(duration) atrasado em relação ao do servidor de conta — as mudanças seguem ordenadas pelo relógio do servidor"
-        case .clockAhead(let duration): "\(duration) adiantado em relação ao do servidor de conta — as mudanças seguem ordenadas pelo relógio do servidor"
+        case .clockBehind(let duration): "\(duration) atrás do servidor (mudanças na ordem certa)"
+        case .clockAhead(let duration): "\(duration) à frente do servidor (mudanças na ordem certa)"
         case .originalNotShared(let why): "original não compartilhado com seus outros dispositivos: \(why)"
         case .originalsNotShared(let n):
-            n == 1 ? "o original de 1 foto não é compartilhado com seus outros dispositivos (splashctl photos show diz por quê)"
-                : "os originais de \(n) fotos não são compartilhados com seus outros dispositivos (splashctl photos show diz por quê)"
+            n == 1 ? "o original de 1 foto não é compartilhado (photos show diz por quê)"
+                : "os originais de \(n) fotos não são compartilhados (photos show diz por quê)"
         case .libraryCounts(let photos, let liked, let edited, let dismissed):
             "\(plural(photos, "foto", "fotos")) · \(plural(liked, "curtida", "curtidas")) · \(plural(edited, "editada", "editadas")) · "
                 + plural(dismissed, "descartada", "descartadas")

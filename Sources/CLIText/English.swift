@@ -40,12 +40,12 @@ enum English {
             "\(plural(photos, "photo", "photos")) · \(liked) liked · \(edited) edited · \(dismissed) dismissed"
         case .firstTimeSetupHint: "First time? splashctl setup walks you through the backend, keys and signing in."
         case .clockInStep(let precision): "in step with the account server's (±\(precision))"
-        case .clockBehind(let duration): "\(duration) behind the account server's — changes are ordered by the server's clock all the same"
-        case .clockAhead(let duration): "\(duration) ahead of the account server's — changes are ordered by the server's clock all the same"
+        case .clockBehind(let duration): "\(duration) behind the server (changes still ordered right)"
+        case .clockAhead(let duration): "\(duration) ahead of the server (changes still ordered right)"
         case .originalNotShared(let why): "original not shared with your other devices: \(why)"
         case .originalsNotShared(let n):
-            n == 1 ? "1 photo's original is not shared with your other devices (splashctl photos show says why)"
-                : "\(n) photos' originals are not shared with your other devices (splashctl photos show says why)"
+            n == 1 ? "1 photo's original is not shared (photos show says why)"
+                : "\(n) photos' originals are not shared (photos show says why)"
 
         case .usernameTaken(let wanted, let given): "the username '\(wanted)' was taken; the server chose '\(given)'"
         case .changeUsernameHint: "(change it with: splashctl profile set-username NAME)"

@@ -70,7 +70,8 @@ struct StatusCommand: AsyncParsableCommand {
             let precision = clock.uncertaintySeconds < 1 ? "\(Int((clock.uncertaintySeconds * 1000).rounded())) ms" : Formatting.duration(clock.uncertaintySeconds)
             return style.green(Message.clockInStep(precision: precision).text())
         }
-        let off = Formatting.duration(abs(clock.offsetSeconds))
+        // Whole seconds: an estimate of 599.998 s is ten minutes, not nine.
+        let off = Formatting.duration(abs(clock.offsetSeconds).rounded())
         return style.yellow((clock.offsetSeconds > 0 ? Message.clockBehind(off) : Message.clockAhead(off)).text())
     }
 
