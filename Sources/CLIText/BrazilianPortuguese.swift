@@ -41,7 +41,7 @@ enum BrazilianPortuguese {
         case .clockInStep(let precision): "em passo com o do servidor de conta (±\(precision))"
         case .clockBehind(let duration): "\(duration) atrás do servidor (mudanças na ordem certa)"
         case .clockAhead(let duration): "\(duration) à frente do servidor (mudanças na ordem certa)"
-        case .originalNotShared(let why): "original não compartilhado com seus outros dispositivos: \(why)"
+        case .originalNotShared(let why): "original não compartilhado: \(why)"
         case .originalsNotShared(let n):
             n == 1 ? "o original de 1 foto não é compartilhado (photos show diz por quê)"
                 : "os originais de \(n) fotos não são compartilhados (photos show diz por quê)"

@@ -42,7 +42,7 @@ enum English {
         case .clockInStep(let precision): "in step with the account server's (±\(precision))"
         case .clockBehind(let duration): "\(duration) behind the server (changes still ordered right)"
         case .clockAhead(let duration): "\(duration) ahead of the server (changes still ordered right)"
-        case .originalNotShared(let why): "original not shared with your other devices: \(why)"
+        case .originalNotShared(let why): "original not shared: \(why)"
         case .originalsNotShared(let n):
             n == 1 ? "1 photo's original is not shared (photos show says why)"
                 : "\(n) photos' originals are not shared (photos show says why)"

@@ -71,8 +71,7 @@ struct OriginalsPusher: OutboxPusher {
                         + "import it again, then splashctl queue drop \(op.opId.prefix(8))")
             }
             guard Int64(info.st_size) <= maximumBytes else {
-                let note = "too large to share: \(Int64(info.st_size) >> 20) MiB, above originals.max_mib (\(maximumBytes >> 20) MiB) "
-                    + "on the device that has it"
+                let note = "too large to share: \(Int64(info.st_size) >> 20) MiB, above originals.max_mib (\(maximumBytes >> 20) MiB)"
                 return .ready(.keepHere(payload, note: note, photoRow: try PhotoPushRow.current(db, photoId: payload.photoId)))
             }
             return .ready(.upload(payload, photoRow: try PhotoPushRow.current(db, photoId: payload.photoId)))
