@@ -191,6 +191,7 @@ extension Message {
         .picturesFolderWrong("My Collection/Ana – Tram (unsplash:Dwu85P9SOIk).jpg"),
         .picturesFolderRebuilt(entries: 42, made: 3, removed: 1, folder: "/home/ana/Pictures/Splash"),
         .picturesFolderSymlinks(42),
+        .picturesFolderFollowing,
         .watchingFrom(seq: 211),
         .libraryCountsShort(photos: 227, liked: 241, edited: 257),
         .imageQueueCounts(downloading: 271, waiting: 283),

@@ -241,6 +241,7 @@ public enum Message: Sendable, Equatable {
     case picturesFolderWrong(String)
     case picturesFolderRebuilt(entries: Int, made: Int, removed: Int, folder: String)
     case picturesFolderSymlinks(Int)
+    case picturesFolderFollowing
 
     // Watch
     case watchingFrom(seq: Int)

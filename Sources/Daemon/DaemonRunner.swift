@@ -123,9 +123,7 @@ public enum DaemonRunner {
             PicturesFolderService(
                 folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
                 accountId: { state.actingAccount },
-                downloads: images.map { images in
-                    TransferPatience(transfersActive: { images.queue.progress.active > 0 }, patience: .seconds(2))
-                }, logger: logger)
+                downloadPatience: images.map { _ in .seconds(2) }, logger: logger)
         }
         picturesFolder?.follow(state.bus, library: state.current.library)
 

@@ -165,4 +165,39 @@ import TestSupport
         #expect(!wake(images(.failed)))
         #expect(!wake(.daemonReloaded))
     }
+
+    /// One file's arrival rings twice (its count, then its `finished`): a reconcile begun after both
+    /// answers both, and the doorbell's remembered ring finds nothing left to do. Until a reconcile
+    /// after the last wake has ended, the folder is still following.
+    @Test func aReconcileCoversEveryWakeBeforeIt() {
+        let counts = LibraryCounts(photos: 1, liked: 1, edited: 0, dismissed: 0, files: 0, bytes: 0)
+        var wakes = PicturesFolderWakes(account: "u1", library: counts)
+        let nothing = wakes.beginReconcile()
+        #expect(!wakes.following && nothing == nil, "nothing rang")
+
+        var arrived = counts
+        arrived.files = 1
+        func wake(_ event: Event) -> Bool { wakes.wakes(on: event, actingAccount: "u1") }
+        #expect(!wake(.imagesChanged(ImagesProgress(photo: "unsplash:a", change: .started, downloading: 1, waiting: 0, finished: 0, bytes: 0))))
+        #expect(wakes.downloading == 1)
+        #expect(wake(.libraryChanged(arrived)))
+        #expect(wake(.imagesChanged(ImagesProgress(photo: "unsplash:a", change: .finished, downloading: 0, waiting: 0, finished: 1, bytes: 9))))
+        #expect(wakes.downloading == 0 && wakes.following)
+
+        let covering = wakes.beginReconcile()
+        #expect(covering == 2)
+        #expect(wakes.following, "begun, not ended")
+        wakes.finishReconcile(covering: 2)
+        #expect(!wakes.following)
+        let again = wakes.beginReconcile()
+        #expect(again == nil, "the second ring was answered already")
+
+        // A wake while a reconcile runs is not covered by it.
+        #expect(wake(.photoChanged(PhotoChange(id: "unsplash:a", change: .unliked))))
+        let next = wakes.beginReconcile()
+        #expect(wake(.photoChanged(PhotoChange(id: "unsplash:a", change: .liked))))
+        wakes.finishReconcile(covering: next ?? 0)
+        let last = wakes.beginReconcile()
+        #expect(wakes.following && last == 4)
+    }
 }

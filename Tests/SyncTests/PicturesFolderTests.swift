@@ -133,7 +133,9 @@ import TestSupport
             _ = try await daemon.send(PhotosLikeRequest(id: photo.id))
             try await Self.waitFor(daemon, "My Collection", endingIn: ["(\(photo.id)).jpg"], "the liked photo in My Collection")
             _ = try await daemon.waitForUsage { $0.downloading == 0 && $0.waiting == 0 }
-            try await Task.sleep(for: .seconds(1))  // the arrival's last events answered
+            try await daemon.wait(for: "the folder to have followed the arrival") {
+                try await daemon.send(LibraryExportRequest(check: true)).following == false
+            }
             let name = try #require(Self.names(daemon, "My Collection").first)
             let entry = Self.folder(daemon) + "/My Collection/" + name
             let before = try #require(Self.inode(entry))
@@ -143,6 +145,7 @@ import TestSupport
 
             let check = try await daemon.ctl(["library", "export", "--check"])
             #expect(check.status == 1, "out of step: \(check)")
+            #expect(!check.stdout.contains("moments ago"), "nothing left to follow: \(check.stdout)")
             #expect(check.stdout.contains("missing  My Collection/\(name)"), "\(check.stdout)")
             #expect(check.stdout.contains("extra    My Collection/Someone (unsplash:not-liked).jpg"), "\(check.stdout)")
             #expect(Self.inode(entry) == nil, "--check changes nothing")

@@ -12,7 +12,7 @@ import Synchronization
 /// A full reconcile at the start mends whatever a stop or a crash left (a like whose link was never
 /// made); after that the bus wakes it — a like, unlike or edit (`photo.changed`), a file arrived
 /// (`images.changed` finished), files moved or an edit removed (`library.changed`), another account —
-/// and a burst of wakes is one reconcile; what cannot change the folder (the same account's session
+/// and a burst of wakes is one reconcile (one file's arrival rings twice); what cannot change the folder (the same account's session
 /// refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads
 /// what the folder should hold in one query and the two directories once, and changes nothing when
 /// they agree.
@@ -25,23 +25,26 @@ final class PicturesFolderService: Service, Sendable {
     private let accountId: @Sendable () -> String
     private let logger: Logger
     private let wakeup = Wakeup()
+    private let bus: FollowedBus
     /// One reconcile at a time: the service's and a `library.export` request's.
     private let busy = Mutex(())
     /// How long a wake waits for more before reconciling (a pull's burst of arrivals).
     private let settle: Duration
-    /// While files download, a reconcile waits for them, up to a patience: each reconcile reads every
-    /// liked photo and both directories, and a pull's thousand arrivals woke one every `settle` (7.5 %
-    /// of the daemon's CPU during a pull of 1,000 files, more as the library grows). The arrivals still
-    /// show up, a batch every `patience`, and all of them once the downloads end.
+    /// While files download (as the bus last said), a reconcile waits for them, up to a patience: each
+    /// reconcile reads every liked photo and both directories, and a pull's thousand arrivals woke one
+    /// every `settle` (7.5 % of the daemon's CPU during a pull of 1,000 files, more as the library
+    /// grows). The arrivals still show up, a batch every `patience`, and all of them once the downloads end.
     private let downloads: TransferPatience?
     /// The failures last logged: a folder that cannot be written is said once, not at every like.
     private let lastFailures = Mutex<[String]>([])
 
     init(
         folder: PicturesFolder, enabled: Bool, accountId: @escaping @Sendable () -> String, settle: Duration = .milliseconds(150),
-        downloads: TransferPatience? = nil, logger: Logger
+        downloadPatience: Duration? = nil, logger: Logger
     ) {
-        self.downloads = downloads
+        let bus = FollowedBus()
+        self.bus = bus
+        self.downloads = downloadPatience.map { TransferPatience(transfersActive: { bus.wakes.withLock { $0.downloading > 0 } }, patience: $0) }
         self.folder = folder
         self.enabled = enabled
         self.accountId = accountId
@@ -51,12 +54,12 @@ final class PicturesFolderService: Service, Sendable {
 
     /// Wakes it on the events that change what the folder should hold (off: nothing to follow);
     /// `library` is the library's counts now, which the start's reconcile makes the folder match.
-    func follow(_ bus: EventBus, library: LibraryCounts) {
+    func follow(_ eventBus: EventBus, library: LibraryCounts) {
         guard enabled else { return }
-        let wakes = Mutex(PicturesFolderWakes(account: accountId(), library: library))
-        _ = bus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) {
-            [wakeup, accountId] notification in
-            if wakes.withLock({ $0.wakes(on: notification.event, actingAccount: accountId()) }) { wakeup.ring() }
+        bus.wakes.withLock { $0 = PicturesFolderWakes(account: accountId(), library: library) }
+        _ = eventBus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) {
+            [bus, wakeup, accountId] notification in
+            if bus.wakes.withLock({ $0.wakes(on: notification.event, actingAccount: accountId()) }) { wakeup.ring() }
         }
     }
 
@@ -69,7 +72,8 @@ final class PicturesFolderService: Service, Sendable {
                 while !Task.isCancelled { await self.wakeup.wait(until: nil) }
                 return
             }
-            _ = await blockingWork { self.reconcile(reason: "start") }
+            let start = self.bus.wakes.withLock { $0.beginReconcile() } ?? 0
+            _ = await blockingWork { self.reconcile(reason: "start", covering: start) }
             while !Task.isCancelled {
                 await self.wakeup.wait(until: nil)
                 if Task.isCancelled { return }
@@ -79,7 +83,8 @@ final class PicturesFolderService: Service, Sendable {
                     await self.wakeup.wait(until: until)
                 }
                 self.downloads?.wentAhead()
-                _ = await blockingWork { self.reconcile(reason: "change") }
+                guard let covering = self.bus.wakes.withLock({ $0.beginReconcile() }) else { continue }
+                _ = await blockingWork { self.reconcile(reason: "change", covering: covering) }
             }
         }
     }
@@ -93,24 +98,34 @@ final class PicturesFolderService: Service, Sendable {
         guard enabled else {
             throw DaemonFailure.picturesExportOff(folder: folder.folder)
         }
-        let wanted = try folder.wanted(accountId: accountId())
         if check {
+            let following = bus.wakes.withLock { $0.following }
+            let wanted = try folder.wanted(accountId: accountId())
             let difference = busy.withLock { _ in folder.check(wanted) }
             return LibraryExportResult(
                 folder: folder.folder, checked: true, inStep: difference.inStep, entries: wanted.count, missing: difference.missing,
-                extra: difference.extra, wrong: difference.wrong, made: 0, removed: 0, symlinks: 0, failures: [])
+                extra: difference.extra, wrong: difference.wrong, made: 0, removed: 0, symlinks: 0, failures: [], following: following)
         }
+        let covering = bus.wakes.withLock { $0.beginReconcile() }
+        let wanted = try folder.wanted(accountId: accountId())
         let outcome = busy.withLock { _ in folder.reconcile(wanted) }
+        let following = bus.wakes.withLock { wakes in
+            if let covering { wakes.finishReconcile(covering: covering) }
+            return wakes.following
+        }
         log(outcome, reason: "request")
         return LibraryExportResult(
             folder: folder.folder, checked: false, inStep: outcome.failures.isEmpty, entries: wanted.count,
             missing: outcome.before.missing, extra: outcome.before.extra, wrong: outcome.before.wrong, made: outcome.made,
-            removed: outcome.removed, symlinks: outcome.symlinked, failures: outcome.failures)
+            removed: outcome.removed, symlinks: outcome.symlinked, failures: outcome.failures, following: following)
     }
 
+    /// Brings the folder after the library; `covering` is what `PicturesFolderWakes.beginReconcile`
+    /// said before (the wakes this reconcile answers).
     @discardableResult
-    func reconcile(reason: String) -> PicturesFolder.Outcome? {
+    func reconcile(reason: String, covering: Int) -> PicturesFolder.Outcome? {
         let started = ContinuousClock.now
+        defer { bus.wakes.withLock { $0.finishReconcile(covering: covering) } }
         do {
             let wanted = try folder.wanted(accountId: accountId())
             let outcome = busy.withLock { _ in folder.reconcile(wanted) }
@@ -152,4 +167,9 @@ final class PicturesFolderService: Service, Sendable {
             ])
         }
     }
+}
+
+/// The service's view of the bus, shared with its download patience (which asks what the bus said).
+private final class FollowedBus: Sendable {
+    let wakes = Mutex(PicturesFolderWakes(account: "", library: LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)))
 }

@@ -18,7 +18,7 @@ public struct LibraryExportRequest: RPCRequest {
         folder: "/home/ana/Pictures/Splash", checked: true, inStep: false, entries: 3,
         missing: ["My Collection/Ana – Tram in Lisbon (unsplash:Dwu85P9SOIk).jpg"],
         extra: ["Edits/Ana – Harbour (3f2a9c1e-5b7d-4e0a-9c1f-2d3e4f5a6b7c).jpg"], wrong: [], made: 0, removed: 0, symlinks: 0,
-        failures: [])
+        failures: [], following: true)
 
     public var check: Bool?
 
@@ -46,10 +46,13 @@ public struct LibraryExportResult: Codable, Sendable, Equatable {
     public var symlinks: Int
     /// Entries a rebuild could not make or remove, with why.
     public var failures: [String]
+    /// The library changed and splashd has yet to bring the folder after it (it waits a moment after the
+    /// last change, and for files still downloading): what is missing now may be made without a rebuild.
+    public var following: Bool
 
     public init(
         folder: String, checked: Bool, inStep: Bool, entries: Int, missing: [String], extra: [String], wrong: [String], made: Int,
-        removed: Int, symlinks: Int, failures: [String]
+        removed: Int, symlinks: Int, failures: [String], following: Bool
     ) {
         self.folder = folder
         self.checked = checked
@@ -62,5 +65,6 @@ public struct LibraryExportResult: Codable, Sendable, Equatable {
         self.removed = removed
         self.symlinks = symlinks
         self.failures = failures
+        self.following = following
     }
 }

@@ -33,6 +33,7 @@ struct LibraryExport: AsyncParsableCommand {
             lines += result.missing.map { Message.picturesFolderMissing($0).text() }
             lines += result.extra.map { Message.picturesFolderExtra($0).text() }
             lines += result.wrong.map { Message.picturesFolderWrong($0).text() }
+            if !result.inStep && result.following { lines.append(style.dim(Message.picturesFolderFollowing.text())) }
         } else {
             lines.append(Message.picturesFolderRebuilt(
                 entries: result.entries, made: result.made, removed: result.removed, folder: result.folder).text())

@@ -101,6 +101,10 @@ public final class ImageQueue: Service, Sendable {
         var landing: Set<String> = []
         /// Transfers that hold a slot: the active ones not landing.
         var transferring: Int { active.count - landing.count }
+        /// Transfers that ended, their event not yet out: the event no longer counts them, `progress` (what
+        /// `cache.status` and background work read) still does, so that "nothing downloads" is only said
+        /// once every transfer's event is out and whoever it wakes was woken.
+        var announcing: Set<String> = []
         var finished = 0
         /// Photos whose transfer ended, with `finished` as it stood then; kept until a look that began
         /// after them (see `startable`).
@@ -112,8 +116,19 @@ public final class ImageQueue: Service, Sendable {
         var awaiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
         /// Ends the transfer `key`; the waiters to resume, once out of the lock.
+        /// The counts; `announced`: as the next event says them, without the transfers it announces ended.
+        func progress(announced: Bool) -> Progress {
+            var progress = Progress()
+            progress.active = active.count - (announced ? announcing.count : 0)
+            progress.failing = retries.count
+            progress.finished = finished
+            progress.bytes = bytes + active.values.reduce(0) { $0 + $1.bytes }
+            return progress
+        }
+
         mutating func end(_ key: String) -> [CheckedContinuation<Void, Never>] {
             active.removeValue(forKey: key)
+            announcing.remove(key)
             return awaiting.removeValue(forKey: key) ?? []
         }
 
@@ -137,6 +152,7 @@ public final class ImageQueue: Service, Sendable {
     let health: ServiceHealth
     let logger: Logger
     private let changed: @Sendable (ImagesProgress) -> Void
+    private let announcing = Mutex(())
     let wakeup = Wakeup()
     let state = Mutex(State())
 
@@ -200,14 +216,7 @@ public final class ImageQueue: Service, Sendable {
     }
 
     public var progress: Progress {
-        state.withLock { state in
-            var progress = Progress()
-            progress.active = state.active.count
-            progress.failing = state.retries.count
-            progress.finished = state.finished
-            progress.bytes = state.bytes + state.active.values.reduce(0) { $0 + $1.bytes }
-            return progress
-        }
+        state.withLock { $0.progress(announced: false) }
     }
 
     /// Starts what is missing and due, up to `concurrency` at once, then sleeps until a ring (a like, a
@@ -408,25 +417,28 @@ public final class ImageQueue: Service, Sendable {
         if let outcome, let host = host(of: job, variant: configuration.variant) { report(outcome.map { _ in () }, host: host) }
         switch outcome {
         case .success(let file)?:
-            resume(state.withLock { state in
+            state.withLock { state in
                 state.retries.removeValue(forKey: job.photoId)
                 state.finished += 1
                 state.recentlyFinished[job.photoId] = state.finished
                 state.bytes += file.bytes
-                return state.end(job.photoId)
-            })
+                state.active[job.photoId] = (0, nil)
+                state.announcing.insert(job.photoId)
+            }
             logger.info("photo in the library", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_bytes": "\(file.bytes)",
                 "splashd_duration_ms": "\(started.millisecondsElapsed)",
             ])
             announce(job.photoId, .finished)
+            resume(state.withLock { $0.end(job.photoId) })
             // The slot is free: the next look starts now, not after the Unsplash download count and the
             // perceptual hash below, which take their time on a busy machine.
             wakeup.ring()
             await configuration.fileArrived?(job.photoId, configuration.dataDirectory + "/" + file.path)
         case .failure(let failure)?:
-            let (retry, waiters) = state.withLock { state -> (Retry, [CheckedContinuation<Void, Never>]) in
-                let waiters = state.end(job.photoId)
+            let retry = state.withLock { state -> Retry in
+                state.active[job.photoId] = (0, nil)
+                state.announcing.insert(job.photoId)
                 let attempts = (state.retries[job.photoId]?.attempts ?? 0) + 1
                 // A permanent failure waits the longest interval: a catalogue may still fix it, but hammering won't.
                 let delay = configuration.backoff.delay(
@@ -435,13 +447,13 @@ public final class ImageQueue: Service, Sendable {
                     attempts: attempts, lastError: failure.message, status: failure.status, due: .now + delay,
                     dueDate: Date().addingTimeInterval(delay.timeInterval))
                 state.retries[job.photoId] = retry
-                return (retry, waiters)
+                return retry
             }
-            resume(waiters)
+            announce(job.photoId, .failed, error: failure.message)
+            resume(state.withLock { $0.end(job.photoId) })
             wakeup.ring()
             if failure.network { network.reportFailure(failure.message) }
             let log = failure.transient ? Logger.Level.warning : .error
-            announce(job.photoId, .failed, error: failure.message)
             configuration.fileFailed?(job.photoId)
             logger.log(level: log, "photo download failed (attempt \(retry.attempts)); retrying \(Self.relative(retry.dueDate)): \(failure.message)", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_http_status": "\(failure.status ?? 0)",
@@ -451,11 +463,15 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
+    /// Counts and publishes under one lock: transfers ending together would otherwise publish in another
+    /// order than they counted, and the last event could say a file still downloads when none does.
     private func announce(_ photoId: String, _ change: ImagesProgress.Change, error: String? = nil) {
-        let totals = progress
-        changed(ImagesProgress(
-            photo: photoId, change: change, error: error, downloading: totals.active, waiting: totals.failing,
-            finished: totals.finished, bytes: totals.bytes))
+        announcing.withLock { _ in
+            let totals = state.withLock { $0.progress(announced: true) }
+            changed(ImagesProgress(
+                photo: photoId, change: change, error: error, downloading: totals.active, waiting: totals.failing,
+                finished: totals.finished, bytes: totals.bytes))
+        }
     }
 
     /// One file into the library (or a thumbnail into the cache), its progress kept for `photos.show`.
