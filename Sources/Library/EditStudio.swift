@@ -113,37 +113,34 @@ public struct EditStudio: Sendable {
     /// The best local file of a photo's original: a library file first, then the largest cached one.
     /// Fetched first when there is none.
     func originalPath(_ photoId: String) async throws -> String {
-        if let path = try await settledOriginal(photoId) { return path }
+        if let path = try localOriginal(photoId) { return path }
         guard try store.read({ db in try PhotoRecord.fetchOne(db, key: photoId) }) != nil else {
             throw LibraryError.unknownPhoto(photoId)
         }
         try await fetchOriginal(photoId)
-        guard let path = try await settledOriginal(photoId) else {
+        guard let path = try localOriginal(photoId) else {
             throw EditingError.io(.originalNotBrought(id: photoId))
         }
         return path
     }
 
-    /// The local original, allowing for a move between the library and the cache in progress: the
-    /// image queue moves the file first and its row second, so for a moment the row points at the
-    /// old place. With no row at all there is nothing to wait for.
-    private func settledOriginal(_ photoId: String) async throws -> String? {
-        for _ in 0..<40 {
-            if let path = try localOriginal(photoId) { return path }
-            let rows = try store.read { db in try PhotoFileStore.files(db, photoId: photoId) }.filter { !$0.variant.hasPrefix("edit:") }
-            if rows.isEmpty { return nil }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return nil
-    }
-
+    /// The local original, the library's before the cache's and the larger first. A move between the
+    /// library and the cache may be under way: the image queue renames the file first and points its
+    /// row after, so a row's file that is not where the row says is looked for where the move puts it
+    /// (a rename: the file is at one place or the other at every instant).
     func localOriginal(_ photoId: String) throws -> String? {
         let files = try store.read { db in try PhotoFileStore.files(db, photoId: photoId) }
             .filter { !$0.variant.hasPrefix("edit:") }
             .sorted { ($0.inLibrary ? 1 : 0, $0.bytes) > ($1.inLibrary ? 1 : 0, $1.bytes) }
         for file in files {
-            let path = file.path.hasPrefix("/") ? file.path : (file.inLibrary ? dataDirectory : cacheDirectory) + "/" + file.path
-            if access(path, R_OK) == 0 { return path }
+            if file.path.hasPrefix("/") {
+                if access(file.path, R_OK) == 0 { return file.path }
+                continue
+            }
+            let (here, there) = file.inLibrary ? (dataDirectory, cacheDirectory) : (cacheDirectory, dataDirectory)
+            for path in [here + "/" + file.path, there + "/" + file.movedPath] where access(path, R_OK) == 0 {
+                return path
+            }
         }
         return nil
     }

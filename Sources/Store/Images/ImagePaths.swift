@@ -6,6 +6,16 @@ public enum ImagePaths {
         "library/\(safe(source))/\(safe(remoteId)).\(safe(variant)).jpg"
     }
 
+    /// `library/unsplash/X.regular.jpg` → `images/unsplash/X.regular.jpg`: the same file as evictable cache.
+    public static func cache(forLibrary path: String) -> String {
+        path.hasPrefix("library/") ? "images/" + path.dropFirst("library/".count) : "images/" + path
+    }
+
+    /// `images/unsplash/X.regular.jpg` → `library/unsplash/X.regular.jpg`.
+    public static func library(forCache path: String) -> String {
+        path.hasPrefix("images/") ? "library/" + path.dropFirst("images/".count) : "library/" + path
+    }
+
     /// An edit's rendering, beside its original: `library/unsplash/Dwu85P9SOIk.edit-<edit id>.jpg`.
     public static func edit(source: String, remoteId: String, editId: String) -> String {
         "library/\(safe(source))/\(safe(remoteId)).edit-\(safe(editId)).jpg"

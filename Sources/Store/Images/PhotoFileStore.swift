@@ -100,6 +100,11 @@ public enum PhotoFileStore {
             self.lastAccessAt = lastAccessAt
         }
 
+        /// Where a move between the library and the cache puts the file, relative to the other directory.
+        public var movedPath: String {
+            inLibrary ? ImagePaths.cache(forLibrary: path) : ImagePaths.library(forCache: path)
+        }
+
         init(row: Row) {
             self.init(
                 photoId: row["photo_id"], variant: row["variant"], path: row["path"], inLibrary: row["in_library"],

@@ -32,7 +32,7 @@ struct ImageDownloader: Sendable {
             throw ImageFailure(message: "the photo has no \(variant) URL", transient: false)
         }
         let libraryPath = ImagePaths.library(source: job.source, remoteId: job.remoteId, variant: variant)
-        let relative = inLibrary ? libraryPath : ImageMover.cachePath(forLibrary: libraryPath)
+        let relative = inLibrary ? libraryPath : ImagePaths.cache(forLibrary: libraryPath)
         let final = (inLibrary ? dataDirectory : cacheDirectory) + "/" + relative
         // The finished body lands in `<final>.download` (its `.part` beside it) and is checked before it
         // takes the library name: the library never holds an HTML error page, even for an instant.

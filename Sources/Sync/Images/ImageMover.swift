@@ -18,15 +18,6 @@ struct ImageMover: Sendable {
     let cacheDirectory: String
     let logger: Logger
 
-    /// `library/unsplash/X.regular.jpg` ↔ `images/unsplash/X.regular.jpg`.
-    static func cachePath(forLibrary path: String) -> String {
-        path.hasPrefix("library/") ? "images/" + path.dropFirst("library/".count) : "images/" + path
-    }
-
-    static func libraryPath(forCache path: String) -> String {
-        path.hasPrefix("images/") ? "library/" + path.dropFirst("images/".count) : "library/" + path
-    }
-
     /// Moves what changed sides; returns how many files moved each way.
     func reconcile(accountId: String, variant: String) -> (unpinned: Int, repinned: Int) {
         var result = (unpinned: 0, repinned: 0)
@@ -54,7 +45,7 @@ struct ImageMover: Sendable {
         do {
             for file in try store.read({ db in try PhotoFileStore.movable(db) }) {
                 let (base, otherBase) = file.inLibrary ? (dataDirectory, cacheDirectory) : (cacheDirectory, dataDirectory)
-                let other = file.inLibrary ? Self.cachePath(forLibrary: file.path) : Self.libraryPath(forCache: file.path)
+                let other = file.movedPath
                 guard access(base + "/" + file.path, F_OK) != 0, access(otherBase + "/" + other, F_OK) == 0 else { continue }
                 try store.write { db in try PhotoFileStore.moved(db, file, to: other, inLibrary: !file.inLibrary, now: Date()) }
                 repointed += 1
@@ -72,7 +63,7 @@ struct ImageMover: Sendable {
 
     private func move(_ file: PhotoFileStore.File, toLibrary: Bool) -> Bool {
         let (fromBase, toBase) = toLibrary ? (cacheDirectory, dataDirectory) : (dataDirectory, cacheDirectory)
-        let target = toLibrary ? Self.libraryPath(forCache: file.path) : Self.cachePath(forLibrary: file.path)
+        let target = file.movedPath
         let source = fromBase + "/" + file.path, destination = toBase + "/" + target
         do {
             if access(source, F_OK) == 0 {

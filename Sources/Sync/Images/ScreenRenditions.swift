@@ -125,6 +125,6 @@ public final class ScreenRenditions: Service, Sendable {
         let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
         let library = ImagePaths.library(
             source: parts.first ?? "", remoteId: parts.count > 1 ? parts[1] : photoId, variant: ScreenRendition.variant)
-        return ImageMover.cachePath(forLibrary: library)
+        return ImagePaths.cache(forLibrary: library)
     }
 }
