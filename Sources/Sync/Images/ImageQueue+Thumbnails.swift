@@ -10,18 +10,14 @@ extension ImageQueue {
     /// Followed feeds were refreshed: their photos' thumbnails belong in the cache. They are fetched
     /// after every library file, in the slots left free.
     public func wantThumbnails(_ photoIds: [String]) {
-        state.withLock { $0.thumbnails.add(photoIds) }
+        state.withLock { $0.scheduler.thumbnails.add(photoIds) }
         wakeup.ring()
     }
 
     /// Thumbnail jobs for the slots the library left free. A thumbnail that fails is dropped, not
     /// retried: the next refresh of its feed asks again.
     func startableThumbnails() -> [PhotoFileStore.Missing] {
-        let limit = max(1, configuration.concurrency)
-        let candidates = state.withLock { state -> [String] in
-            let free = limit - state.transferring
-            return state.thumbnails.first(free * 4)
-        }
+        let candidates = state.withLock { $0.scheduler.thumbnailCandidates() }
         guard !candidates.isEmpty else { return [] }
         let jobs: [(id: String, job: PhotoFileStore.Missing?)]
         do {
@@ -35,20 +31,7 @@ extension ImageQueue {
             return []
         }
         return state.withLock { state in
-            var chosen: [PhotoFileStore.Missing] = []
-            for (id, job) in jobs {
-                guard let job, state.transferring < limit else {
-                    if job == nil { state.thumbnails.remove(id) }
-                    continue
-                }
-                if let host = host(of: job, variant: "thumb"), !health.usable(host) { continue }
-                let key = "thumb:" + id
-                guard state.active[key] == nil else { continue }
-                state.active[key] = (0, nil)
-                state.thumbnails.remove(id)
-                chosen.append(job)
-            }
-            return chosen
+            state.scheduler.startThumbnails(jobs) { usable($0, variant: "thumb") }
         }
     }
 
@@ -70,11 +53,7 @@ extension ImageQueue {
             if let host = host(of: job, variant: "thumb"), let down = health.downReason(host) {
                 throw ImageFailure(message: "\(host) does not answer (\(down.reason ?? "unreachable"))", transient: true)
             }
-            let claimed = state.withLock { state -> Bool in
-                guard state.active[key] == nil else { return false }
-                state.active[key] = (0, nil)
-                return true
-            }
+            let claimed = state.withLock { $0.scheduler.claim(key) }
             guard claimed else {
                 await untilEnded(key)
                 continue

@@ -82,62 +82,15 @@ public final class ImageQueue: Service, Sendable {
         public init() {}
     }
 
-    struct Retry {
-        var attempts: Int
-        var lastError: String
-        var status: Int?
-        var due: ContinuousClock.Instant
-        var dueDate: Date
-    }
-
     struct State {
-        var thumbnails = ThumbnailWishList()
-        var retries: [String: Retry] = [:]
-        var active: [String: (bytes: Int64, total: Int64?)] = [:]
-        /// Library transfers whose bytes are all here, being checked, hashed and landed (`FileCommitter`
-        /// flushes them a batch at a time): still active, so never started twice, but their slot is
-        /// the next transfer's. Holding the slot until the file was durable left the connections idle
-        /// while each batch's flushes waited for the disk.
-        var landing: Set<String> = []
-        /// Transfers that hold a slot: the active ones not landing.
-        var transferring: Int { active.count - landing.count }
-        /// Transfers that ended, their event not yet out: the event no longer counts them, `progress` (what
-        /// `cache.status` and background work read) still does, so that "nothing downloads" is only said
-        /// once every transfer's event is out and whoever it wakes was woken.
-        var announcing: Set<String> = []
-        var finished = 0
-        /// Photos whose transfer ended, with `finished` as it stood then; kept until a look that began
-        /// after them (see `startable`).
-        var recentlyFinished: [String: Int] = [:]
-        var bytes: Int64 = 0
-        /// The last read of what is missing, taken again while it still has a file to start (see `listMissing`).
-        var listing: Listing?
-        /// Those waiting for a transfer to end (`fetchNow`, `thumbnailNow`), by its key in `active`.
+        var scheduler: DownloadScheduler
+        /// Those waiting for a transfer to end (`fetchNow`, `thumbnailNow`), by its key.
         var awaiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
         /// Ends the transfer `key`; the waiters to resume, once out of the lock.
-        /// The counts; `announced`: as the next event says them, without the transfers it announces ended.
-        func progress(announced: Bool) -> Progress {
-            var progress = Progress()
-            progress.active = active.count - (announced ? announcing.count : 0)
-            progress.failing = retries.count
-            progress.finished = finished
-            progress.bytes = bytes + active.values.reduce(0) { $0 + $1.bytes }
-            return progress
-        }
-
         mutating func end(_ key: String) -> [CheckedContinuation<Void, Never>] {
-            active.removeValue(forKey: key)
-            announcing.remove(key)
+            scheduler.end(key)
             return awaiting.removeValue(forKey: key) ?? []
-        }
-
-        /// Whether a file of `listing` may start now, its host aside: not in flight, not finished since the
-        /// read (see `startable`), not waiting for its retry.
-        func mayStart(_ job: PhotoFileStore.Missing, of listing: Listing, now: ContinuousClock.Instant) -> Bool {
-            active[job.photoId] == nil
-                && (recentlyFinished[job.photoId].map { $0 <= listing.finishedBefore } ?? true)
-                && (retries[job.photoId].map { $0.due <= now } ?? true)
         }
     }
 
@@ -154,7 +107,7 @@ public final class ImageQueue: Service, Sendable {
     private let changed: @Sendable (ImagesProgress) -> Void
     private let announcing = Mutex(())
     let wakeup = Wakeup()
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
@@ -169,6 +122,7 @@ public final class ImageQueue: Service, Sendable {
         self.health = health
         self.logger = logger
         self.changed = changed
+        state = Mutex(State(scheduler: DownloadScheduler(slots: configuration.concurrency, backoff: configuration.backoff)))
         downloader = ImageDownloader(
             http: http, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
             maxFileBytes: configuration.maxFileBytes, committer: FileCommitter(store: store, batchLanding: configuration.batchLanding),
@@ -206,17 +160,11 @@ public final class ImageQueue: Service, Sendable {
     }
 
     public func state(of photoId: String) -> PhotoState? {
-        state.withLock { state in
-            if let active = state.active[photoId] { return .downloading(bytes: active.bytes, total: active.total) }
-            if let retry = state.retries[photoId] {
-                return .waiting(attempts: retry.attempts, lastError: retry.lastError, status: retry.status, nextAttempt: retry.dueDate)
-            }
-            return nil
-        }
+        state.withLock { $0.scheduler.state(of: photoId) }
     }
 
     public var progress: Progress {
-        state.withLock { $0.progress(announced: false) }
+        state.withLock { $0.scheduler.progress(announced: false) }
     }
 
     /// Starts what is missing and due, up to `concurrency` at once, then sleeps until a ring (a like, a
@@ -258,55 +206,38 @@ public final class ImageQueue: Service, Sendable {
                         self.wakeup.ring()
                     }
                 }
-                // Only future retries set a timer: one already due but not started waits for a free slot,
-                // and a finished transfer rings (a past deadline here would spin).
                 let now = ContinuousClock.now
-                deadline = state.withLock { $0.retries.values.map(\.due).filter { $0 > now }.min() }
+                deadline = state.withLock { $0.scheduler.nextRetry(after: now) }
                 await wakeup.wait(until: deadline)
             }
         }
     }
 
-    /// What the store says is missing, read when a slot is free or a retry waits; nil when nothing can start.
-    struct Listing {
-        var accountId: String
-        var missing: [PhotoFileStore.Missing]
-        /// Whether `missing` is every missing file (the read asked for more than it found); false for a
-        /// listing taken again, which is no longer news about what is missing.
-        var complete: Bool
-        /// The queue's count of finished transfers when the read began.
-        var finishedBefore: Int
-    }
-
-    /// How many missing files one read lists, at least: a transfer's end takes the next one from the last
-    /// read instead of reading again. Each read walks the account's likes newest first past every one
-    /// that already has its file, so reading after each of a pull's thousand transfers walked the pull's
-    /// own arrivals a thousand times (a twelfth of the daemon's CPU in a 1,000-image pull, perf).
-    private static let listedPerSlot = 16
-
-    private func listMissing(accountId: String) -> Listing? {
-        let limit = max(1, configuration.concurrency)
+    /// What the store says is missing, read when a slot is free or a retry waits (or the last read taken
+    /// again, see `DownloadScheduler.look`); nil when nothing can start.
+    private func listMissing(accountId: String) -> DownloadScheduler.Listing? {
         let now = ContinuousClock.now
-        let (busy, active, waiting, finished, reusable) = state.withLock { state in
-            (state.transferring, state.active.count, state.retries.count, state.finished,
-             state.listing.flatMap { listing in
-                 listing.accountId == accountId && listing.missing.contains { state.mayStart($0, of: listing, now: now) } ? listing : nil
-             })
-        }
-        guard busy < limit || waiting > 0 else { return nil }
         // Likes, sign-ins, pulls and the network coming back ring (`listingStale`); a transfer's end does not.
-        if !listingStale.exchange(false, ordering: .acquiringAndReleasing), var reusable {
-            reusable.complete = false
-            return reusable
+        let stale = listingStale.exchange(false, ordering: .acquiringAndReleasing)
+        let wanted: Int, finishedBefore: Int
+        switch state.withLock({ $0.scheduler.look(accountId: accountId, stale: stale, now: now) }) {
+        case .nothing:
+            // Nothing can start: the ring waits for the look that can.
+            if stale { listingStale.store(true, ordering: .releasing) }
+            return nil
+        case .reuse(let listing):
+            return listing
+        case .read(let count, let finished):
+            (wanted, finishedBefore) = (count, finished)
         }
-        let wanted = max(limit * Self.listedPerSlot, limit + active + waiting)
         configuration.readMissing?()
         do {
             let missing = try store.read { [variant = configuration.variant] db in
                 try PhotoFileStore.missing(db, accountId: accountId, variant: variant, limit: wanted)
             }
-            let listing = Listing(accountId: accountId, missing: missing, complete: missing.count < wanted, finishedBefore: finished)
-            state.withLock { $0.listing = listing }
+            let listing = DownloadScheduler.Listing(
+                accountId: accountId, missing: missing, complete: missing.count < wanted, finishedBefore: finishedBefore)
+            state.withLock { $0.scheduler.listed(listing) }
             return listing
         } catch {
             // The ring that asked for this read still stands: the last listing is not taken again.
@@ -316,33 +247,11 @@ public final class ImageQueue: Service, Sendable {
         }
     }
 
-    /// Missing files that are neither in flight nor waiting for a retry, as many as free slots allow;
-    /// they are marked active here so that the next look does not start them twice.
-    private func startable(_ listing: Listing) -> [PhotoFileStore.Missing] {
-        let limit = max(1, configuration.concurrency)
+    /// Missing files to start now (`DownloadScheduler.start`), active from here.
+    private func startable(_ listing: DownloadScheduler.Listing) -> [PhotoFileStore.Missing] {
         let now = ContinuousClock.now
         return state.withLock { state in
-            // A transfer that ended while the store was read may still be on the list, though it is
-            // recorded now and no longer active: starting it again would fetch it (and count its
-            // Unsplash download) twice. Those photos are left out; the ones that ended before the read
-            // began are in the store it read, and are forgotten. (Starting nothing at all after such
-            // an overlap would leave every slot idle until a look overlapped no end, with 8 transfers
-            // ending all the time.)
-            state.recentlyFinished = state.recentlyFinished.filter { $0.value > listing.finishedBefore }
-            let endedDuringRead = Set(state.recentlyFinished.keys)
-            let missing = listing.missing.filter { !endedDuringRead.contains($0.photoId) }
-            if listing.complete {
-                // A photo unliked (or recorded) meanwhile no longer waits for anything.
-                let ids = Set(missing.map(\.photoId))
-                state.retries = state.retries.filter { ids.contains($0.key) }
-            }
-            var chosen: [PhotoFileStore.Missing] = []
-            for job in missing where state.transferring < limit && state.mayStart(job, of: listing, now: now) {
-                if let host = host(of: job, variant: configuration.variant), !health.usable(host) { continue }
-                state.active[job.photoId] = (0, nil)
-                chosen.append(job)
-            }
-            return chosen
+            state.scheduler.start(from: listing, now: now) { usable($0, variant: configuration.variant) }
         }
     }
 
@@ -367,16 +276,12 @@ public final class ImageQueue: Service, Sendable {
             try PhotoFileStore.files(db, photoId: photoId).contains { $0.variant == variant }
         }) ?? false
         if alreadyThere { return }
-        let claimed = state.withLock { state -> Bool in
-            guard state.active[photoId] == nil else { return false }
-            state.active[photoId] = (0, nil)
-            return true
-        }
+        let claimed = state.withLock { $0.scheduler.claim(photoId) }
         // Lost a race with the queue's own start: wait for that one.
         guard claimed else { return try await fetchNow(photoId: photoId) }
         await fetch(job)
-        if let retry = state.withLock({ $0.retries[photoId] }) {
-            throw ImageFailure(message: retry.lastError, status: retry.status, transient: true)
+        if case .waiting(_, let lastError, let status, _)? = state(of: photoId) {
+            throw ImageFailure(message: lastError, status: status, transient: true)
         }
     }
 
@@ -385,7 +290,7 @@ public final class ImageQueue: Service, Sendable {
     func untilEnded(_ key: String) async {
         await withCheckedContinuation { continuation in
             let ended = state.withLock { state -> Bool in
-                guard state.active[key] != nil else { return true }
+                guard state.scheduler.isActive(key) else { return true }
                 state.awaiting[key, default: []].append(continuation)
                 return false
             }
@@ -403,13 +308,13 @@ public final class ImageQueue: Service, Sendable {
         let outcome: Result<PhotoFileStore.File, ImageFailure>?
         do throws(ImageFailure) {
             outcome = .success(try await download(job, downloaded: {
-                self.state.withLock { _ = $0.landing.insert(job.photoId) }
+                self.state.withLock { $0.scheduler.landing(job.photoId) }
                 self.wakeup.ring()
             }))
         } catch {
             outcome = .failure(error)
         }
-        state.withLock { _ = $0.landing.remove(job.photoId) }
+        state.withLock { $0.scheduler.landed(job.photoId) }
         if Task.isCancelled, case .failure = outcome {
             resume(state.withLock { $0.end(job.photoId) })
             return
@@ -417,14 +322,7 @@ public final class ImageQueue: Service, Sendable {
         if let outcome, let host = host(of: job, variant: configuration.variant) { report(outcome.map { _ in () }, host: host) }
         switch outcome {
         case .success(let file)?:
-            state.withLock { state in
-                state.retries.removeValue(forKey: job.photoId)
-                state.finished += 1
-                state.recentlyFinished[job.photoId] = state.finished
-                state.bytes += file.bytes
-                state.active[job.photoId] = (0, nil)
-                state.announcing.insert(job.photoId)
-            }
+            state.withLock { $0.scheduler.succeeded(job.photoId, bytes: file.bytes) }
             logger.info("photo in the library", metadata: [
                 "splashd_op": "images", "splashd_photo": "\(job.photoId)", "splashd_bytes": "\(file.bytes)",
                 "splashd_duration_ms": "\(started.millisecondsElapsed)",
@@ -436,19 +334,8 @@ public final class ImageQueue: Service, Sendable {
             wakeup.ring()
             await configuration.fileArrived?(job.photoId, configuration.dataDirectory + "/" + file.path)
         case .failure(let failure)?:
-            let retry = state.withLock { state -> Retry in
-                state.active[job.photoId] = (0, nil)
-                state.announcing.insert(job.photoId)
-                let attempts = (state.retries[job.photoId]?.attempts ?? 0) + 1
-                // A permanent failure waits the longest interval: a catalogue may still fix it, but hammering won't.
-                let delay = configuration.backoff.delay(
-                    afterFailures: failure.transient ? attempts : 64, retryAfter: failure.retryAfter.map { .seconds($0) })
-                let retry = Retry(
-                    attempts: attempts, lastError: failure.message, status: failure.status, due: .now + delay,
-                    dueDate: Date().addingTimeInterval(delay.timeInterval))
-                state.retries[job.photoId] = retry
-                return retry
-            }
+            let now = ContinuousClock.now
+            let retry = state.withLock { $0.scheduler.failed(job.photoId, failure, now: now, nowDate: Date()) }
             announce(job.photoId, .failed, error: failure.message)
             resume(state.withLock { $0.end(job.photoId) })
             wakeup.ring()
@@ -467,7 +354,7 @@ public final class ImageQueue: Service, Sendable {
     /// order than they counted, and the last event could say a file still downloads when none does.
     private func announce(_ photoId: String, _ change: ImagesProgress.Change, error: String? = nil) {
         announcing.withLock { _ in
-            let totals = state.withLock { $0.progress(announced: true) }
+            let totals = state.withLock { $0.scheduler.progress(announced: true) }
             changed(ImagesProgress(
                 photo: photoId, change: change, error: error, downloading: totals.active, waiting: totals.failing,
                 finished: totals.finished, bytes: totals.bytes))
@@ -482,39 +369,11 @@ public final class ImageQueue: Service, Sendable {
         return try await downloader.download(
             job, variant: variant ?? configuration.variant, inLibrary: inLibrary, downloaded: downloaded
         ) { bytes, total in
-            self.state.withLock { $0.active[key] = (bytes, total) }
+            self.state.withLock { $0.scheduler.progressed(key, bytes: bytes, total: total) }
         }
     }
 
-    /// The host a job's file comes from, with its port when the URL names one (two services on one
-    /// machine are two hosts).
-    func host(of job: PhotoFileStore.Missing, variant: String) -> String? {
-        configuration.renditionURL(job.urls, variant).flatMap(Self.host(of:))
-    }
-
-    /// The name `ServiceHealth` knows a file's host by: host, or host:port.
-    public static func host(of url: String) -> String? {
-        guard let url = URL(string: url), let host = url.host else { return nil }
-        return url.port.map { "\(host):\($0)" } ?? host
-    }
-
-    /// What a transfer says about its host: not reached at all is the host down; any answer, even a
-    /// reset, a body cut short or an HTTP error, is a host that is there (the file's own retries deal
-    /// with those); a failure here (a full disk) says nothing about it.
-    func report(_ outcome: Result<Void, ImageFailure>, host: String) {
-        switch outcome {
-        case .success:
-            health.succeeded(host)
-        case .failure(let failure):
-            if failure.hostUnreachable {
-                health.failed(host, reason: failure.message)
-            } else if failure.status != nil || failure.network {
-                health.succeeded(host)
-            }
-        }
-    }
-
-        static func relative(_ date: Date) -> String {
+    static func relative(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSinceNow.rounded(.up))
         return seconds <= 0 ? "now" : "in \(seconds) s"
     }
