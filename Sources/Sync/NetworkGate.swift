@@ -1,3 +1,5 @@
+import Support
+
 /// What the push engine needs to know about the network, whatever watches it.
 public struct NetworkGate: Sendable {
     /// False when the connectivity monitor knows the backend is unreachable.
@@ -6,14 +8,17 @@ public struct NetworkGate: Sendable {
     public var reportFailure: @Sendable (String) -> Void
     /// Look again now (a person asked to sync).
     public var probeNow: @Sendable () -> Void
+    /// Signalled when `isOnline` may have changed: a wait on the network wakes then, not on a timer.
+    public var changed: ChangeSignal
 
     public init(
         isOnline: @escaping @Sendable () -> Bool, reportFailure: @escaping @Sendable (String) -> Void,
-        probeNow: @escaping @Sendable () -> Void = {}
+        probeNow: @escaping @Sendable () -> Void = {}, changed: ChangeSignal = ChangeSignal()
     ) {
         self.isOnline = isOnline
         self.reportFailure = reportFailure
         self.probeNow = probeNow
+        self.changed = changed
     }
 
     /// Always online (tests, or no monitor): failures are only retried.

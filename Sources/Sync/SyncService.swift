@@ -6,7 +6,7 @@ import Support
 /// wait — say how it ended within the time given, whatever the network does.
 ///
 /// It never drives a request itself: the push and pull engines do the work, and this only waits on
-/// their progress signals with a deadline. A drain stuck in a slow request, or behind the sync
+/// their progress signals and the network's changes, with a deadline. A drain stuck in a slow request, or behind the sync
 /// gate, cannot hold the answer past its timeout.
 public struct SyncService: Sendable {
     public enum Outcome: Sendable, Equatable {
@@ -71,6 +71,7 @@ public struct SyncService: Sendable {
             // Push: until nothing is left to send.
             while true {
                 let seen = push.progressed.generation
+                let networkSeen = network.changed.generation
                 let now = left(accountId)
                 if now.toSend == 0 { break }
                 if offline.expired(online: network.isOnline()) {
@@ -79,7 +80,7 @@ public struct SyncService: Sendable {
                 if ContinuousClock.now >= deadline {
                     return ending(.timedOut(push.lastFailure ?? now.lastError ?? "\(now.toSend) changes were still being sent"))
                 }
-                await push.progressed.wait(beyond: seen, until: min(deadline, .now + .seconds(1)))
+                await news(from: push.progressed, beyond: seen, network: networkSeen, until: offline.wakeAt(deadline))
             }
             // Pull: one that started after the push ended, so the server's state is here too.
             guard let pull else { break }
@@ -87,6 +88,7 @@ public struct SyncService: Sendable {
             var pulled = false
             while !pulled {
                 let seen = pull.progressed.generation
+                let networkSeen = network.changed.generation
                 let (ended, failure) = pull.ended(after: ticket)
                 if ended && failure == nil {
                     pulled = true
@@ -104,12 +106,23 @@ public struct SyncService: Sendable {
                     ticket = pull.requestPull()
                     continue
                 }
-                await pull.progressed.wait(beyond: seen, until: min(deadline, .now + .seconds(1)))
+                await news(from: pull.progressed, beyond: seen, network: networkSeen, until: offline.wakeAt(deadline))
             }
             // Changes queued while pulling go out too, before the answer says "drained".
             if left(accountId).toSend == 0 { break }
         }
         return ending(left(accountId).rejected > 0 ? .rejected : .drained)
+    }
+
+    /// Returns when the engine moved past `seen`, the network may have changed (past `networkSeen`), or
+    /// at the deadline: whatever can change the answer wakes the wait, and nothing else.
+    private func news(from engine: ChangeSignal, beyond seen: UInt64, network networkSeen: UInt64, until deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await engine.wait(beyond: seen, until: deadline) }
+            group.addTask { await network.changed.wait(beyond: networkSeen, until: deadline) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     private func left(_ accountId: String) -> OutboxStore.Left {
@@ -129,6 +142,12 @@ public struct SyncService: Sendable {
             let now = ContinuousClock.now
             if since == nil { since = now }
             return now - since! >= grace
+        }
+
+        /// When to look again at the latest: the deadline, or sooner when the grace of an outage seen
+        /// would run out before it.
+        func wakeAt(_ deadline: ContinuousClock.Instant) -> ContinuousClock.Instant {
+            since.map { min(deadline, $0 + grace) } ?? deadline
         }
     }
 }

@@ -203,6 +203,25 @@ import TestSupport
         }
     }
 
+    /// `sync.now` with wait answers "offline" once the monitor has said so for its grace, not at its
+    /// timeout.
+    @Test func aSyncWaitSaysOfflineOnceTheMonitorDoes() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let ids = try daemon.seedPhotos(1, prefix: "gone")
+            try await devstack.faults("""
+                [{"path": "/rest/v1/likes", "method": "POST", "delay_ms": 2000, "action": "lose_answer"},
+                 {"path": "/auth/v1/health", "action": "reset"}]
+                """)
+            // The like's answer is lost: the monitor probes and finds the backend gone.
+            _ = try await daemon.client.send(PhotosLikeRequest(id: ids[0]))
+            let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30))
+            #expect(result.outcome == .offline && result.pending == 1, "\(result)")
+            try await devstack.clearFaults()
+        }
+    }
+
     /// When the backend answers again, what is queued goes at once, even an op whose
     /// backoff (a 503 asking for two minutes) has far to run, and the account stops saying "offline".
     @Test func theBackendAnsweringAgainSendsWhatIsQueuedAtOnce() async throws {

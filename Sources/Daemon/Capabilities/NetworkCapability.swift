@@ -3,6 +3,7 @@ import Connectivity
 import HTTP
 import Logging
 import Shared
+import Support
 import Sync
 
 /// Connectivity: netlink changes and failed requests trigger a probe of the backend; the state shows
@@ -19,20 +20,23 @@ struct NetworkCapability: Sendable {
     /// connection that died with the old network, nor wait behind sync transfers.
     static func make(config: DaemonConfig, state: DaemonState, account: AccountCapability, logger: Logger) async -> NetworkCapability {
         let health = ServiceHealth { state.setServices($0) }
-        let monitor = makeMonitor(config: config, state: state, health: health, logger: logger)
+        let changed = ChangeSignal()
+        let monitor = makeMonitor(config: config, state: state, health: health, changed: changed, logger: logger)
         // The monitor tells of changes only; its first word (with no backend: "no backend configured",
         // for good) is status's from the start, not "not probed yet".
         if let monitor { state.setConnectivity(monitor.current) }
         let gate = NetworkGate(
             isOnline: { monitor.map { ![.offline, .degraded].contains($0.current.state) } ?? true },
             reportFailure: { monitor?.reportNetworkFailure($0) },
-            probeNow: { monitor?.probeNow() })
+            probeNow: { monitor?.probeNow() }, changed: changed)
         // Only the monitor's verdict makes the account offline; the account's own failures ask it to probe.
         if monitor != nil { await account.manager.setOnNetworkFailure { gate.reportFailure($0) } }
         return NetworkCapability(monitor: monitor, gate: gate, health: health)
     }
 
-    private static func makeMonitor(config: DaemonConfig, state: DaemonState, health: ServiceHealth, logger: Logger) -> ConnectivityMonitor? {
+    private static func makeMonitor(
+        config: DaemonConfig, state: DaemonState, health: ServiceHealth, changed: ChangeSignal, logger: Logger
+    ) -> ConnectivityMonitor? {
         var http: HTTPClient
         do {
             var configuration = config.httpConfiguration
@@ -48,6 +52,7 @@ struct NetworkCapability: Sendable {
         configuration.watchNetlink = true
         return ConnectivityMonitor(configuration: configuration, http: http, logger: logger, networkChanged: { health.networkChanged() }) { status in
             state.setConnectivity(status)
+            changed.signal()
         }
     }
 }
