@@ -103,10 +103,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // The account server's wire: Auth, PostgREST and Storage requests, their errors and times, and
+        // the rows of its tables as they are sent and read.
+        .target(name: "Supabase", dependencies: ["Shared", "Support", "HTTP"], swiftSettings: strict),
         .target(
             name: "Account",
             dependencies: [
-                "Shared", "Support", "Store", "HTTP", "OAuth",
+                "Shared", "Support", "Store", "HTTP", "OAuth", "Supabase",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -122,7 +125,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Editing", "Connectivity",
+                "Shared", "Support", "Store", "Library", "HTTP", "Account", "Supabase", "Editing", "Connectivity",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -167,7 +170,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Connectivity", "Sync", "PhotoSources",
+                "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Supabase", "Connectivity", "Sync", "PhotoSources",
                 "Realtime", "Pictures", "OAuth", "GooglePhotos", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -208,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Account", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
+                "Daemon", "Account", "Supabase", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
                 "TestSupport", "CLIText", "SplashCtlCommands", "Control", "Store",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -222,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "Sync", "Daemon", "Account", "Shared", "Support", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
+                "Sync", "Daemon", "Account", "Supabase", "Shared", "Support", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -235,7 +238,7 @@ let package = Package(
             name: "EditingTests", dependencies: ["Editing", "Pictures", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
-            dependencies: ["Account", "Daemon", "OAuth", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],
+            dependencies: ["Account", "Supabase", "Daemon", "OAuth", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],
             swiftSettings: strict),
     ]
 )

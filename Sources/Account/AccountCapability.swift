@@ -3,6 +3,7 @@ import HTTP
 import Logging
 import Shared
 import Store
+import Supabase
 import Support
 
 /// The Account capability's parts, built together: the session, the profile, the user lists, and the

@@ -1,4 +1,4 @@
-import Account
+import Supabase
 
 /// Push batches and pull pages take turns. A pull page read while a change is on its way could
 /// otherwise be applied after that change landed, undoing it locally; with turns, a pull either sees

@@ -7,6 +7,7 @@ import Library
 @testable import PhotoSources
 import Shared
 @testable import Sync
+import Supabase
 import Testing
 
 /// Domain errors in the protocol's words, all put there by `WireErrors`.

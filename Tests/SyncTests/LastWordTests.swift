@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Shared
 import SplashClient
+import Supabase
 import Store
 import Testing
 import TestSupport

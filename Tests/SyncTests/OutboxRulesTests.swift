@@ -7,6 +7,7 @@ import HTTP
 import Logging
 import Shared
 import Store
+import Supabase
 import Support
 import Testing
 import TestSupport

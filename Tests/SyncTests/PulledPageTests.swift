@@ -4,6 +4,7 @@ import Library
 import Shared
 import Store
 @testable import Sync
+import Supabase
 import Testing
 import TestSupport
 

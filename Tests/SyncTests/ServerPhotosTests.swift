@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Store
 @testable import Sync
+import Supabase
 import Testing
 import TestSupport
 

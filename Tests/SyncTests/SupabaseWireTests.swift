@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sync
+import Supabase
 import Testing
 
 /// The push's timestamps read exactly as they did through `ISO8601DateFormatter` (which cost 113 µs
@@ -15,8 +16,8 @@ import Testing
             let seconds = Double.random(in: -1_000_000_000...4_000_000_000, using: &generator).rounded(.down)
             dates.append(Date(timeIntervalSince1970: seconds + Double(n % 1000) / 1000 + Double.random(in: 0..<0.001, using: &generator)))
         }
-        let differing = dates.filter { SupabaseWire.timestamp($0) != formatter.string(from: $0) }
-        #expect(differing.isEmpty, "\(differing.prefix(3).map { ($0.timeIntervalSince1970, SupabaseWire.timestamp($0), formatter.string(from: $0)) })")
-        #expect(SupabaseWire.timestamp(Date(timeIntervalSince1970: 1_795_635_816.1234)) == "2026-11-25T19:43:36.123Z")
+        let differing = dates.filter { SupabaseTime.format($0) != formatter.string(from: $0) }
+        #expect(differing.isEmpty, "\(differing.prefix(3).map { ($0.timeIntervalSince1970, SupabaseTime.format($0), formatter.string(from: $0)) })")
+        #expect(SupabaseTime.format(Date(timeIntervalSince1970: 1_795_635_816.1234)) == "2026-11-25T19:43:36.123Z")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Shared
 import Store
+import Supabase
 import Support
 import Synchronization
 

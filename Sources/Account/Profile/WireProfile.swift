@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Supabase
 import Support
 
 /// A row of the server's `profiles` as PostgREST returns it.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OAuth
 import Shared
+import Supabase
 
 /// Sign-in with Google or GitHub through Supabase Auth, in the person's browser (`BrowserFlows`): the
 /// state travels in `redirect_to`'s own query (Auth adds `code` beside it), and the code that comes back

@@ -1,5 +1,6 @@
 import HTTP
 import Shared
+import Supabase
 
 /// Why an account operation failed. The daemon puts it into the protocol's words (`WireErrors`); the
 /// description is for logs and for reasons shown beside a sync's outcome.

@@ -1,4 +1,5 @@
 import Store
+import Supabase
 
 extension AccountStore {
     /// Records that `user` is signed in here (see `recordSignIn(id:email:createdAt:lastSignInAt:username:)`).

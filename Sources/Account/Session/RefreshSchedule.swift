@@ -1,4 +1,5 @@
 import Foundation
+import Supabase
 import Support
 
 /// When the session manager next refreshes or confirms the session, and how long it waits after

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Shared
+import Supabase
 import Support
 
 /// The session on disk: `<state>/session.json`, mode 0600.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Shared
 import Store
+import Supabase
 
 /// The token side of the session: handing out access tokens, the single-flight refresh, the restored
 /// session's confirmation, and what the refresh service calls to sleep until something is due.

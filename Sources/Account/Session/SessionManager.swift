@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Shared
 import Store
+import Supabase
 
 /// Owns the session: sign-in, sign-up, sign-out, restore at start, and refresh.
 ///

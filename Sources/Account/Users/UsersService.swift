@@ -1,6 +1,7 @@
 import Foundation
 import Shared
 import Store
+import Supabase
 import Synchronization
 
 /// What the server says about everyone: how many accounts (`rpc/user_count`) and the newest sign-ups

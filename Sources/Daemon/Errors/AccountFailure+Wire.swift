@@ -3,6 +3,7 @@ import HTTP
 import OAuth
 import PhotoSources
 import Shared
+import Supabase
 
 extension WireErrors {
     /// An account failure in words a person can act on. Auth codes are Supabase's

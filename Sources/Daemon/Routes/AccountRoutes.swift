@@ -1,6 +1,7 @@
 import Account
 import Control
 import Shared
+import Supabase
 
 /// The Account capability's methods: auth.*, profile.*, users.*. Without a capability (tests that
 /// build a bare router) every method is still routed and answers that accounts are unavailable.

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Account
 import Foundation
 import GRDB
 import HTTP
 import Library
 import Shared
 import Store
+import Supabase
 import Support
 
 struct EditingFileError: Error, CustomStringConvertible {
@@ -25,19 +25,9 @@ struct EditsPuller: TablePuller {
     let dataDirectory: String
     let pageSize = 200
 
-    struct ServerEdit: Decodable, Sendable {
-        var id: String
-        var photo_id: String
-        var pipeline: [FilterStep]
-        var storage_path: String?
-        var created_at: String
-        var updated_at: String
-        var deleted_at: String?
-    }
-
     static let table = "edits"
     static let entity = EditActions.entity
-    static let columns = "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"
+    static let columns = ServerEditRow.columns
     static let rereadColumn = "id"
 
     /// Every page since the cursor, the rows passed over earlier, then the renderings not here yet.
@@ -47,7 +37,7 @@ struct EditsPuller: TablePuller {
         return applied
     }
 
-    static func photoId(of row: ServerEdit) -> String { row.photo_id }
+    static func photoId(of row: ServerEditRow) -> String { row.photo_id }
 
     /// Renderings of edits removed elsewhere leave this machine once their rows say so.
     func committed(_ page: AppliedPage) {
@@ -58,14 +48,16 @@ struct EditsPuller: TablePuller {
     /// read again by key). The page carries the renderings (relative paths) to delete once the
     /// transaction is committed.
     static func applyPage(
-        _ rows: [ServerEdit], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+        _ rows: [ServerEditRow], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
     ) throws -> AppliedPage {
         let now = Date()
         try ServerPhotos.insert(photos, db: db, now: now)
         var changes: [PhotoChange] = []
         var removed: [String] = []
         for row in rows {
-            if moveCursor { try SyncCursor(updatedAt: row.updated_at, lastID: row.id).save(db, accountId: accountId, table: table) }
+            if moveCursor, let updatedAt = row.updated_at {
+                try SyncCursor(updatedAt: updatedAt, lastID: row.id).save(db, accountId: accountId, table: table)
+            }
             let id = row.id.lowercased()
             // The person's newer change here wins until it is sent; the row is read again after (PullRereads).
             if try PullRereads.opWaiting(db, accountId: accountId, entity: EditActions.entity, entityId: id) {

@@ -1,9 +1,9 @@
-import Account
 import Foundation
 import GRDB
 import Library
 import Shared
 import Store
+import Supabase
 import Support
 
 /// How a server like row meets this store's, written once for the pull, the rows read again, and the

@@ -1,4 +1,3 @@
-import Account
 import Foundation
 import GRDB
 import HTTP
@@ -6,6 +5,7 @@ import Library
 import Logging
 import Shared
 import Store
+import Supabase
 
 /// Pulls the account's likes from the server since the last cursor and applies them by the person's
 /// last word (`LikeMerge`): a row later than the store's replaces it and supersedes this device's ops

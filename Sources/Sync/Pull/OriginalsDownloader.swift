@@ -1,12 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Account
 import Foundation
 import HTTP
 import Library
 import Shared
 import Store
+import Supabase
 import Support
 
 /// Brings the originals of the account's photos that exist only as a file on another device (imported

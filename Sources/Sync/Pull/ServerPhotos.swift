@@ -1,8 +1,8 @@
-import Account
 import Foundation
 import GRDB
 import Shared
 import Store
+import Supabase
 
 /// The metadata of photos a pulled like or edit refers to that this device has never seen, from the
 /// server's `photos` table (written there by the device that liked or edited them).

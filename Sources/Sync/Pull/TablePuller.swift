@@ -1,9 +1,9 @@
-import Account
 import Foundation
 import GRDB
 import HTTP
 import Shared
 import Store
+import Supabase
 
 /// What a pull brought: the changes people see, and how many server rows came.
 struct PullApplied: Sendable {

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Account
 import Foundation
 import GRDB
 import Library
 import Shared
 import Store
+import Supabase
 import Support
 
 /// Sends edit ops, one at a time. A new edit: the rendering to Storage at `edits/<user id>/<edit id>.jpg`
@@ -26,27 +26,6 @@ struct EditsPusher: OutboxPusher {
     let entity = EditActions.entity
     let batchSize = 1
     let noun = "edits"
-
-    struct EditRow: Encodable {
-        var id: String
-        var photo_id: String
-        var pipeline: [FilterStep]
-        var storage_path: String
-        var created_at: String
-        var deleted_at: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(photo_id, forKey: .photo_id)
-            try c.encode(pipeline, forKey: .pipeline)
-            try c.encode(storage_path, forKey: .storage_path)
-            try c.encode(created_at, forKey: .created_at)
-            try c.encode(deleted_at, forKey: .deleted_at)  // null, explicitly: a re-created edit comes back
-        }
-
-        enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, deleted_at }
-    }
 
     /// An edit op read: its payload, and its photo's row for the server when it carries the photo
     /// (`PhotoPushRow`, as a like's photo goes).
@@ -88,9 +67,9 @@ struct EditsPusher: OutboxPusher {
         for ready in batch {
             let payload = ready.payload
             let name = Self.objectName(accountId: accountId, editId: payload.editId)
-            let row = EditRow(
+            let row = ServerEditRow(
                 id: payload.editId, photo_id: payload.photoId, pipeline: payload.pipeline, storage_path: name,
-                created_at: SupabaseWire.timestamp(payload.createdAt), deleted_at: payload.deletedAt.map(SupabaseWire.timestamp))
+                created_at: SupabaseTime.format(payload.createdAt), deleted_at: payload.deletedAt.map(SupabaseTime.format))
             if payload.deletedAt == nil {
                 try await upload(payload, name: name, token: token)
                 CrashPoint.editUploaded.reach()
@@ -133,7 +112,7 @@ struct EditsPusher: OutboxPusher {
         enum CodingKeys: String, CodingKey { case deletedAt = "deleted_at" }
     }
 
-    private func upsert(_ row: EditRow, token: String) async throws(BackendError) -> KeptRow {
+    private func upsert(_ row: ServerEditRow, token: String) async throws(BackendError) -> KeptRow {
         let encoder = JSONEncoder()
         let body: [UInt8]
         do {

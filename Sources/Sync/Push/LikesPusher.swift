@@ -1,10 +1,10 @@
-import Account
 import Foundation
 import GRDB
 import Library
 import Logging
 import Shared
 import Store
+import Supabase
 import Support
 
 /// Sends a batch of like ops as two bulk upserts: the photos' metadata (so other devices can show
@@ -105,19 +105,5 @@ struct LikesPusher: OutboxPusher {
     /// Photos' rows (`PhotoPushRow`) as one upsert: a batch of likes' photos, or an edit's photo.
     static func upsertPhotos(_ rows: [String], backend: SupabaseBackend, token: String) async throws(BackendError) {
         _ = try await backend.send("POST", "/rest/v1/photos", query: conflict, body: array(rows), bearer: token, headers: upsert)
-    }
-}
-
-/// Timestamps as PostgREST reads them: `2026-11-25T19:01:26.123Z`, to the nearest millisecond.
-enum SupabaseWire {
-    /// A value type, formatting in well under a microsecond. An `ISO8601DateFormatter` made per call
-    /// cost 113 µs on this machine, once or twice per op of every push batch.
-    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
-    static func timestamp(_ date: Date) -> String {
-        // The style drops what lies past the millisecond where the formatter rounded it (half up):
-        // round first, then format a hair past the millisecond so that its truncation keeps it.
-        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
-        return Date(timeIntervalSince1970: milliseconds / 1000 + 0.0001).formatted(style)
     }
 }

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Account
 import Foundation
 import GRDB
 import HTTP
 import Library
 import Shared
 import Store
+import Supabase
 
 /// Sends the originals of liked or edited photos that exist only as a file (imported from a folder,
 /// picked from Google Photos) to Storage, one file at a time, at `originals/<user id>/<hash>` (the first

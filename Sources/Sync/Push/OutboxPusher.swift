@@ -1,7 +1,7 @@
-import Account
 import GRDB
 import Shared
 import Store
+import Supabase
 
 /// Sends one entity's ops to the server. PushEngine owns the when (ordering, batching, backoff,
 /// refusals); a pusher owns the how for its entity.

@@ -6,6 +6,7 @@ import Logging
 import ServiceLifecycle
 import Shared
 import Store
+import Supabase
 import Support
 import Synchronization
 

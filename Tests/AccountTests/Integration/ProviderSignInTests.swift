@@ -5,6 +5,7 @@ import Logging
 import OAuth
 import Shared
 import Store
+import Supabase
 import Testing
 import TestSupport
 

@@ -4,6 +4,7 @@ import HTTP
 import Logging
 import Shared
 import Store
+import Supabase
 import Synchronization
 import Testing
 import TestSupport

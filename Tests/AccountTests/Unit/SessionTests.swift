@@ -5,6 +5,7 @@ import Glibc
 import Foundation
 import HTTP
 import Shared
+import Supabase
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@
 import Foundation
 import HTTP
 import Shared
+@testable import Supabase
 import Testing
 
 struct SupabaseTimeTests {

@@ -1,9 +1,22 @@
 import Foundation
 
-/// Supabase writes timestamps like `2025-07-11T18:18:45.537+00:00` or `...45.810554+00:00`: any number
-/// of fractional digits and an offset. `ISO8601DateFormatter` without fractional seconds rejects them
-/// and with them accepts only some digit counts, so they are parsed by hand.
+/// Timestamps on Supabase's wire. It writes them like `2025-07-11T18:18:45.537+00:00` or
+/// `...45.810554+00:00`: any number of fractional digits and an offset. `ISO8601DateFormatter` without
+/// fractional seconds rejects them and with them accepts only some digit counts, so they are parsed by
+/// hand. They are sent as PostgREST reads them: `2026-11-25T19:01:26.123Z`, to the nearest millisecond.
 public enum SupabaseTime {
+    /// A value type, formatting in well under a microsecond. An `ISO8601DateFormatter` made per call
+    /// cost 113 µs on this machine, once or twice per op of every push batch.
+    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// `2026-11-25T19:01:26.123Z`.
+    public static func format(_ date: Date) -> String {
+        // The style drops what lies past the millisecond where the formatter rounded it (half up):
+        // round first, then format a hair past the millisecond so that its truncation keeps it.
+        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
+        return Date(timeIntervalSince1970: milliseconds / 1000 + 0.0001).formatted(style)
+    }
+
     /// `YYYY-MM-DD(T| )HH:MM:SS[.fraction][Z|±HH[:MM]]`; no offset means UTC. Nil for anything else.
     public static func parse(_ text: String) -> Date? {
         let b = Array(text.utf8)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Shared
+import Supabase
 import Support
 import Synchronization
 

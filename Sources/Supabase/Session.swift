@@ -33,7 +33,7 @@ public struct Session: Codable, Sendable, Equatable {
     public func isExpired(now: Date = Date()) -> Bool { now >= expiresAt }
 
     /// Is the file content usable at all (a hand-edited file may decode yet be empty)?
-    var isUsable: Bool { !accessToken.isEmpty && !refreshToken.isEmpty && !user.id.isEmpty }
+    public var isUsable: Bool { !accessToken.isEmpty && !refreshToken.isEmpty && !user.id.isEmpty }
 }
 
 public struct SessionUser: Codable, Sendable, Equatable {
