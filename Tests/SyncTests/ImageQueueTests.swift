@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HTTP
 import Logging
+import Shared
 import Store
 import Synchronization
 import Sync
@@ -62,9 +63,10 @@ import TestSupport
 
     /// A transfer's end takes the next file from the queue's last read of what is missing: each read walks
     /// the account's likes past every one that has its file, and reading at every end made a pull's cost
-    /// grow with the square of its size. With one slot and thirteen liked photos, the files arrive one after
-    /// the other, each once, from few reads; an unlike half-way rings, and the read it brings leaves the
-    /// unliked photo out.
+    /// grow with the square of its size. With one slot and thirteen liked photos, the files start one after
+    /// the other, newest first, each once, from few reads; an unlike half-way rings, and the read it brings
+    /// leaves the unliked photo out. (They start in order; they may arrive two at once, since a file's
+    /// slot is the next one's while it lands, and the two can land in one batch.)
     @Test func aTransfersEndTakesTheNextFileFromTheLastRead() async throws {
         // The queue takes them newest first: the first of them is the last to start.
         let library = try await LikedLibrary(photos: 13)
@@ -72,6 +74,7 @@ import TestSupport
         let unliked = photos[0]
         let reads = Mutex(0)
         let arrivals = Mutex<[String]>([])
+        let starts = Mutex<[String]>([])
         let queue = Mutex<ImageQueue?>(nil)
         var configuration = library.configuration
         configuration.concurrency = 1
@@ -85,7 +88,9 @@ import TestSupport
             }
             queue.withLock { $0 }?.ring()
         }
-        let images = try library.queue(configuration)
+        let images = try library.queue(configuration) { progress in
+            if progress.change == .started { starts.withLock { $0.append(progress.photo) } }
+        }
         queue.withLock { $0 = images }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await images.run() }
@@ -95,8 +100,9 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(500))
             group.cancelAll()
         }
-        let arrived = arrivals.withLock { $0 }
-        #expect(arrived == photos.dropFirst().reversed().map(\.id), "arrived: \(arrived)")
+        let arrived = arrivals.withLock { $0 }, started = starts.withLock { $0 }
+        #expect(started == photos.dropFirst().reversed().map(\.id), "started: \(started)")
+        #expect(arrived.count == 12 && Set(arrived) == Set(started), "arrived: \(arrived)")
         #expect(!arrived.contains(unliked.id))
         // The first read, the one the unlike's ring brought, and the looks that find the last read used up
         // as the last file lands: four or five when this was written, whatever the number of files.
@@ -175,10 +181,10 @@ import TestSupport
         }
 
         /// The queue over this library, with `configuration` (this library's, changed by the test).
-        func queue(_ configuration: ImageQueue.Configuration) throws -> ImageQueue {
+        func queue(_ configuration: ImageQueue.Configuration, changed: @escaping @Sendable (ImagesProgress) -> Void = { _ in }) throws -> ImageQueue {
             ImageQueue(
                 store: store, http: try HTTPClient(configuration: .init(version: "test")), configuration: configuration,
-                accountId: { "ana" }, logger: Logger(label: "test"))
+                accountId: { "ana" }, logger: Logger(label: "test"), changed: changed)
         }
     }
 }
