@@ -19,8 +19,9 @@ import Sync
 import Synchronization
 import Systemd
 
-/// Builds the daemon's parts and runs them as one service group until SIGTERM or SIGINT.
-/// The executable only parses flags and calls `run`.
+/// Sets up logging, the configuration, the directories and the store, builds the daemon's parts
+/// (`DaemonGraph`) and runs them as one service group until SIGTERM or SIGINT. The executable only
+/// parses flags and calls `run`.
 public enum DaemonRunner {
     public struct Options: Sendable {
         public var configFile: String?
@@ -79,67 +80,17 @@ public enum DaemonRunner {
             return Exit.ioError
         }
 
-        let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
-        let library = PhotoLibrary(store: store)
+        let graph: DaemonGraph
         do {
-            let counts = try library.counts(accountId: "")
-            state.setLibrary(counts.library)
-            state.setOutbox(counts.outbox)
+            graph = try await DaemonGraph.make(
+                config: config, directories: directories, store: store,
+                socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket), notifier: notifier,
+                logger: logger)
         } catch {
-            logger.critical("cannot read the store: \(error)", metadata: ["splashd_op": "start"])
+            logger.critical("\(error)", metadata: ["splashd_op": "start"])
             return Exit.ioError
         }
-
-        let counter = LibraryCounter(state: state, library: library, logger: logger)
-        counter.observeStore()
-
-        let account = await AccountCapability.start(
-            config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, logger: logger)
-        let network = await NetworkCapability.make(config: config, state: state, account: account, logger: logger)
-        let sync = SyncCapability.make(
-            config: config, store: store, state: state, account: account, network: network.gate,
-            dataDirectory: directories.data, logger: logger)
-        let images = ImageCapability.make(
-            config: config, store: store, state: state, directories: directories, network: network.gate,
-            health: network.health, push: sync.engine, logger: logger)
-        let pictures = PictureCapability(config: config)
-        let edits = EditCapability.make(
-            config: config, store: store, directories: directories, images: images, network: network.gate,
-            announce: sync.announce, pictures: pictures, logger: logger)
-        let imports = ImportCapability.make(
-            config: config, store: store, state: state, renditions: images?.renditions, announce: sync.announce, logger: logger)
-        let google = GoogleCapability.make(
-            config: config, store: store, directories: directories, importer: imports.importer, state: state,
-            renditions: images?.renditions, logger: logger)
-        let guests = GuestCapability(adoption: GuestAdoption(store: store, announce: sync.announce), logger: logger)
-        let sources = SourceCapability.make(
-            config: config, store: store, state: state, images: images, health: network.health, logger: logger)
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        let realtime = RealtimeCapability.make(
-            config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
-        Self.followStatusLine(state: state, notifier: notifier)
-        // The library as a folder of links where picture viewers look (pictures.folder).
-        let picturesFolder = config.picturesFolder.map { folder in
-            PicturesFolderService(
-                folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
-                accountId: { state.actingAccount },
-                downloadPatience: images.map { _ in .seconds(2) }, logger: logger)
-        }
-        picturesFolder?.follow(state.bus, library: state.current.library)
-
-        var serverConfiguration = ControlServer.Configuration(
-            socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket))
-        serverConfiguration.maximumLineBytes = config.maximumLineBytes
-        serverConfiguration.maximumConnections = config.maximumConnections
-        serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
-        serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
-        let server = ControlServer(
-            configuration: serverConfiguration, router: Routes.make(
-                state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
-                feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
-                pictures: pictures, picturesFolder: picturesFolder,
-                google: google),
-            logger: logger, group: eventLoops)
+        let state = graph.state, server = graph.server, eventLoops = graph.eventLoops
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
         // the service group's own setup must stop or reload the daemon, not kill it.
@@ -163,46 +114,7 @@ public enum DaemonRunner {
             },
             statusLine: state.statusLine, logger: logger)
 
-        // Services stop in reverse order: the announcer first, the control socket after the reload
-        // handler, the watchdog last so that it keeps pinging while the others drain.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let interval = SystemdNotifier.watchdogInterval() {
-            services.append(.init(service: WatchdogService(
-                interval: interval, store: store, eventLoop: eventLoops.next(), notifier: notifier, logger: logger)))
-        }
-        services.append(.init(service: server))
-        services.append(.init(service: reload))
-        services.append(.init(service: account.refreshService))
-        if let clockKeeper = Self.clockKeeper(account: account, store: store, state: state, network: network.gate, logger: logger) {
-            services.append(.init(service: clockKeeper))
-        }
-        if let monitor = network.monitor { services.append(.init(service: monitor)) }
-        if let engine = sync.engine { services.append(.init(service: engine)) }
-        if let pull = sync.pull { services.append(.init(service: pull)) }
-        if let realtime {
-            services.append(.init(service: realtime.users))
-            services.append(.init(service: realtime.service))
-        }
-        if let feeds = sources.feeds { services.append(.init(service: feeds)) }
-        if let refresher = sources.refresher { services.append(.init(service: refresher)) }
-        services.append(.init(service: imports.watcher))
-        if let images {
-            // The scanner stops after the queue (reverse order): no arrival is left unscanned by a stop
-            // before the transfers' end.
-            services.append(.init(service: images.scanner))
-            services.append(.init(service: images.renditions))
-            services.append(.init(service: images.queue))
-        }
-        if let picturesFolder { services.append(.init(service: picturesFolder)) }
-        // Google Photos imports go on where a stop or a crash left them.
-        if let picks = google.picks { services.append(.init(service: picks)) }
-        // An adoption of the guest's likes and edits that a crash cut short goes on, beside the rest.
-        services.append(.init(
-            service: GuestAdoptionResumer(guests: guests, accountId: state.current.account.userId), successTerminationBehavior: .ignore))
-        // Registered last, so it is the first to hear of a graceful shutdown.
-        services.append(.init(
-            service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
-            successTerminationBehavior: .gracefullyShutdownGroup))
+        let services = graph.services(reload: reload)
         let group = ServiceGroup(configuration: .init(services: services, logger: logger))
 
         do {

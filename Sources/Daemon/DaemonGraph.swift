@@ -1,0 +1,158 @@
+import Account
+import Control
+import Foundation
+import Library
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Shared
+import Store
+import Sync
+import Systemd
+
+/// Everything splashd is made of, built area by area from its configuration, directories and store:
+/// the state and its bus, each capability, the Pictures folder, the router and the control server, and
+/// the long-running services. Building starts nothing: `DaemonRunner` runs `services`, and a test
+/// builds the same graph and speaks to its router in-process (`InProcessDaemon`).
+struct DaemonGraph {
+    let config: DaemonConfig
+    let directories: DaemonDirectories
+    let store: Store
+    let state: DaemonState
+    let library: PhotoLibrary
+    let account: AccountCapability
+    let network: NetworkCapability
+    let sync: SyncCapability
+    let images: ImageCapability?
+    let imports: ImportCapability
+    let google: GoogleCapability
+    let guests: GuestCapability
+    let sources: SourceCapability
+    let realtime: RealtimeCapability?
+    let picturesFolder: PicturesFolderService?
+    let router: Router
+    let server: ControlServer
+    let eventLoops: MultiThreadedEventLoopGroup
+    let notifier: SystemdNotifier
+    let logger: Logger
+
+    /// The store could not be read for the counts every status starts from.
+    struct Unreadable: Error, CustomStringConvertible {
+        let underlying: any Error
+        var description: String { "cannot read the store: \(underlying)" }
+    }
+
+    static func make(
+        config: DaemonConfig, directories: DaemonDirectories, store: Store, socket: ListeningSocket,
+        notifier: SystemdNotifier, logger: Logger
+    ) async throws(Unreadable) -> DaemonGraph {
+        let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
+        let library = PhotoLibrary(store: store)
+        do {
+            let counts = try library.counts(accountId: "")
+            state.setLibrary(counts.library)
+            state.setOutbox(counts.outbox)
+        } catch {
+            throw Unreadable(underlying: error)
+        }
+        let counter = LibraryCounter(state: state, library: library, logger: logger)
+        counter.observeStore()
+
+        let account = await AccountCapability.start(
+            config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, logger: logger)
+        let network = await NetworkCapability.make(config: config, state: state, account: account, logger: logger)
+        let sync = SyncCapability.make(
+            config: config, store: store, state: state, account: account, network: network.gate,
+            dataDirectory: directories.data, logger: logger)
+        let images = ImageCapability.make(
+            config: config, store: store, state: state, directories: directories, network: network.gate,
+            health: network.health, push: sync.engine, logger: logger)
+        let pictures = PictureCapability(config: config)
+        let edits = EditCapability.make(
+            config: config, store: store, directories: directories, images: images, network: network.gate,
+            announce: sync.announce, pictures: pictures, logger: logger)
+        let imports = ImportCapability.make(
+            config: config, store: store, state: state, renditions: images?.renditions, announce: sync.announce, logger: logger)
+        let google = GoogleCapability.make(
+            config: config, store: store, directories: directories, importer: imports.importer, state: state,
+            renditions: images?.renditions, logger: logger)
+        let guests = GuestCapability(adoption: GuestAdoption(store: store, announce: sync.announce), logger: logger)
+        let sources = SourceCapability.make(
+            config: config, store: store, state: state, images: images, health: network.health, logger: logger)
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let realtime = RealtimeCapability.make(
+            config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
+        DaemonRunner.followStatusLine(state: state, notifier: notifier)
+        // The library as a folder of links where picture viewers look (pictures.folder).
+        let picturesFolder = config.picturesFolder.map { folder in
+            PicturesFolderService(
+                folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
+                accountId: { state.actingAccount },
+                downloadPatience: images.map { _ in .seconds(2) }, logger: logger)
+        }
+        picturesFolder?.follow(state.bus, library: state.current.library)
+
+        let router = Routes.make(
+            state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
+            feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
+            pictures: pictures, picturesFolder: picturesFolder, google: google)
+        var serverConfiguration = ControlServer.Configuration(socket: socket)
+        serverConfiguration.maximumLineBytes = config.maximumLineBytes
+        serverConfiguration.maximumConnections = config.maximumConnections
+        serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
+        serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
+        let server = ControlServer(configuration: serverConfiguration, router: router, logger: logger, group: eventLoops)
+
+        return DaemonGraph(
+            config: config, directories: directories, store: store, state: state, library: library, account: account,
+            network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
+            realtime: realtime, picturesFolder: picturesFolder, router: router, server: server, eventLoops: eventLoops,
+            notifier: notifier, logger: logger)
+    }
+
+    /// The long-running parts, in the order they start; they stop in reverse: the shutdown announcer
+    /// first, the control socket after the reload handler, the watchdog last so that it keeps pinging
+    /// while the others drain.
+    func services(reload: ReloadService) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(.init(service: WatchdogService(
+                interval: interval, store: store, eventLoop: eventLoops.next(), notifier: notifier, logger: logger)))
+        }
+        services.append(.init(service: server))
+        services.append(.init(service: reload))
+        services.append(.init(service: account.refreshService))
+        if let clockKeeper = DaemonRunner.clockKeeper(account: account, store: store, state: state, network: network.gate, logger: logger) {
+            services.append(.init(service: clockKeeper))
+        }
+        if let monitor = network.monitor { services.append(.init(service: monitor)) }
+        if let engine = sync.engine { services.append(.init(service: engine)) }
+        if let pull = sync.pull { services.append(.init(service: pull)) }
+        if let realtime {
+            services.append(.init(service: realtime.users))
+            services.append(.init(service: realtime.service))
+        }
+        if let feeds = sources.feeds { services.append(.init(service: feeds)) }
+        if let refresher = sources.refresher { services.append(.init(service: refresher)) }
+        services.append(.init(service: imports.watcher))
+        if let images {
+            // The scanner stops after the queue (reverse order): no arrival is left unscanned by a stop
+            // before the transfers' end.
+            services.append(.init(service: images.scanner))
+            services.append(.init(service: images.renditions))
+            services.append(.init(service: images.queue))
+        }
+        if let picturesFolder { services.append(.init(service: picturesFolder)) }
+        // Google Photos imports go on where a stop or a crash left them.
+        if let picks = google.picks { services.append(.init(service: picks)) }
+        // An adoption of the guest's likes and edits that a crash cut short goes on, beside the rest.
+        services.append(.init(
+            service: GuestAdoptionResumer(guests: guests, accountId: state.current.account.userId), successTerminationBehavior: .ignore))
+        // Registered last, so it is the first to hear of a graceful shutdown.
+        services.append(.init(
+            service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
+            successTerminationBehavior: .gracefullyShutdownGroup))
+        return services
+    }
+}
