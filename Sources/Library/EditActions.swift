@@ -59,7 +59,7 @@ public struct EditActions: Sendable {
             editId: edit.id, photoId: edit.photoId, pipeline: try decodePipeline(edit.pipeline), path: edit.path, createdAt: edit.createdAt,
             deletedAt: nil, wasNew: true, photo: PhotoRowFields(photo))
         let op = OutboxEntry(
-            accountId: edit.accountId, entity: entity, entityId: edit.id, op: "upsert", payload: try OutboxPayload.encode(payload), now: now)
+            accountId: edit.accountId, entity: entity, entityId: edit.id, op: .upsert, payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
     }
 
@@ -101,7 +101,7 @@ public struct EditActions: Sendable {
                 editId: editId, photoId: edit.photoId, pipeline: try Self.decodePipeline(edit.pipeline), path: nil,
                 createdAt: edit.createdAt, deletedAt: now, wasNew: false, photo: nil)
             let op = OutboxEntry(
-                accountId: accountId, entity: Self.entity, entityId: editId, op: "delete", payload: try OutboxPayload.encode(payload), now: now)
+                accountId: accountId, entity: Self.entity, entityId: editId, op: .delete, payload: try OutboxPayload.encode(payload), now: now)
             try op.insert(db)
             return .removed(queued: true, path: path, uploadInFlight: inFlight > 0)
         }

@@ -54,7 +54,7 @@ public struct EditStudio: Sendable {
         guard let photo else { throw LibraryError.unknownPhoto(photoId) }
         let rendered = try await withOriginal(photoId) { original in try await editor.render(source: original, steps: steps) }
         let editId = UUID().uuidString.lowercased()
-        let relative = ImagePaths.edit(source: photo.source, remoteId: photo.remoteId, editId: editId)
+        let relative = ImagePaths.edit(source: photo.source.rawValue, remoteId: photo.remoteId, editId: editId)
         let final = dataDirectory + "/" + relative
         // Staged, then renamed into place inside the transaction that records it: a rendering under its
         // final name always has its row, except after a crash between the rename and the commit, which

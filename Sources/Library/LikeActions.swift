@@ -83,7 +83,7 @@ public struct LikeActions: Sendable {
             }
             let outcome = try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, actedAt: actedAt, now: now)
             if hash == nil, let check, outcome == .changed(queued: true),
-               let photo = try PhotoRecord.fetchOne(db, key: photoId), photo.source != "local", photo.source != "google", check.canArrive(photo.urls),
+               let photo = try PhotoRecord.fetchOne(db, key: photoId), !photo.source.isFileHere, check.canArrive(photo.urls),
                var op = try OutboxStore.pending(db, accountId: accountId, entity: Self.entity, entityId: photoId).last {
                 op.nextAttemptAt = now.addingTimeInterval(check.seconds)
                 try op.update(db)
@@ -173,7 +173,7 @@ public struct LikeActions: Sendable {
             wasNew: neverLeft && (pendingPayload?.wasNew ?? (existing == nil)),
             photo: PhotoRowFields(photo))
         let op = OutboxEntry(
-            accountId: accountId, entity: entity, entityId: photoId, op: liked ? "like" : "unlike",
+            accountId: accountId, entity: entity, entityId: photoId, op: liked ? .like : .unlike,
             payload: try OutboxPayload.encode(payload), now: now)
         try op.insert(db)
         return .changed(queued: true)

@@ -26,7 +26,7 @@ public enum OriginalUploads {
     /// metadata (which the like's or edit's photo row carries, so another device knows which object to
     /// fetch). Returns the photo as it is now. The guest's likes and edits upload nothing.
     static func queue(_ photo: PhotoRecord, accountId: String, db: Database, now: Date) throws -> PhotoRecord {
-        guard photo.source == PhotoSource.local.rawValue || photo.source == PhotoSource.google.rawValue,
+        guard photo.source.isFileHere,
               accountId != GuestRows.accountId,
               let file = try PhotoFileStore.files(db, photoId: photo.id).first(where: { $0.inLibrary && $0.variant == "orig" })
         else { return photo }
@@ -40,7 +40,7 @@ public enum OriginalUploads {
               try OutboxStore.inFlightCount(db, accountId: accountId, entity: entity, entityId: photo.id) == 0
         else { return photo }
         let op = OutboxEntry(
-            accountId: accountId, entity: entity, entityId: photo.id, op: "upload",
+            accountId: accountId, entity: entity, entityId: photo.id, op: .upload,
             payload: try OutboxPayload.encode(Payload(photoId: photo.id, path: file.path, sha256: metadata?.originalSha256)), now: now)
         try op.insert(db)
         return photo

@@ -151,7 +151,7 @@ public struct PhotoImporter: Sendable {
         beforeWriting()
         try store.write { db in
             try PhotoRecord(
-                source: identity.source.rawValue, remoteId: identity.remoteId, title: identity.title,
+                source: identity.source, remoteId: identity.remoteId, title: identity.title,
                 width: info.width, height: info.height, metadata: metadata, phash: Int64(bitPattern: hash.value),
                 createdAt: info.takenAt ?? identity.takenAt ?? modified, fetchedAt: now
             ).insert(db)

@@ -26,16 +26,16 @@ extension SearchService {
             return false
         }
         guard let photo, !Self.hasDetails(photo) else { return false }
-        guard sourceHTTP.usable(photo.source == PhotoSource.nasa.rawValue ? SourceHTTP.nasa : SourceHTTP.unsplash) else { return false }
+        guard sourceHTTP.usable(photo.source == .nasa ? SourceHTTP.nasa : SourceHTTP.unsplash) else { return false }
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-_")
         let escaped = photo.remoteId.addingPercentEncoding(withAllowedCharacters: allowed) ?? photo.remoteId
         var updated: PhotoRecord
         switch photo.source {
-        case PhotoSource.unsplash.rawValue:
+        case .unsplash:
             let response = try await unsplashGet("/photos/\(escaped)", query: [])
             updated = try sourceHTTP.decode(UnsplashPhoto.self, response, service: SourceHTTP.unsplash).record(fetchedAt: Date(), details: true)
-        case PhotoSource.nasa.rawValue:
+        case .nasa:
             let response = try await sourceHTTP.get(configuration.nasaAPIURL + "/asset/\(escaped)", query: [], headers: [], service: SourceHTTP.nasa)
             let asset = try sourceHTTP.decode(NASASearch.Asset.self, response, service: SourceHTTP.nasa)
             updated = photo

@@ -17,7 +17,7 @@ import TestSupport
     /// that rolls back publishes nothing of its own.
     @Test func everyCommitThatMovesTheCountsPublishesThem() throws {
         let daemon = try InProcessDaemon(photos: ["a"])
-        try daemon.store.write { db in try PhotoRecord(source: "unsplash", remoteId: "b", fetchedAt: Date()).insert(db) }
+        try daemon.store.write { db in try PhotoRecord(source: .unsplash, remoteId: "b", fetchedAt: Date()).insert(db) }
         #expect(daemon.state.current.library.photos == 2)
         try daemon.store.write { db in
             try LikeRecord(accountId: "", photoId: "unsplash:b", likedAt: Date(), updatedAt: Date()).insert(db)
@@ -26,7 +26,7 @@ import TestSupport
         struct Refused: Error {}
         #expect(throws: Refused.self) {
             try daemon.store.write { db in
-                try PhotoRecord(source: "unsplash", remoteId: "c", fetchedAt: Date()).insert(db)
+                try PhotoRecord(source: .unsplash, remoteId: "c", fetchedAt: Date()).insert(db)
                 throw Refused()
             }
         }
@@ -43,7 +43,7 @@ import TestSupport
     @Test func aCountReadBeforeAnotherIsNeverPublishedAfterIt() async throws {
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.file("s.sqlite"))
-        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "a", fetchedAt: Date()).insert(db) }
+        try store.write { db in try PhotoRecord(source: .unsplash, remoteId: "a", fetchedAt: Date()).insert(db) }
         let daemon = (store: store, state: DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories))
         let library = PhotoLibrary(store: daemon.store)
         let plain = LibraryCounter(state: daemon.state, library: library, logger: Logger(label: "test"))
@@ -52,7 +52,7 @@ import TestSupport
         var heldCounter = plain
         heldCounter.counted = {
             guard !held.withLock({ let was = $0; $0 = true; return was }) else { return }
-            try? daemon.store.write { db in try PhotoRecord(source: "unsplash", remoteId: "b", fetchedAt: Date()).insert(db) }
+            try? daemon.store.write { db in try PhotoRecord(source: .unsplash, remoteId: "b", fetchedAt: Date()).insert(db) }
             Thread.detachNewThread {
                 plain.refresh()
                 secondDone.signal()

@@ -64,7 +64,7 @@ import TestSupport
         let store = try Store(path: dir.file("s.sqlite"))
         try store.write { db in
             for id in ["a", "b", "c"] {
-                try PhotoRecord(source: "unsplash", remoteId: id, title: "T\(id)", authorName: "Ana", fetchedAt: Date()).insert(db)
+                try PhotoRecord(source: .unsplash, remoteId: id, title: "T\(id)", authorName: "Ana", fetchedAt: Date()).insert(db)
                 try PhotoFileStore.record(db, .init(
                     photoId: "unsplash:\(id)", variant: "regular", path: "library/unsplash/\(id).regular.jpg", inLibrary: true, bytes: 1,
                     checksum: nil, createdAt: Date(), lastAccessAt: Date()))

@@ -27,7 +27,7 @@ import TestSupport
 
     init() throws {
         store = try Store(path: dir.file("s.sqlite"))
-        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "a", fetchedAt: Date()).insert(db) }
+        try store.write { db in try PhotoRecord(source: .unsplash, remoteId: "a", fetchedAt: Date()).insert(db) }
     }
 
     @Test func likesUnlikesAndDismissalsAnnounceWhatTheyChanged() throws {

@@ -18,7 +18,7 @@ import TestSupport
 
     init() throws {
         store = try Store(path: dir.file("s.sqlite"))
-        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "a", urls: #"{"regular":"https://x/a.jpg"}"#, fetchedAt: Date()).insert(db) }
+        try store.write { db in try PhotoRecord(source: .unsplash, remoteId: "a", urls: #"{"regular":"https://x/a.jpg"}"#, fetchedAt: Date()).insert(db) }
         clock = ServerClock(device: DeviceClock(wall: { Date() }, boot: { 0 }, bootId: "b"))
         let server = Date().timeIntervalSince1970 + 600
         clock.observe(serverSecond: Int64(server.rounded(.down)), sentAt: 0, receivedAt: 0)

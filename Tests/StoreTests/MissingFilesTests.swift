@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import Store
+import Shared
 import Testing
 import TestSupport
 
@@ -15,7 +16,7 @@ import TestSupport
         store = try Store(path: dir.file("s.sqlite"))
         try store.write { db in
             for id in ["a", "b", "c", "d", "had", "old", "theirs", "edited"] { try PhotoFixtures.photo(id).insert(db) }
-            try PhotoFixtures.photo("mine", source: "local").insert(db)
+            try PhotoFixtures.photo("mine", source: .local).insert(db)
             for (id, at) in [("unsplash:a", 10.0), ("unsplash:b", 20), ("unsplash:c", 30), ("unsplash:had", 40), ("local:mine", 50), ("unsplash:d", 60)] {
                 try PhotoFixtures.like(id, account: "u", at: at).insert(db)
             }

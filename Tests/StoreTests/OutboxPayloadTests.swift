@@ -34,19 +34,38 @@ import TestSupport
         #expect(throws: DecodingError.self) { try OutboxPayload.decode(LikeActions.Payload.self, from: bad) }
     }
 
+    /// An op no splashd writes (the store changed by something else) is an error naming the row and
+    /// the op when read, not a crash, and the other rows stay as they were.
+    @Test func anUnknownOpIsAnErrorThatNamesIt() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.file("s.sqlite"))
+        try store.write { db in try PhotoFixtures.photo("a").insert(db) }
+        _ = try LikeActions(store: store).like(photoId: "unsplash:a", accountId: "acct")
+        try store.write { db in
+            try db.execute(sql: """
+                INSERT INTO outbox (op_id, account_id, entity, entity_id, op, payload, state, attempts, created_at, updated_at)
+                VALUES ('x', 'acct', 'like', 'unsplash:b', 'frobnicate', '{}', 'pending', 0, ?, ?)
+                """, arguments: [Date(), Date()])
+        }
+        let error = #expect(throws: OutboxEntry.UnknownOp.self) { try store.read { db in try OutboxStore.list(db, rejectedOnly: false) } }
+        #expect(error?.op == "frobnicate" && error?.description.contains("unknown op 'frobnicate'") == true)
+        try store.write { db in _ = try db.execute(sql: "DELETE FROM outbox WHERE op = 'frobnicate'") }
+        #expect(try store.read { db in try OutboxStore.list(db, rejectedOnly: false) }.map(\.op) == [.like])
+    }
+
     /// An outbox row reads back as it was written, every column (it is read column by column, not
     /// through Codable, and the writes still go through Codable).
     @Test func anOutboxRowReadsBackAsWritten() throws {
         let dir = TemporaryDirectory()
         let store = try Store(path: dir.file("s.sqlite"))
         let now = Date(timeIntervalSince1970: 1_795_489_401.823)
-        var entry = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:a", op: "like", payload: #"{"a":1}"#, now: now)
+        var entry = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:a", op: .like, payload: #"{"a":1}"#, now: now)
         entry.state = .inFlight
         entry.attempts = 3
         entry.nextAttemptAt = now.addingTimeInterval(30)
         entry.lastError = "503 Service Unavailable"
         entry.updatedAt = now.addingTimeInterval(1)
-        let plain = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:b", op: "like", payload: "{}", now: now)
+        let plain = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:b", op: .like, payload: "{}", now: now)
         for original in [entry, plain] {
             let written = try store.write { db in try original.inserted(db) }
             #expect(written.seq != nil)

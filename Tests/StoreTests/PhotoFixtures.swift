@@ -7,7 +7,7 @@ enum PhotoFixtures {
     static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
 
     static func photo(
-        _ remoteID: String, source: String = "unsplash", title: String? = nil, author: String? = nil,
+        _ remoteID: String, source: PhotoSource = .unsplash, title: String? = nil, author: String? = nil,
         color: String? = nil, tags: [String] = [], created: TimeInterval = 0, fetched: TimeInterval = 0,
         dismissed: Bool = false
     ) -> PhotoRecord {

@@ -16,7 +16,7 @@ import TestSupport
             PhotoFixtures.photo("lake", title: "A blue lake at dawn", author: "Ana Lima", color: "#2C5A8C", tags: ["water", "mountain"], created: 10, fetched: 1),
             PhotoFixtures.photo("rose", title: "Red rose", author: "Bruno", color: "#CC1111", created: 30, fetched: 2),
             PhotoFixtures.photo("sea", title: "Sea", author: "Ana Lima", color: "#1F4FA0", created: 20, fetched: 3),
-            PhotoFixtures.photo("PIA123", source: "nasa", title: "Mars rover selfie", color: "#A0522D", created: 5, fetched: 4),
+            PhotoFixtures.photo("PIA123", source: .nasa, title: "Mars rover selfie", color: "#A0522D", created: 5, fetched: 4),
             PhotoFixtures.photo("gone", title: "Dismissed blue sky", color: "#3366CC", fetched: 5, dismissed: true),
         ])
         try library.store.write { db in
@@ -101,10 +101,10 @@ import TestSupport
         let before1970 = Date(timeIntervalSince1970: -315_619_199.5)
         try library.upsert([
             PhotoRecord(
-                source: "unsplash", remoteId: "full", title: awkward, authorName: "Ana \"A\" Lima", width: 4000, height: 3000,
+                source: .unsplash, remoteId: "full", title: awkward, authorName: "Ana \"A\" Lima", width: 4000, height: 3000,
                 color: "#2C5A8C", colorBucket: "blue", createdAt: before1970, fetchedAt: when),
-            PhotoRecord(source: "nasa", remoteId: "bare", fetchedAt: when.addingTimeInterval(1)),
-            PhotoRecord(source: "local", remoteId: "gone", title: "</script>", fetchedAt: when, dismissedAt: liked),
+            PhotoRecord(source: .nasa, remoteId: "bare", fetchedAt: when.addingTimeInterval(1)),
+            PhotoRecord(source: .local, remoteId: "gone", title: "</script>", fetchedAt: when, dismissedAt: liked),
         ])
         try library.store.write { db in
             try LikeRecord(accountId: "", photoId: "unsplash:full", likedAt: liked, updatedAt: liked, deletedAt: nil).insert(db)

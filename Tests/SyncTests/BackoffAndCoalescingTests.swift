@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Library
+import Shared
 import Store
 import Sync
 import Support
@@ -33,7 +34,7 @@ import TestSupport
         store = try Store(path: dir.file("s.sqlite"))
         likes = LikeActions(store: store)
         try store.write { db in
-            for n in 0..<3 { try PhotoRecord(source: "unsplash", remoteId: "c\(n)", fetchedAt: Date()).insert(db) }
+            for n in 0..<3 { try PhotoRecord(source: .unsplash, remoteId: "c\(n)", fetchedAt: Date()).insert(db) }
         }
     }
 
@@ -42,7 +43,7 @@ import TestSupport
     @Test func theLikeAndItsWriteCommitTogetherAndRepeatsCollapse() throws {
         #expect(try likes.like(photoId: "unsplash:c0", accountId: "a") == .changed(queued: true))
         #expect(try likes.like(photoId: "unsplash:c0", accountId: "a") == .unchanged)
-        #expect(try ops().map(\.op) == ["like"])
+        #expect(try ops().map(\.op) == [.like])
     }
 
     @Test func aLikeAndItsUnlikeCollapseIntoTheUnlikeNeverIntoNothing() throws {
@@ -50,7 +51,7 @@ import TestSupport
         // a like this device has not pulled. The unlike must reach it.
         _ = try likes.like(photoId: "unsplash:c1", accountId: "a")
         #expect(try likes.unlike(photoId: "unsplash:c1", accountId: "a") == .changed(queued: true))
-        #expect(try ops().map(\.op) == ["unlike"])
+        #expect(try ops().map(\.op) == [.unlike])
     }
 
     @Test func anUnlikeOfASentLikeIsATombstone() throws {
@@ -59,7 +60,7 @@ import TestSupport
         _ = try likes.unlike(photoId: "unsplash:c2", accountId: "a")
         _ = try likes.like(photoId: "unsplash:c2", accountId: "a")
         let queued = try ops()
-        #expect(queued.map(\.op) == ["like"], "the unlike and the like again collapse into the final intent")
+        #expect(queued.map(\.op) == [.like], "the unlike and the like again collapse into the final intent")
     }
 
     @Test func anotherAccountsOpsAreItsOwn() throws {

@@ -21,7 +21,7 @@ import TestSupport
         store = try Store(path: dir.file("s.sqlite"))
         try store.write { db in
             for (n, id) in ["a", "b", "c", "d", "e"].enumerated() {
-                try PhotoRecord(source: "unsplash", remoteId: id, fetchedAt: Date()).insert(db)
+                try PhotoRecord(source: .unsplash, remoteId: id, fetchedAt: Date()).insert(db)
                 try LikeRecord(accountId: "u", photoId: "unsplash:" + id, likedAt: Date(timeIntervalSince1970: Double(n)), updatedAt: Date()).insert(db)
                 try PhotoFileStore.record(db, PhotoFileStore.File(
                     photoId: "unsplash:" + id, variant: "regular", path: "library/unsplash/\(id).regular.jpg", inLibrary: true, bytes: 1,
@@ -45,7 +45,7 @@ import TestSupport
         try store.write { db in
             for id in ["a", "b"] { try LikeRecord(accountId: "v", photoId: "unsplash:" + id, likedAt: Date(), updatedAt: Date()).insert(db) }
             for id in ids {
-                try PhotoRecord(source: "unsplash", remoteId: id, urls: #"{"regular":"https://cdn.example/\#(id).jpg"}"#, fetchedAt: Date()).insert(db)
+                try PhotoRecord(source: .unsplash, remoteId: id, urls: #"{"regular":"https://cdn.example/\#(id).jpg"}"#, fetchedAt: Date()).insert(db)
             }
         }
         let likes = LikeActions(store: store)
@@ -196,7 +196,7 @@ import TestSupport
         _ = try LikeActions(store: store).unlike(photoId: "unsplash:f", accountId: "v", now: now)
         #expect(try store.read { db in try LikeCheckRows.holds(db) }.isEmpty, "the hold went with its op")
         let op = try #require(try store.read { db in try OutboxStore.due(db, accountId: "v", entity: "like", now: now, limit: 10) }.first)
-        #expect(op.op == "unlike")
+        #expect(op.op == .unlike)
     }
 
     /// A like waiting on a file is hashed at once, though downloads run (hashing otherwise waits for them).

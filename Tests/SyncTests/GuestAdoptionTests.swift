@@ -20,7 +20,7 @@ import TestSupport
         likes = LikeActions(store: store)
         edits = EditActions(store: store)
         try store.write { db in
-            for n in 0..<1_200 { try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
+            for n in 0..<1_200 { try PhotoRecord(source: .unsplash, remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
         }
     }
 
@@ -75,10 +75,10 @@ import TestSupport
         // new; and the edit.
         #expect(accountOps == 2)
         let queued = try ops("a")
-        #expect(queued.filter { $0.entity == LikeActions.entity }.map { "\($0.entityId) \($0.op)" }.sorted()
+        #expect(queued.filter { $0.entity == LikeActions.entity }.map { "\($0.entityId) \($0.op.rawValue)" }.sorted()
             == ["unsplash:p0 like", "unsplash:p1 like", "unsplash:p2 like"])
-        #expect(queued.count == 4, "\(queued.map { "\($0.entity) \($0.entityId) \($0.op)" })")
-        #expect(queued.contains { $0.entity == EditActions.entity && $0.entityId == "e1" && $0.op == "upsert" })
+        #expect(queued.count == 4, "\(queued.map { "\($0.entity) \($0.entityId) \($0.op.rawValue)" })")
+        #expect(queued.contains { $0.entity == EditActions.entity && $0.entityId == "e1" && $0.op == .upsert })
         #expect(try liked(guest).isEmpty && GuestAdoption(store: store).counts() == GuestCounts(likes: 0, edits: 0))
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM likes WHERE account_id = ''") } == 0)
         #expect(try GuestAdoption(store: store).underWay() == nil)

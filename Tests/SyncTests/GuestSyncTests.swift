@@ -124,7 +124,7 @@ import TestSupport
             let daemon = try await fixture.splashd(.sync())
             let photos = try await daemon.seedCatalogue(count: 1)
             let nowhere = PhotoRecord(
-                source: "nasa", remoteId: "nowhere1", title: "Nowhere", urls: #"{"regular":"http://127.0.0.1:9/nowhere.jpg"}"#, fetchedAt: Date())
+                source: .nasa, remoteId: "nowhere1", title: "Nowhere", urls: #"{"regular":"http://127.0.0.1:9/nowhere.jpg"}"#, fetchedAt: Date())
             try Store(path: daemon.databasePath).write { db in try nowhere.insert(db) }
             _ = try await daemon.send(PhotosLikeRequest(id: nowhere.id))
             _ = try await daemon.send(PhotosLikeRequest(id: photos[0].id))
@@ -138,7 +138,7 @@ import TestSupport
             let cdn = try #require(URL(string: photos[0].url)).port.map { "127.0.0.1:\($0)" }
             #expect(status.services?.contains { $0.service == cdn && $0.state == .up } == true, "\(String(describing: status.services))")
             #expect(status.connectivity.state != .offline, "the backend answers: \(status.connectivity)")
-            let other = PhotoRecord(source: "nasa", remoteId: "nowhere2", urls: #"{"regular":"http://127.0.0.1:9/other.jpg"}"#, fetchedAt: Date())
+            let other = PhotoRecord(source: .nasa, remoteId: "nowhere2", urls: #"{"regular":"http://127.0.0.1:9/other.jpg"}"#, fetchedAt: Date())
             try Store(path: daemon.databasePath).write { db in try other.insert(db) }
             let refused = await daemon.error(EditsPreviewRequest(id: other.id, filters: [FilterStep(filter: "sepia")], size: 64))
             #expect(refused?.kind == .offline && refused?.message.contains("127.0.0.1:9 does not answer") == true, "\(String(describing: refused))")

@@ -165,7 +165,7 @@ import TestSupport
             let photos = try await devstack.unsplashPhotos(count).map { object in
                 let urls = object["urls"] as? [String: String] ?? [:]
                 let urlsJSON = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
-                return PhotoRecord(source: "unsplash", remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
+                return PhotoRecord(source: .unsplash, remoteId: object["id"] as? String ?? "", title: nil, authorName: "Ana",
                                    width: 4000, height: 3000, color: nil, urls: urlsJSON, fetchedAt: Date())
             }
             try #require(photos.count == count)

@@ -7,6 +7,7 @@ import HTTP
 import Logging
 @testable import Store
 @testable import Sync
+import Shared
 import Synchronization
 import Testing
 import TestSupport
@@ -65,7 +66,7 @@ import TestSupport
         let now = Date()
         try store.write { db in
             for n in 0..<5 {
-                try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db)
+                try PhotoRecord(source: .unsplash, remoteId: "p\(n)", fetchedAt: now).insert(db)
             }
         }
         // p0 is a library file (the oldest use of all); p1...p4 cache files used at t+1...t+4.
@@ -156,7 +157,7 @@ private struct CommitterFixture {
     /// Photo `p<n>`'s row, its staged file (10 bytes, unless `staged` is false: gone) and its landing,
     /// with checksum `c<n>`.
     func landing(_ n: Int, staged: Bool = true) throws -> FileCommitter.Landing {
-        try store.write { db in try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: now).insert(db) }
+        try store.write { db in try PhotoRecord(source: .unsplash, remoteId: "p\(n)", fetchedAt: now).insert(db) }
         let final = library + "/p\(n).jpg"
         if staged { FileManager.default.createFile(atPath: final + ".download", contents: Data(repeating: UInt8(n), count: 10)) }
         return FileCommitter.Landing(staged: final + ".download", final: final, file: .init(

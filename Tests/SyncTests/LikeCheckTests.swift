@@ -62,7 +62,7 @@ import TestSupport
             let ids = ["refused1", "refused2"]
             try store.write { db in
                 for id in ids {
-                    try PhotoRecord(source: "unsplash", remoteId: id, urls: #"{"regular":"http://127.0.0.1:1/\#(id).jpg"}"#, fetchedAt: Date()).insert(db)
+                    try PhotoRecord(source: .unsplash, remoteId: id, urls: #"{"regular":"http://127.0.0.1:1/\#(id).jpg"}"#, fetchedAt: Date()).insert(db)
                 }
             }
             _ = try await daemon.send(PhotosLikeRequest(id: "unsplash:refused1"))

@@ -26,7 +26,7 @@ import TestSupport
         likes = LikeActions(store: store)
         edits = EditActions(store: store)
         try store.write { db in
-            for n in 0..<3 { try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
+            for n in 0..<3 { try PhotoRecord(source: .unsplash, remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
         }
     }
 
@@ -51,7 +51,7 @@ import TestSupport
         try attemptAndLoseTheAnswer()
         #expect(try likes.unlike(photoId: "unsplash:p0", accountId: "a") == .changed(queued: true))
         let queued = try ops()
-        #expect(queued.map(\.op) == ["unlike"])
+        #expect(queued.map(\.op) == [.unlike])
         #expect(try OutboxPayload.decode(LikeActions.Payload.self, from: queued[0].payload).deletedAt != nil)
     }
 
@@ -59,7 +59,7 @@ import TestSupport
         _ = try likes.like(photoId: "unsplash:p0", accountId: "a")
         try markAllInFlight()
         #expect(try likes.unlike(photoId: "unsplash:p0", accountId: "a") == .changed(queued: true))
-        #expect(try ops().map(\.op) == ["like", "unlike"])
+        #expect(try ops().map(\.op) == [.like, .unlike])
         let due = try store.read { db in try OutboxStore.due(db, accountId: "a", entity: LikeActions.entity, now: Date(), limit: 10) }
         #expect(due.isEmpty, "order per photo: the unlike waits for the like in flight")
     }
@@ -70,7 +70,7 @@ import TestSupport
         _ = try likes.unlike(photoId: "unsplash:p0", accountId: "a")
         _ = try store.write { db in try OutboxStore.resetInFlight(db) }
         #expect(try store.write { db in try OutboxStore.dropSuperseded(db, accountId: "a") } == 1)
-        #expect(try ops().map(\.op) == ["unlike"])
+        #expect(try ops().map(\.op) == [.unlike])
     }
 
     func recordEdit(_ id: String) throws {
@@ -91,13 +91,13 @@ import TestSupport
         try recordEdit("e1")
         try markAllInFlight()
         #expect(try edits.remove(editId: "e1", accountId: "a") == .removed(queued: true, path: "library/unsplash/p1.edit-e1.jpg", uploadInFlight: true))
-        #expect(try ops().map(\.op) == ["upsert", "delete"])
+        #expect(try ops().map(\.op) == [.upsert, .delete])
         _ = try store.write { db in try OutboxStore.resetInFlight(db) }  // the crash
         #expect(try store.write { db in try OutboxStore.dropSuperseded(db, accountId: "a") } == 1)
         let left = try ops()
-        #expect(left.map(\.op) == ["delete"])
+        #expect(left.map(\.op) == [.delete])
         let due = try store.read { db in try OutboxStore.due(db, accountId: "a", entity: EditActions.entity, now: Date(), limit: 10) }
-        #expect(due.map(\.op) == ["delete"], "the removal is due at once")
+        #expect(due.map(\.op) == [.delete], "the removal is due at once")
     }
 
     @Test func anEditWhoseUploadWasAttemptedIsRemovedOnTheServerToo() throws {
@@ -107,7 +107,7 @@ import TestSupport
             Issue.record("an attempted upload may have landed: the removal must be queued")
             return
         }
-        #expect(try ops().map(\.op) == ["delete"])
+        #expect(try ops().map(\.op) == [.delete])
     }
 
     @Test func aPersonsSyncClearsEveryBackoff() throws {
@@ -161,7 +161,7 @@ import TestSupport
         for (payload, problem) in unreadable {
             let ops = try store.write { db in
                 try [good, payload, good].enumerated().map { index, payload in
-                    try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:\(index)", op: "like", payload: payload)
+                    try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:\(index)", op: .like, payload: payload)
                         .inserted(db)
                 }
             }
@@ -200,8 +200,8 @@ import TestSupport
                 + #","photoId":"unsplash:a","pipeline":[],"wasNew":true}"#
             #expect(try OutboxPayload.decode(EditActions.Payload.self, from: editPayload).photo == photo, "an edit's payload, as written")
             let (like, edit) = try store.write { db in
-                (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: likePayload).inserted(db),
-                 try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e1", op: "upload", payload: editPayload).inserted(db))
+                (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: .like, payload: likePayload).inserted(db),
+                 try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e1", op: .upload, payload: editPayload).inserted(db))
             }
             let (likeRows, editRows) = try store.read { db in
                 (try LikePushRows.fetch(db, seqs: [like.seq!]), try PhotoPushRow.fetch(db, seqs: [edit.seq!, like.seq!]))
@@ -220,9 +220,9 @@ import TestSupport
         }
         // An op with no photo, or whose payload does not read, has no photo row.
         let (bare, broken) = try store.write { db in
-            (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:b", op: "like",
+            (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:b", op: .like,
                              payload: #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:b","wasNew":true}"#).inserted(db),
-             try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e2", op: "upload", payload: #"{"photo":{"width":"wide"}"#).inserted(db))
+             try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e2", op: .upload, payload: #"{"photo":{"width":"wide"}"#).inserted(db))
         }
         #expect(try store.read { db in try PhotoPushRow.fetch(db, seqs: [bare.seq!, broken.seq!]) }.isEmpty)
     }
@@ -244,8 +244,8 @@ import TestSupport
             editId: "e1", photoId: "unsplash:a", pipeline: [], path: "edits/e1.jpg", createdAt: Date(timeIntervalSince1970: 1_780_000_000),
             deletedAt: nil, wasNew: true, photo: fields)
         let (likeOp, editOp) = try store.write { db in
-            (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: "unlike", payload: try OutboxPayload.encode(like)).inserted(db),
-             try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e1", op: "upload", payload: try OutboxPayload.encode(edit)).inserted(db))
+            (try OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:a", op: .unlike, payload: try OutboxPayload.encode(like)).inserted(db),
+             try OutboxEntry(accountId: "u", entity: EditActions.entity, entityId: "e1", op: .upload, payload: try OutboxPayload.encode(edit)).inserted(db))
         }
         let (likeRows, photoRows) = try store.read { db in
             (try LikePushRows.fetch(db, seqs: [likeOp.seq!]), try PhotoPushRow.fetch(db, seqs: [editOp.seq!]))
@@ -283,7 +283,7 @@ import TestSupport
         }
         func read(account: String, payload: String) throws -> LikePushRows.Rows? {
             let op = try store.write { db in
-                try OutboxEntry(accountId: account, entity: LikeActions.entity, entityId: "unsplash:a", op: "like", payload: payload).inserted(db)
+                try OutboxEntry(accountId: account, entity: LikeActions.entity, entityId: "unsplash:a", op: .like, payload: payload).inserted(db)
             }
             defer { _ = try? store.write { db in try OutboxStore.complete(db, [op.seq!]) } }
             let (readings, edit) = try store.read { db in (try pusher.read([op], db: db), try PhotoPushRow.fetch(db, seqs: [op.seq!])) }
@@ -307,7 +307,7 @@ import TestSupport
     /// A push batch is cut by its payloads' bytes as well as by count; one op over the budget still goes.
     @Test func aBatchIsCutAtItsByteBudget() {
         let ops = [10, 20, 30, 40].map { size in
-            OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:\(size)", op: "like",
+            OutboxEntry(accountId: "u", entity: LikeActions.entity, entityId: "unsplash:\(size)", op: .like,
                         payload: String(repeating: "x", count: size))
         }
         func sizes(_ bytes: Int) -> [Int] { PushEngine.prefix(ops, bytes: bytes).map(\.payload.utf8.count) }

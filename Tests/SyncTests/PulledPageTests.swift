@@ -17,8 +17,8 @@ import TestSupport
     init() throws {
         store = try Store(path: dir.file("s.sqlite"))
         try store.write { db in
-            for n in 0..<3 { try PhotoRecord(source: "unsplash", remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
-            try PhotoRecord(source: "unsplash", remoteId: "rich", urls: #"{"regular":"https://x/y.jpg"}"#, fetchedAt: Date()).insert(db)
+            for n in 0..<3 { try PhotoRecord(source: .unsplash, remoteId: "p\(n)", fetchedAt: Date()).insert(db) }
+            try PhotoRecord(source: .unsplash, remoteId: "rich", urls: #"{"regular":"https://x/y.jpg"}"#, fetchedAt: Date()).insert(db)
         }
     }
 
@@ -83,7 +83,7 @@ import TestSupport
     /// replicas that read them in opposite orders end alike; an earlier stamp never replaces a later one.
     @Test func replicasDecideAlikeWhateverTheOrderTheyReadIn() throws {
         let other = try Store(path: dir.file("other.sqlite"))
-        try other.write { db in try PhotoRecord(source: "unsplash", remoteId: "p0", fetchedAt: Date()).insert(db) }
+        try other.write { db in try PhotoRecord(source: .unsplash, remoteId: "p0", fetchedAt: Date()).insert(db) }
         let at = "2026-01-01T10:00:00.123+00:00"
         let fromA = Self.row(1, photo: "unsplash:p0", actedAt: at, actedBy: "aaaa")
         let fromZ = Self.row(2, photo: "unsplash:p0", deleted: at, actedAt: at, actedBy: "zzzz")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Shared
 import Store
 @testable import Sync
 import Supabase
@@ -15,7 +16,7 @@ import TestSupport
         let store = try Store(path: dir.file("s.sqlite"))
         try store.write { db in
             #expect(try ServerPhotos.ensureBare("unsplash:bare", db: db, now: Date()))
-            try PhotoRecord(source: "local", remoteId: "abc", title: "mine", metadata: #"{"path":"/p.jpg"}"#, fetchedAt: Date()).insert(db)
+            try PhotoRecord(source: .local, remoteId: "abc", title: "mine", metadata: #"{"path":"/p.jpg"}"#, fetchedAt: Date()).insert(db)
             let rows = [
                 ServerPhotoRow(photo_id: "unsplash:bare", title: "Lake", width: 10, height: 20, urls: ["regular": "https://cdn/x.jpg"]),
                 ServerPhotoRow(photo_id: "local:abc", title: "server's title", urls: nil),

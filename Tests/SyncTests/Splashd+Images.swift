@@ -31,7 +31,7 @@ extension Splashd {
             let urls = object["urls"] as? [String: String] ?? [:]
             let json = String(decoding: try JSONSerialization.data(withJSONObject: urls, options: [.sortedKeys]), as: UTF8.self)
             records.append(PhotoRecord(
-                source: "unsplash", remoteId: id, title: object["alt_description"] as? String, authorName: "Ana",
+                source: .unsplash, remoteId: id, title: object["alt_description"] as? String, authorName: "Ana",
                 width: object["width"] as? Int, height: object["height"] as? Int, color: object["color"] as? String, urls: json,
                 fetchedAt: Date()))
             photos.append(Photo(id: "unsplash:" + id, remoteId: id, url: urls["regular"] ?? ""))

@@ -52,7 +52,7 @@ enum PhotoSeeder {
     static func seed(databasePath: String, count: Int, prefix: String, width: Int = 4000) throws -> [String] {
         let store = try Store(path: databasePath)
         let records = (0..<count).map { n in
-            PhotoRecord(source: "unsplash", remoteId: "\(prefix)\(n)", title: "Photo \(n)", authorName: "Ana", width: width, height: 3000,
+            PhotoRecord(source: .unsplash, remoteId: "\(prefix)\(n)", title: "Photo \(n)", authorName: "Ana", width: width, height: 3000,
                         color: "#2C5A8C", colorBucket: "blue", urls: #"{"thumb":"https://images.example/t.jpg"}"#, fetchedAt: Date())
         }
         try store.write { db in for record in records { try record.save(db) } }

@@ -82,7 +82,7 @@ struct NASASearch: Decodable {
         let urlsJSON = (try? encoder.encode(urls)).map { String(decoding: $0, as: UTF8.self) }
         let metadata = PhotoMetadata(center: data.center, mediaType: data.media_type).json
         return PhotoRecord(
-            source: PhotoSource.nasa.rawValue, remoteId: id, title: data.title, description: data.description,
+            source: .nasa, remoteId: id, title: data.title, description: data.description,
             tags: data.keywords ?? [], authorName: data.photographer ?? data.center.map { "NASA \($0)" },
             urls: urlsJSON, metadata: metadata, createdAt: data.date_created.flatMap(ISO8601.parse), fetchedAt: fetchedAt)
     }

@@ -36,7 +36,7 @@ struct UnsplashPhoto: Decodable {
         let urlsJSON = urls.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
         let metadata = PhotoMetadata(links: links, exif: exif, location: location, details: details ? true : nil).json
         return PhotoRecord(
-            source: PhotoSource.unsplash.rawValue, remoteId: id, title: description ?? alt_description,
+            source: .unsplash, remoteId: id, title: description ?? alt_description,
             description: description, altDescription: alt_description, tags: (tags ?? []).compactMap(\.title),
             authorName: user?.name, authorUsername: user?.username, authorUrl: user?.links?["html"],
             width: width, height: height, color: color, colorBucket: color.flatMap { ColorBucket(hex: $0)?.rawValue },

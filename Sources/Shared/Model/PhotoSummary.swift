@@ -3,6 +3,10 @@ import Foundation
 /// Where a photo comes from; the first part of its id (`unsplash:Dwu85P9SOIk`).
 public enum PhotoSource: String, Codable, Sendable, CaseIterable {
     case unsplash, nasa, local, google
+
+    /// A file this machine holds (imported from a folder, picked in Google Photos), not one a catalogue
+    /// serves: it is never downloaded, and its original goes to Storage for the account's other devices.
+    public var isFileHere: Bool { self == .local || self == .google }
 }
 
 /// A photo as `photos.list` shows it.

@@ -15,7 +15,7 @@ public enum PhotoDetailQuery {
             for (key, value) in object { if let url = value as? String { urls[key] = url } }
         }
         let metadata = PhotoMetadata.decode(photo.metadata)
-        let source = PhotoSource(rawValue: photo.source) ?? .local
+        let source = photo.source
         let exif = metadata?.exif
         let place = metadata?.location.flatMap { location -> PhotoLocation? in
             let name = location.name ?? [location.city, location.country].compactMap { $0 }.joined(separator: ", ")

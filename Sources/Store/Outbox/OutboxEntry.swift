@@ -14,12 +14,29 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         case rejected
     }
 
+    /// What the server is to be told of the entity.
+    public enum Op: String, Codable, Sendable, DatabaseValueConvertible {
+        /// A like's latest intent.
+        case like, unlike
+        /// An edit saved, or removed.
+        case upsert, delete
+        /// A photo's original, for the account's other devices.
+        case upload
+    }
+
+    /// A row whose `op` no splashd writes: the store was changed by something else.
+    public struct UnknownOp: Error, CustomStringConvertible {
+        public let seq: Int64?
+        public let op: String
+        public var description: String { "outbox row \(seq.map(String.init) ?? "?") has an unknown op '\(op)'" }
+    }
+
     public var seq: Int64?
     public var opId: String
     public var accountId: String
     public var entity: String
     public var entityId: String
-    public var op: String
+    public var op: Op
     public var payload: String
     public var state: State
     public var attempts: Int
@@ -28,7 +45,7 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(accountId: String, entity: String, entityId: String, op: String, payload: String, now: Date = Date()) {
+    public init(accountId: String, entity: String, entityId: String, op: Op, payload: String, now: Date = Date()) {
         self.opId = UUID().uuidString.lowercased()
         self.accountId = accountId
         self.entity = entity
@@ -49,7 +66,9 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         accountId = row["account_id"]
         entity = row["entity"]
         entityId = row["entity_id"]
-        op = row["op"]
+        let op: String = row["op"]
+        guard let known = Op(rawValue: op) else { throw UnknownOp(seq: row["seq"], op: op) }
+        self.op = known
         payload = row["payload"]
         state = row["state"]
         attempts = row["attempts"]

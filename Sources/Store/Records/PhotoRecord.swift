@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Shared
 
 /// A row of `photos`.
 public struct PhotoRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
@@ -8,7 +9,7 @@ public struct PhotoRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
 
     public var id: String
-    public var source: String
+    public var source: PhotoSource
     public var remoteId: String
     public var title: String?
     public var description: String?
@@ -31,14 +32,14 @@ public struct PhotoRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var dismissedAt: Date?
 
     public init(
-        source: String, remoteId: String, title: String? = nil, description: String? = nil,
+        source: PhotoSource, remoteId: String, title: String? = nil, description: String? = nil,
         altDescription: String? = nil, tags: [String] = [], authorName: String? = nil,
         authorUsername: String? = nil, authorUrl: String? = nil, width: Int? = nil, height: Int? = nil,
         color: String? = nil, colorBucket: String? = nil, blurHash: String? = nil, urls: String? = nil,
         metadata: String? = nil, phash: Int64? = nil, createdAt: Date? = nil, remoteUpdatedAt: Date? = nil,
         fetchedAt: Date, dismissedAt: Date? = nil
     ) {
-        self.id = "\(source):\(remoteId)"
+        self.id = "\(source.rawValue):\(remoteId)"
         self.source = source
         self.remoteId = remoteId
         self.title = title

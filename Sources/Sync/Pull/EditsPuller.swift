@@ -116,7 +116,7 @@ struct EditsPuller: TablePuller {
             guard ImageFormat.fileExtension(of: body) == "jpg" else {
                 throw .malformed(status: response.status, detail: "Storage sent something that is not a JPEG for edit \(edit.id)")
             }
-            let relative = ImagePaths.edit(source: photo.source, remoteId: photo.remoteId, editId: edit.id)
+            let relative = ImagePaths.edit(source: photo.source.rawValue, remoteId: photo.remoteId, editId: edit.id)
             let final = dataDirectory + "/" + relative
             // Two pulls may download the same edit at once (sync.now beside the schedule): each writes
             // its own staged copy, and only the one that records the row renames it into place.

@@ -42,7 +42,8 @@ struct ServerPhotos: Sendable {
     static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date) throws {
         for photo in photos {
             let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { continue }
+            // A source this splashd does not know (a newer device's) has no place in the store.
+            guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { continue }
             let existing = try PhotoRecord.fetchOne(db, key: photo.photo_id)
             guard existing.map(Self.isBare) ?? true else { continue }
             let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
@@ -50,7 +51,7 @@ struct ServerPhotos: Sendable {
             let original = photo.original_sha256 == nil && photo.original_note == nil
                 ? nil : PhotoMetadata(originalSha256: photo.original_sha256, originalNote: photo.original_note).json
             var record = PhotoRecord(
-                source: parts[0], remoteId: parts[1], title: photo.title, description: photo.description,
+                source: source, remoteId: parts[1], title: photo.title, description: photo.description,
                 authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
                 color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls,
                 metadata: original, fetchedAt: now)
@@ -73,8 +74,8 @@ struct ServerPhotos: Sendable {
     static func ensureBare(_ photoId: String, db: Database, now: Date) throws -> Bool {
         if try PulledRows.photoExists(db, id: photoId) { return true }
         let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2, PhotoSource(rawValue: parts[0]) != nil else { return false }
-        try PhotoRecord(source: parts[0], remoteId: parts[1], fetchedAt: now).insert(db)
+        guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { return false }
+        try PhotoRecord(source: source, remoteId: parts[1], fetchedAt: now).insert(db)
         return true
     }
 }

@@ -21,7 +21,7 @@ struct InProcessDaemon {
     init(photos: [String] = ["a", "b"]) throws {
         store = try Store(path: directory.file("s.sqlite"))
         try store.write { db in
-            for id in photos { try PhotoRecord(source: "unsplash", remoteId: id, title: "Photo \(id)", fetchedAt: Date()).insert(db) }
+            for id in photos { try PhotoRecord(source: .unsplash, remoteId: id, title: "Photo \(id)", fetchedAt: Date()).insert(db) }
         }
         state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
         let library = PhotoLibrary(store: store)
