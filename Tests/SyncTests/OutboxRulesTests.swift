@@ -227,9 +227,9 @@ import TestSupport
         #expect(try store.read { db in try PhotoPushRow.fetch(db, seqs: [bare.seq!, broken.seq!]) }.isEmpty)
     }
 
-    /// Payload → pushed row → pulled row, for a like's op and an edit's: what the daemon queues (Swift
-    /// types, encoded as the outbox keeps them), the rows the store builds from it for the server, and
-    /// those rows read back as the pull reads the server's, agree field by field. A key renamed in one
+    /// Payload → pushed row → pulled row, for a like's op and an edit's (its photo's row and its own):
+    /// what the daemon queues (Swift types, encoded as the outbox keeps them), the rows built from it for
+    /// the server, and those rows read back as the pull reads the server's, agree field by field. A key renamed in one
     /// place only (a payload property, the SQL's JSON path, a row's column) reads back as nothing here.
     @Test func everyQueuedFieldReachesTheServersRowAndReadsBack() throws {
         let fields = PhotoRowFields(
@@ -268,6 +268,20 @@ import TestSupport
         // Every column the pull reads is one the push writes.
         let written = Set((try JSONSerialization.jsonObject(with: Data(photoJSON.utf8)) as? [String: Any] ?? [:]).keys)
         #expect(written == Set(ServerPhotoRow.columns.split(separator: ",").map(String.init)))
+
+        // The edit's own row, as the pusher sends it and the puller reads it; every column read but the
+        // one the server's trigger keeps is written.
+        var removed = edit
+        removed.pipeline = [FilterStep(filter: "sepia", params: [0.8])]
+        removed.deletedAt = Date(timeIntervalSince1970: 1_780_000_100.25)
+        let editJSON = try JSONEncoder().encode(EditsPusher.row(removed, accountId: "u"))
+        let pulledEdit = try JSONDecoder().decode(ServerEditRow.self, from: editJSON)
+        #expect(pulledEdit.id == "e1" && pulledEdit.photo_id == "unsplash:a" && pulledEdit.pipeline == removed.pipeline)
+        #expect(pulledEdit.storage_path == EditsPusher.objectName(accountId: "u", editId: "e1"))
+        #expect(SupabaseTime.parse(pulledEdit.created_at) == removed.createdAt)
+        #expect(pulledEdit.deleted_at.flatMap(SupabaseTime.parse).map(ActionStamp.milliseconds) == 1_780_000_100_250)
+        let editKeys = Set((try JSONSerialization.jsonObject(with: editJSON) as? [String: Any] ?? [:]).keys)
+        #expect(editKeys == Set(ServerEditRow.columns.split(separator: ",").map(String.init)).subtracting(["updated_at"]))
     }
 
     /// A photo's row the server took from this device (`PhotoPushRow.recordHeld`, when a push succeeded) is

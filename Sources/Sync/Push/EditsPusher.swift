@@ -63,13 +63,19 @@ struct EditsPusher: OutboxPusher {
         "\(accountId)/\(editId).jpg"
     }
 
+    /// The server's row for an edit op, its rendering at `objectName`.
+    static func row(_ payload: EditActions.Payload, accountId: String) -> ServerEditRow {
+        ServerEditRow(
+            id: payload.editId, photo_id: payload.photoId, pipeline: payload.pipeline,
+            storage_path: objectName(accountId: accountId, editId: payload.editId),
+            created_at: SupabaseTime.format(payload.createdAt), deleted_at: payload.deletedAt.map(SupabaseTime.format))
+    }
+
     func push(_ batch: [Ready], token: String, accountId: String) async throws(BackendError) {
         for ready in batch {
             let payload = ready.payload
             let name = Self.objectName(accountId: accountId, editId: payload.editId)
-            let row = ServerEditRow(
-                id: payload.editId, photo_id: payload.photoId, pipeline: payload.pipeline, storage_path: name,
-                created_at: SupabaseTime.format(payload.createdAt), deleted_at: payload.deletedAt.map(SupabaseTime.format))
+            let row = Self.row(payload, accountId: accountId)
             if payload.deletedAt == nil {
                 try await upload(payload, name: name, token: token)
                 CrashPoint.editUploaded.reach()
