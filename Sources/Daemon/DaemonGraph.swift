@@ -34,6 +34,7 @@ struct DaemonGraph {
     let router: Router
     let server: ControlServer
     let eventLoops: MultiThreadedEventLoopGroup
+    let http: HTTPClients
     let notifier: SystemdNotifier
     let logger: Logger
 
@@ -45,7 +46,7 @@ struct DaemonGraph {
 
     static func make(
         config: DaemonConfig, directories: DaemonDirectories, store: Store, socket: ListeningSocket,
-        notifier: SystemdNotifier, logger: Logger
+        notifier: SystemdNotifier, http: HTTPClients = HTTPClients(), logger: Logger
     ) async throws(Unreadable) -> DaemonGraph {
         let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
         let library = PhotoLibrary(store: store)
@@ -60,14 +61,14 @@ struct DaemonGraph {
         counter.observeStore()
 
         let account = await AccountCapability.start(
-            config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, logger: logger)
-        let network = await NetworkCapability.make(config: config, state: state, account: account, logger: logger)
+            config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, http: http, logger: logger)
+        let network = await NetworkCapability.make(config: config, state: state, account: account, http: http, logger: logger)
         let sync = SyncCapability.make(
             config: config, store: store, state: state, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(
             config: config, store: store, state: state, directories: directories, network: network.gate,
-            health: network.health, push: sync.engine, logger: logger)
+            health: network.health, push: sync.engine, http: http, logger: logger)
         let pictures = PictureCapability(config: config)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate,
@@ -76,10 +77,10 @@ struct DaemonGraph {
             config: config, store: store, state: state, renditions: images?.renditions, announce: sync.announce, logger: logger)
         let google = GoogleCapability.make(
             config: config, store: store, directories: directories, importer: imports.importer, state: state,
-            renditions: images?.renditions, logger: logger)
+            renditions: images?.renditions, http: http, logger: logger)
         let guests = GuestCapability(adoption: GuestAdoption(store: store, announce: sync.announce), logger: logger)
         let sources = SourceCapability.make(
-            config: config, store: store, state: state, images: images, health: network.health, logger: logger)
+            config: config, store: store, state: state, images: images, health: network.health, http: http, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
@@ -108,7 +109,14 @@ struct DaemonGraph {
             config: config, directories: directories, store: store, state: state, library: library, account: account,
             network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
             realtime: realtime, picturesFolder: picturesFolder, router: router, server: server, eventLoops: eventLoops,
-            notifier: notifier, logger: logger)
+            http: http, notifier: notifier, logger: logger)
+    }
+
+    /// Closes what building opened — the HTTP clients' threads, the event loops — for a graph that was
+    /// built and never run (a running daemon's services close their own as they stop).
+    func close() async {
+        http.shutdownAll()
+        try? await eventLoops.shutdownGracefully()
     }
 
     /// The long-running parts, in the order they start; they stop in reverse: the shutdown announcer

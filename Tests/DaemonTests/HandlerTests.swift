@@ -16,12 +16,19 @@ import TestSupport
     let daemon: InProcessDaemon
     var state: DaemonState { daemon.state }
 
-    init() throws {
-        daemon = try InProcessDaemon(photos: ["a", "b"])
+    init() async throws {
+        daemon = try await InProcessDaemon(photos: ["a", "b"])
     }
 
     func with<T: Sendable>(_ body: @Sendable (SplashClient) async throws -> T) async throws -> T {
         try await daemon.client(body)
+    }
+
+    /// The router as a daemon whose optional capabilities did not start builds it (libvips or libcurl
+    /// missing): the library's routes over the same store and state, every other method still routed.
+    func withoutCapabilities<T: Sendable>(_ body: @Sendable (SplashClient) async throws -> T) async throws -> T {
+        let router = Routes.make(state: state, library: PhotoLibrary(store: daemon.store), logger: Logger(label: "test"))
+        return try await InProcessConnection.with(router: router) { connection in try await body(SplashClient(connection: connection)) }
     }
 
     func error<R: RPCRequest>(_ request: R) async throws -> RPCError {
@@ -65,7 +72,7 @@ import TestSupport
     /// as a thumbnail's hash makes known before any download) is refused as `duplicate`, naming the
     /// twin, and done when asked with allow_duplicate; a photo unlike all of them is liked as ever.
     @Test func aNearDuplicateLikeIsRefusedUnlessAllowed() async throws {
-        let twins = try InProcessDaemon(photos: ["a", "b", "c"])
+        let twins = try await InProcessDaemon(photos: ["a", "b", "c"])
         twins.signIn()
         try twins.store.write { db in
             try PerceptualHashQuery.set(db, hash: 0x0F0F_0F0F_0F0F_0F0F, photoId: "unsplash:a")
@@ -104,21 +111,40 @@ import TestSupport
     /// routes those methods, and every one of them answers the same missing-capability error.
     @Test func methodsWithoutTheirCapabilityAnswerOneKind() async throws {
         daemon.signIn()
+        func refusal<R: RPCRequest>(_ request: R) async throws -> RPCError? {
+            try await withoutCapabilities { client in
+                do {
+                    _ = try await client.send(request)
+                    return nil
+                } catch let error as RPCError {
+                    return error
+                }
+            }
+        }
         let answers = [
-            try await error(EditsCreateRequest(id: "unsplash:a", filters: [FilterStep(filter: "sepia", params: [0.5])])),
-            try await error(LibraryImportRequest(path: daemon.directory.path)),
-            try await error(CachePruneRequest()),
-            try await error(ProfileGetRequest()),
-        ]
+            try await refusal(EditsCreateRequest(id: "unsplash:a", filters: [FilterStep(filter: "sepia", params: [0.5])])),
+            try await refusal(LibraryImportRequest(path: daemon.directory.path)),
+            try await refusal(CachePruneRequest()),
+            try await refusal(ProfileGetRequest()),
+        ].compactMap { $0 }
+        #expect(answers.count == 4, "every one refused: \(answers)")
         #expect(answers.allSatisfy { $0.kind == .internalError && $0.message.hasPrefix("not available in this daemon: ") }, "\(answers)")
     }
 
+    /// The graph in process is the daemon's whole: the image queue's cache answers with its configured
+    /// limit, and the account's routes say what the account capability says (no backend: not signed in).
+    @Test func theWholeGraphAnswersInProcess() async throws {
+        let usage = try await with { client in try await client.send(CacheStatusRequest()) }
+        #expect(usage.maxBytes == daemon.graph.config.cacheMaxBytes && usage.maxBytes > 0, "\(usage)")
+        #expect(try await error(ProfileGetRequest()).kind == .notSignedIn)
+    }
+
     @Test func showAndCacheStatusAnswerFromTheStoreWithoutTheImageQueue() async throws {
-        let (shown, usage) = try await with { client in
+        let (shown, usage) = try await withoutCapabilities { client in
             (try await client.send(PhotosShowRequest(id: "unsplash:a")), try await client.send(CacheStatusRequest()))
         }
         #expect(shown.id == "unsplash:a" && shown.title == "Photo a" && shown.download == nil)
         #expect(usage.libraryFiles == 0 && usage.maxBytes == 0)
-        #expect(usage.libraryDirectory == DaemonStatus.example.directories.data + "/library")
+        #expect(usage.libraryDirectory == state.directories.data + "/library")
     }
 }

@@ -15,8 +15,8 @@ import TestSupport
     /// Whoever writes — a handler, an engine, a test straight into the store — the counts in status have
     /// moved by the time the write returns: they are read at the commit, before the next write. A write
     /// that rolls back publishes nothing of its own.
-    @Test func everyCommitThatMovesTheCountsPublishesThem() throws {
-        let daemon = try InProcessDaemon(photos: ["a"])
+    @Test func everyCommitThatMovesTheCountsPublishesThem() async throws {
+        let daemon = try await InProcessDaemon(photos: ["a"])
         try daemon.store.write { db in try PhotoRecord(source: .unsplash, remoteId: "b", fetchedAt: Date()).insert(db) }
         #expect(daemon.state.current.library.photos == 2)
         try daemon.store.write { db in

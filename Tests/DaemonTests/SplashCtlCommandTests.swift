@@ -15,8 +15,8 @@ import TestSupport
 @Suite struct SplashCtlCommandTests {
     let daemon: InProcessDaemon
 
-    init() throws {
-        daemon = try InProcessDaemon(photos: ["abc"])
+    init() async throws {
+        daemon = try await InProcessDaemon(photos: ["abc"])
     }
 
     @Test func aSyncWhileSignedOutSaysWhyAndExitsWithItsKindsCode() async throws {

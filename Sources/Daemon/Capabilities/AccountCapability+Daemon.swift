@@ -11,11 +11,12 @@ extension AccountCapability {
     /// callbacks into the daemon's state (account status, profile events, the counts by account). The
     /// saved session is restored (and its status published) before this returns, without the network.
     static func start(
-        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, stateDirectory: String, logger: Logger
+        config: DaemonConfig, store: Store, state: DaemonState, counter: LibraryCounter, stateDirectory: String, http clients: HTTPClients,
+        logger: Logger
     ) async -> AccountCapability {
         var http: HTTPClient?
         do {
-            http = try HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.http"))
+            http = try clients.client(config.httpConfiguration, label: "splashd.http")
         } catch {
             logger.error("no HTTP client; accounts work offline only", metadata: ["splashd_op": "start", "splashd_error": "\(error)"])
         }

@@ -16,14 +16,14 @@ struct GoogleCapability: Sendable {
 
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState,
-        renditions: ScreenRenditions?, logger: Logger
+        renditions: ScreenRenditions?, http clients: HTTPClients, logger: Logger
     ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
             return GoogleCapability(authorization: nil, picks: nil)
         }
         let http: HTTPClient
         do {
-            http = try HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.google"))
+            http = try clients.client(config.httpConfiguration, label: "splashd.google")
         } catch {
             logger.error("no Google: \(error)", metadata: ["splashd_op": "start"])
             return GoogleCapability(authorization: nil, picks: nil)

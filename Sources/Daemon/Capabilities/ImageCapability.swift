@@ -29,14 +29,14 @@ struct ImageCapability: Sendable {
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
         config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories,
-        network: NetworkGate, health: ServiceHealth, push: PushEngine?, logger: Logger
+        network: NetworkGate, health: ServiceHealth, push: PushEngine?, http clients: HTTPClients, logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
         http.maxConnectionsPerHost = config.imagesConcurrency
         http.maxTotalConnections = max(config.imagesConcurrency, 1)
         let client: HTTPClient
         do {
-            client = try HTTPClient(configuration: http, logger: Logger(label: "splashd.images"))
+            client = try clients.client(http, label: "splashd.images")
         } catch {
             logger.error("no image downloads: \(error)", metadata: ["splashd_op": "start"])
             return nil

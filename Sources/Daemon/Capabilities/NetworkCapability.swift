@@ -18,10 +18,12 @@ struct NetworkCapability: Sendable {
 
     /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
     /// connection that died with the old network, nor wait behind sync transfers.
-    static func make(config: DaemonConfig, state: DaemonState, account: AccountCapability, logger: Logger) async -> NetworkCapability {
+    static func make(
+        config: DaemonConfig, state: DaemonState, account: AccountCapability, http clients: HTTPClients, logger: Logger
+    ) async -> NetworkCapability {
         let health = ServiceHealth { state.setServices($0) }
         let changed = ChangeSignal()
-        let monitor = makeMonitor(config: config, state: state, health: health, changed: changed, logger: logger)
+        let monitor = makeMonitor(config: config, state: state, health: health, changed: changed, clients: clients, logger: logger)
         // The monitor tells of changes only; its first word (with no backend: "no backend configured",
         // for good) is status's from the start, not "not probed yet".
         if let monitor { state.setConnectivity(monitor.current) }
@@ -35,14 +37,14 @@ struct NetworkCapability: Sendable {
     }
 
     private static func makeMonitor(
-        config: DaemonConfig, state: DaemonState, health: ServiceHealth, changed: ChangeSignal, logger: Logger
+        config: DaemonConfig, state: DaemonState, health: ServiceHealth, changed: ChangeSignal, clients: HTTPClients, logger: Logger
     ) -> ConnectivityMonitor? {
         var http: HTTPClient
         do {
             var configuration = config.httpConfiguration
             configuration.connectTimeout = .seconds(3)
             configuration.freshConnections = true
-            http = try HTTPClient(configuration: configuration, logger: Logger(label: "splashd.probe"))
+            http = try clients.client(configuration, label: "splashd.probe")
         } catch {
             logger.error("no connectivity monitor: \(error)", metadata: ["splashd_op": "start"])
             return nil

@@ -15,9 +15,9 @@ struct SourceCapability: Sendable {
 
     static func make(
         config: DaemonConfig, store: Store, state: DaemonState, images: ImageCapability?,
-        health: ServiceHealth? = nil, logger: Logger
+        health: ServiceHealth? = nil, http clients: HTTPClients, logger: Logger
     ) -> SourceCapability {
-        guard let http = try? HTTPClient(configuration: config.httpConfiguration, logger: Logger(label: "splashd.sources")) else {
+        guard let http = try? clients.client(config.httpConfiguration, label: "splashd.sources") else {
             return SourceCapability(search: nil, refresher: nil, feeds: nil)
         }
         let search = SearchService(

@@ -4,30 +4,45 @@ import Foundation
 import GRDB
 import Library
 import Logging
+import NIOCore
 import Shared
 import SplashClient
 import Store
+import Systemd
 import TestSupport
 
-/// The daemon's own router over a real Store in a directory of the test's, reached through
-/// `InProcessConnection` exactly as a socket client would: no process, no socket, no network. The
-/// store holds a photo `unsplash:<id>` ("Photo <id>") for each id given.
-struct InProcessDaemon {
+/// The daemon's own graph (`DaemonGraph`, as `DaemonRunner` builds it: every capability and route)
+/// over a real Store in a directory of the test's, with no backend configured and nothing started,
+/// reached through `InProcessConnection` exactly as a socket client would: no process, no socket, no
+/// network. The store holds a photo `unsplash:<id>` ("Photo <id>") for each id given. What building
+/// opened (HTTP clients' threads, event loops) closes when the test lets go of it.
+final class InProcessDaemon: Sendable {
     let directory = TemporaryDirectory()
-    let store: Store
-    let state: DaemonState
-    let router: Router
+    let graph: DaemonGraph
+    var store: Store { graph.store }
+    var state: DaemonState { graph.state }
+    var router: Router { graph.router }
 
-    init(photos: [String] = ["a", "b"]) throws {
-        store = try Store(path: directory.file("s.sqlite"))
+    init(photos: [String] = ["a", "b"]) async throws {
+        let home = directory.path
+        let environment = ["HOME": home]
+        let config = try DaemonConfig.load(file: nil, environment: environment)
+        let directories = try DaemonDirectories.resolve(
+            flags: .init(stateDir: home + "/state", dataDir: home + "/data", cacheDir: home + "/cache", socket: home + "/control.sock"),
+            environment: environment)
+        try directories.create()
+        let store = try Store(path: directories.databasePath)
         try store.write { db in
             for id in photos { try PhotoRecord(source: .unsplash, remoteId: id, title: "Photo \(id)", fetchedAt: Date()).insert(db) }
         }
-        state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
-        let library = PhotoLibrary(store: store)
-        // As the daemon does: the counts in status follow every commit that moves them.
-        LibraryCounter(state: state, library: library, logger: Logger(label: "test")).observeStore()
-        router = Routes.make(state: state, library: library, logger: Logger(label: "test"))
+        graph = try await DaemonGraph.make(
+            config: config, directories: directories, store: store, socket: .path(directories.socket),
+            notifier: SystemdNotifier(), logger: Logger(label: "test"))
+    }
+
+    deinit {
+        graph.http.shutdownAll()
+        try? graph.eventLoops.syncShutdownGracefully()
     }
 
     /// Runs `body` with a typed client on a connection of its own.
