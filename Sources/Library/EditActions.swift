@@ -6,7 +6,7 @@ import Store
 /// Saving and removing edits in the store: each change written with its outbox op in the same
 /// transaction (principle 1). The rendering itself is EditStudio's; this only records it.
 public struct EditActions: Sendable {
-    public static let entity = "edit"
+    public static let entity = OutboxEntry.Entity.edit
     public let store: Store
 
     public init(store: Store) {

@@ -11,7 +11,7 @@ import Support
 /// device: the server and every device keep the later of two devices' changes, whatever order they
 /// arrive in.
 public struct LikeActions: Sendable {
-    public static let entity = "like"
+    public static let entity = OutboxEntry.Entity.like
     public let store: Store
     /// The server's clock as this device knows it; nil: the wall clock (tests, and no server).
     public let clock: ServerClock?

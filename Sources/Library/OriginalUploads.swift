@@ -9,7 +9,7 @@ import Store
 /// photo itself; the same file from two devices, or from a folder and from Google, is one object.
 /// Queued in the same transaction as the like or the edit (principle 1), once per photo while one waits.
 public enum OriginalUploads {
-    public static let entity = "original"
+    public static let entity = OutboxEntry.Entity.original
 
     /// What the outbox carries: the photo, where its file is on this machine, and its SHA-256.
     public struct Payload: Codable, Sendable, Equatable {

@@ -21,7 +21,7 @@ public struct OutboxQueue: Sendable {
         }
         return ops.map { op in
             var queued = QueuedOp(
-                opId: op.opId, entity: op.entity, entityId: op.entityId, op: op.op.rawValue, state: op.state.rawValue,
+                opId: op.opId, entity: op.entity.rawValue, entityId: op.entityId, op: op.op.rawValue, state: op.state.rawValue,
                 attempts: op.attempts, nextAttemptAt: op.nextAttemptAt, lastError: op.lastError, createdAt: op.createdAt)
             if op.state == .pending, let hold = holds[op.opId] {
                 queued.state = "duplicate"

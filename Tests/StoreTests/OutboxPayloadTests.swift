@@ -34,8 +34,8 @@ import TestSupport
         #expect(throws: DecodingError.self) { try OutboxPayload.decode(LikeActions.Payload.self, from: bad) }
     }
 
-    /// An op no splashd writes (the store changed by something else) is an error naming the row and
-    /// the op when read, not a crash, and the other rows stay as they were.
+    /// An op or an entity no splashd writes (the store changed by something else) is an error naming the
+    /// row and the value when read, not a crash, and the other rows stay as they were.
     @Test func anUnknownOpIsAnErrorThatNamesIt() throws {
         let dir = TemporaryDirectory()
         let store = try Store(path: dir.file("s.sqlite"))
@@ -47,9 +47,12 @@ import TestSupport
                 VALUES ('x', 'acct', 'like', 'unsplash:b', 'frobnicate', '{}', 'pending', 0, ?, ?)
                 """, arguments: [Date(), Date()])
         }
-        let error = #expect(throws: OutboxEntry.UnknownOp.self) { try store.read { db in try OutboxStore.list(db, rejectedOnly: false) } }
-        #expect(error?.op == "frobnicate" && error?.description.contains("unknown op 'frobnicate'") == true)
-        try store.write { db in _ = try db.execute(sql: "DELETE FROM outbox WHERE op = 'frobnicate'") }
+        let error = #expect(throws: OutboxEntry.UnknownValue.self) { try store.read { db in try OutboxStore.list(db, rejectedOnly: false) } }
+        #expect(error?.value == "frobnicate" && error?.description.contains("unknown op 'frobnicate'") == true)
+        try store.write { db in _ = try db.execute(sql: "UPDATE outbox SET op = 'like', entity = 'frobs' WHERE op = 'frobnicate'") }
+        let entity = #expect(throws: OutboxEntry.UnknownValue.self) { try store.read { db in try OutboxStore.list(db, rejectedOnly: false) } }
+        #expect(entity?.description.contains("unknown entity 'frobs'") == true, "\(String(describing: entity))")
+        try store.write { db in _ = try db.execute(sql: "DELETE FROM outbox WHERE entity = 'frobs'") }
         #expect(try store.read { db in try OutboxStore.list(db, rejectedOnly: false) }.map(\.op) == [.like])
     }
 
@@ -59,13 +62,13 @@ import TestSupport
         let dir = TemporaryDirectory()
         let store = try Store(path: dir.file("s.sqlite"))
         let now = Date(timeIntervalSince1970: 1_795_489_401.823)
-        var entry = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:a", op: .like, payload: #"{"a":1}"#, now: now)
+        var entry = OutboxEntry(accountId: "acct", entity: .like, entityId: "unsplash:a", op: .like, payload: #"{"a":1}"#, now: now)
         entry.state = .inFlight
         entry.attempts = 3
         entry.nextAttemptAt = now.addingTimeInterval(30)
         entry.lastError = "503 Service Unavailable"
         entry.updatedAt = now.addingTimeInterval(1)
-        let plain = OutboxEntry(accountId: "acct", entity: "like", entityId: "unsplash:b", op: .like, payload: "{}", now: now)
+        let plain = OutboxEntry(accountId: "acct", entity: .like, entityId: "unsplash:b", op: .like, payload: "{}", now: now)
         for original in [entry, plain] {
             let written = try store.write { db in try original.inserted(db) }
             #expect(written.seq != nil)

@@ -53,13 +53,13 @@ import TestSupport
         var ops: [String: OutboxEntry] = [:]
         for id in ids {
             #expect(try likes.like(photoId: "unsplash:" + id, accountId: "v", refuseDuplicatesWithin: 4, checkArrival: check, now: now) == .changed(queued: true))
-            ops[id] = try store.read { db in try OutboxStore.pending(db, accountId: "v", entity: "like", entityId: "unsplash:" + id).first }
+            ops[id] = try store.read { db in try OutboxStore.pending(db, accountId: "v", entity: .like, entityId: "unsplash:" + id).first }
         }
         return ops
     }
 
     func due(at now: Date) throws -> [String] {
-        try store.read { db in try OutboxStore.due(db, accountId: "v", entity: "like", now: now, limit: 100) }.map(\.entityId).sorted()
+        try store.read { db in try OutboxStore.due(db, accountId: "v", entity: .like, now: now, limit: 100) }.map(\.entityId).sorted()
     }
 
     /// The files the scanner asked to hash, in order.
@@ -195,7 +195,7 @@ import TestSupport
         #expect(try store.read { db in try LikeCheckRows.holds(db) }.count == 1)
         _ = try LikeActions(store: store).unlike(photoId: "unsplash:f", accountId: "v", now: now)
         #expect(try store.read { db in try LikeCheckRows.holds(db) }.isEmpty, "the hold went with its op")
-        let op = try #require(try store.read { db in try OutboxStore.due(db, accountId: "v", entity: "like", now: now, limit: 10) }.first)
+        let op = try #require(try store.read { db in try OutboxStore.due(db, accountId: "v", entity: .like, now: now, limit: 10) }.first)
         #expect(op.op == .unlike)
     }
 

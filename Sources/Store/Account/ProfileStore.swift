@@ -10,7 +10,7 @@ import Support
 public struct ProfileStore: Sendable {
     public let store: Store
 
-    public static let entity = "profile"
+    public static let entity = OutboxEntry.Entity.profile
 
     public init(store: Store) {
         self.store = store
@@ -114,9 +114,9 @@ public struct ProfileStore: Sendable {
             try db.execute(
                 sql: """
                     INSERT INTO outbox (op_id, account_id, entity, entity_id, op, payload, state, attempts, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, 'set_username', ?, 'pending', 0, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
                     """,
-                arguments: [opId, userId, Self.entity, userId, payload, now, now])
+                arguments: [opId, userId, Self.entity, userId, OutboxEntry.Op.setUsername, payload, now, now])
             return opId
         }
     }

@@ -14,6 +14,11 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         case rejected
     }
 
+    /// What an op is about: the server's table (or Storage's bucket) it goes to.
+    public enum Entity: String, Codable, Sendable, DatabaseValueConvertible {
+        case like, edit, original, profile
+    }
+
     /// What the server is to be told of the entity.
     public enum Op: String, Codable, Sendable, DatabaseValueConvertible {
         /// A like's latest intent.
@@ -22,19 +27,22 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         case upsert, delete
         /// A photo's original, for the account's other devices.
         case upload
+        /// The profile's username (`ProfileStore` queues it).
+        case setUsername = "set_username"
     }
 
-    /// A row whose `op` no splashd writes: the store was changed by something else.
-    public struct UnknownOp: Error, CustomStringConvertible {
+    /// A row whose `entity` or `op` no splashd writes: the store was changed by something else.
+    public struct UnknownValue: Error, CustomStringConvertible {
         public let seq: Int64?
-        public let op: String
-        public var description: String { "outbox row \(seq.map(String.init) ?? "?") has an unknown op '\(op)'" }
+        public let column: String
+        public let value: String
+        public var description: String { "outbox row \(seq.map(String.init) ?? "?") has an unknown \(column) '\(value)'" }
     }
 
     public var seq: Int64?
     public var opId: String
     public var accountId: String
-    public var entity: String
+    public var entity: Entity
     public var entityId: String
     public var op: Op
     public var payload: String
@@ -45,7 +53,7 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(accountId: String, entity: String, entityId: String, op: Op, payload: String, now: Date = Date()) {
+    public init(accountId: String, entity: Entity, entityId: String, op: Op, payload: String, now: Date = Date()) {
         self.opId = UUID().uuidString.lowercased()
         self.accountId = accountId
         self.entity = entity
@@ -64,10 +72,12 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         seq = row["seq"]
         opId = row["op_id"]
         accountId = row["account_id"]
-        entity = row["entity"]
+        let entity: String = row["entity"]
+        guard let kind = Entity(rawValue: entity) else { throw UnknownValue(seq: row["seq"], column: "entity", value: entity) }
+        self.entity = kind
         entityId = row["entity_id"]
         let op: String = row["op"]
-        guard let known = Op(rawValue: op) else { throw UnknownOp(seq: row["seq"], op: op) }
+        guard let known = Op(rawValue: op) else { throw UnknownValue(seq: row["seq"], column: "op", value: op) }
         self.op = known
         payload = row["payload"]
         state = row["state"]

@@ -5,7 +5,7 @@ import GRDB
 /// push engine that drains it.
 public enum OutboxStore {
     /// Pending ops for `entity` + `entityId` not yet sent (coalescing looks at these).
-    public static func pending(_ db: Database, accountId: String, entity: String, entityId: String) throws -> [OutboxEntry] {
+    public static func pending(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> [OutboxEntry] {
         try OutboxEntry.fetchAll(db, sql: """
             SELECT * FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'pending' ORDER BY seq
             """, arguments: [accountId, entity, entityId])
@@ -14,7 +14,7 @@ public enum OutboxStore {
     /// Ops to send now: pending and due, oldest first, at most one per entity (a later op on the same
     /// entity waits for the earlier one: order per entity is kept, and a bulk upsert may not touch a
     /// row twice).
-    public static func due(_ db: Database, accountId: String, entity: String, now: Date, limit: Int) throws -> [OutboxEntry] {
+    public static func due(_ db: Database, accountId: String, entity: OutboxEntry.Entity, now: Date, limit: Int) throws -> [OutboxEntry] {
         try OutboxEntry.fetchAll(db, sql: """
             SELECT o.* FROM outbox o
             WHERE o.account_id = ? AND o.entity = ? AND o.state = 'pending'
@@ -33,7 +33,7 @@ public enum OutboxStore {
     }
 
     /// When the earliest pending op of this account and entity becomes due (held ones never do).
-    public static func nextDue(_ db: Database, accountId: String, entity: String, now: Date) throws -> NextDue {
+    public static func nextDue(_ db: Database, accountId: String, entity: OutboxEntry.Entity, now: Date) throws -> NextDue {
         let row = try Row.fetchOne(db, sql: """
             SELECT count(*) AS n, min(next_attempt_at) AS due, sum(next_attempt_at IS NULL) AS undated FROM outbox o
             WHERE account_id = ? AND entity = ? AND state = 'pending' AND \(notHeld)
@@ -45,7 +45,7 @@ public enum OutboxStore {
     }
 
     /// Ops of this entity being sent right now.
-    public static func inFlightCount(_ db: Database, accountId: String, entity: String, entityId: String) throws -> Int {
+    public static func inFlightCount(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> Int {
         try Int.fetchOne(db, sql: """
             SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'in_flight'
             """, arguments: [accountId, entity, entityId]) ?? 0
@@ -70,7 +70,7 @@ public enum OutboxStore {
     /// device decides that row now, and the server would keep it over them. Ops in flight are left to
     /// come back with the server's answer. Returns how many went.
     @discardableResult
-    public static func supersedeWaiting(_ db: Database, accountId: String, entity: String, entityId: String) throws -> Int {
+    public static func supersedeWaiting(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> Int {
         try db.execute(
             sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'rejected')",
             arguments: [accountId, entity, entityId])

@@ -9,7 +9,7 @@ public enum EditUploadQuery {
         public var bytes: Int64?
     }
 
-    public static func fetch(_ db: Database, editId: String, photoId: String, entity: String) throws -> Upload {
+    public static func fetch(_ db: Database, editId: String, photoId: String, entity: OutboxEntry.Entity) throws -> Upload {
         Upload(
             opStates: try String.fetchAll(db, sql: "SELECT state FROM outbox WHERE entity = ? AND entity_id = ?", arguments: [entity, editId]),
             bytes: try Int64.fetchOne(db, sql: "SELECT bytes FROM photo_files WHERE photo_id = ? AND variant = ?", arguments: [photoId, "edit:\(editId)"]))

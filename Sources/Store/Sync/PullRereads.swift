@@ -22,7 +22,7 @@ public enum PullRereads {
 
     /// The remembered rows of `table` whose entity has no op pending or in flight any more: ready to
     /// be read again. `entity` is the outbox's name for them.
-    public static func ready(_ db: Database, accountId: String, table: String, entity: String, limit: Int) throws -> [String] {
+    public static func ready(_ db: Database, accountId: String, table: String, entity: OutboxEntry.Entity, limit: Int) throws -> [String] {
         try String.fetchAll(db, sql: """
             SELECT r.entity_id FROM pull_rereads r
             WHERE r.account_id = ? AND r.table_name = ?
@@ -33,7 +33,7 @@ public enum PullRereads {
     }
 
     /// Whether an op for this entity is still to be sent (pending or in flight).
-    public static func opWaiting(_ db: Database, accountId: String, entity: String, entityId: String) throws -> Bool {
+    public static func opWaiting(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> Bool {
         // Asked for every pulled row: compiled once per connection.
         try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT EXISTS (SELECT 1 FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'in_flight'))

@@ -37,7 +37,7 @@ protocol TablePuller: Sendable {
     /// The server's table, also the cursor's and the rereads' name for it.
     static var table: String { get }
     /// The outbox entity whose waiting ops make a row pass over.
-    static var entity: String { get }
+    static var entity: OutboxEntry.Entity { get }
     static var columns: String { get }
     /// The column a passed-over row is read again by.
     static var rereadColumn: String { get }

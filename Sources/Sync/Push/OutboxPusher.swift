@@ -15,7 +15,7 @@ protocol OutboxPusher: Sendable {
     /// What the server answered that `sent` needs (the rows as it kept them).
     associatedtype Answer: Sendable = Void
     /// The outbox `entity` it sends.
-    var entity: String { get }
+    var entity: OutboxEntry.Entity { get }
     /// Ops per request: likes go in bulk, edits one file at a time.
     var batchSize: Int { get }
     /// How its ops are named in logs ("likes", "edits").
