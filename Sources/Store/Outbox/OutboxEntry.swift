@@ -66,26 +66,43 @@ public struct OutboxEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.updatedAt = now
     }
 
+    /// The table's columns, for the query interface and for reading a row.
+    public enum Columns {
+        public static let seq = Column("seq")
+        public static let opId = Column("op_id")
+        public static let accountId = Column("account_id")
+        public static let entity = Column("entity")
+        public static let entityId = Column("entity_id")
+        public static let op = Column("op")
+        public static let payload = Column("payload")
+        public static let state = Column("state")
+        public static let attempts = Column("attempts")
+        public static let nextAttemptAt = Column("next_attempt_at")
+        public static let lastError = Column("last_error")
+        public static let createdAt = Column("created_at")
+        public static let updatedAt = Column("updated_at")
+    }
+
     /// Read column by column. Through Codable, every column's name went through the snake-case
     /// conversion for every row, and a push batch reads up to 10,000 rows at once.
     public init(row: Row) throws {
-        seq = row["seq"]
-        opId = row["op_id"]
-        accountId = row["account_id"]
-        let entity: String = row["entity"]
-        guard let kind = Entity(rawValue: entity) else { throw UnknownValue(seq: row["seq"], column: "entity", value: entity) }
+        seq = row[Columns.seq]
+        opId = row[Columns.opId]
+        accountId = row[Columns.accountId]
+        let entity: String = row[Columns.entity]
+        guard let kind = Entity(rawValue: entity) else { throw UnknownValue(seq: seq, column: "entity", value: entity) }
         self.entity = kind
-        entityId = row["entity_id"]
-        let op: String = row["op"]
-        guard let known = Op(rawValue: op) else { throw UnknownValue(seq: row["seq"], column: "op", value: op) }
+        entityId = row[Columns.entityId]
+        let op: String = row[Columns.op]
+        guard let known = Op(rawValue: op) else { throw UnknownValue(seq: seq, column: "op", value: op) }
         self.op = known
-        payload = row["payload"]
-        state = row["state"]
-        attempts = row["attempts"]
-        nextAttemptAt = row["next_attempt_at"]
-        lastError = row["last_error"]
-        createdAt = row["created_at"]
-        updatedAt = row["updated_at"]
+        payload = row[Columns.payload]
+        state = row[Columns.state]
+        attempts = row[Columns.attempts]
+        nextAttemptAt = row[Columns.nextAttemptAt]
+        lastError = row[Columns.lastError]
+        createdAt = row[Columns.createdAt]
+        updatedAt = row[Columns.updatedAt]
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

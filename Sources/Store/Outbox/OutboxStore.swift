@@ -163,7 +163,7 @@ public enum OutboxStore {
     }
 
     public static func find(_ db: Database, opId: String) throws -> OutboxEntry? {
-        try OutboxEntry.filter(Column("op_id") == opId).fetchOne(db)
+        try OutboxEntry.filter(OutboxEntry.Columns.opId == opId).fetchOne(db)
     }
 
     /// Makes a waiting or rejected op due now. Nil for no such op; an op in flight is left as it is.
