@@ -12,10 +12,12 @@ public struct ServerEditRow: Codable, Sendable, Equatable {
     public var updated_at: String?
     public var deleted_at: String?
 
-    public enum CodingKeys: String, CodingKey { case id, photo_id, pipeline, storage_path, created_at, updated_at, deleted_at }
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, photo_id, pipeline, storage_path, created_at, updated_at, deleted_at
+    }
 
-    /// The columns read.
-    public static let columns = "id,photo_id,pipeline,storage_path,created_at,updated_at,deleted_at"
+    /// The columns read: every key.
+    public static let columns = CodingKeys.allCases.map(\.rawValue).joined(separator: ",")
 
     public init(
         id: String, photo_id: String, pipeline: [FilterStep], storage_path: String?, created_at: String, updated_at: String? = nil,

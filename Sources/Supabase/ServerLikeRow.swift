@@ -11,11 +11,13 @@ public struct ServerLikeRow: Decodable, Sendable, Equatable {
     public var acted_at: String?
     public var acted_by: String?
 
-    /// The columns read.
-    public static let columns = "id,photo_id,liked_at,updated_at,deleted_at,acted_at,acted_by"
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, photo_id, liked_at, updated_at, deleted_at, acted_at, acted_by
+    }
 
-    /// The action the row holds; a row without a stamp (a server before the last-word migration) is
-    /// older than any stamped one.
+    /// The columns read: every key.
+    public static let columns = CodingKeys.allCases.map(\.rawValue).joined(separator: ",")
+
     public init(
         id: String? = nil, photo_id: String, liked_at: String, updated_at: String? = nil, deleted_at: String? = nil,
         acted_at: String? = nil, acted_by: String? = nil
@@ -29,6 +31,8 @@ public struct ServerLikeRow: Decodable, Sendable, Equatable {
         self.acted_by = acted_by
     }
 
+    /// The action the row holds; a row without a stamp (a server before the last-word migration) is
+    /// older than any stamped one.
     public var stamp: ActionStamp {
         ActionStamp(
             milliseconds: acted_at.flatMap(SupabaseTime.parse).map(ActionStamp.milliseconds) ?? .min, device: acted_by ?? "")

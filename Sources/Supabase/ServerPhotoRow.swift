@@ -15,14 +15,13 @@ public struct ServerPhotoRow: Codable, Sendable, Equatable {
     /// Why that original is not in Storage (too large).
     public var original_note: String?
 
-    public enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey, CaseIterable {
         case photo_id, title, description, author_name, author_url, color, width, height, original_sha256, original_note, urls
     }
 
-    /// The columns read.
-    public static let columns = "photo_id,title,description,author_name,author_url,color,width,height,original_sha256,original_note,urls"
+    /// The columns read: every key.
+    public static let columns = CodingKeys.allCases.map(\.rawValue).joined(separator: ",")
 
-    // Every row of a bulk insert must have the same keys, so nulls are written out.
     public init(
         photo_id: String, title: String? = nil, description: String? = nil, author_name: String? = nil, author_url: String? = nil,
         color: String? = nil, width: Int? = nil, height: Int? = nil, urls: [String: String]? = nil, original_sha256: String? = nil,
@@ -41,6 +40,7 @@ public struct ServerPhotoRow: Codable, Sendable, Equatable {
         self.original_note = original_note
     }
 
+    // Every row of a bulk insert must have the same keys, so nulls are written out.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(photo_id, forKey: .photo_id)
