@@ -9,6 +9,7 @@ import ServiceLifecycle
 import Shared
 import Store
 import Sync
+import Synchronization
 import Systemd
 
 /// Everything splashd is made of, built area by area from its configuration, directories and store:
@@ -17,11 +18,10 @@ import Systemd
 /// builds the same graph and speaks to its router in-process (`InProcessDaemon`).
 struct DaemonGraph {
     let config: DaemonConfig
-    let directories: DaemonDirectories
     let store: Store
     let state: DaemonState
-    let library: PhotoLibrary
     let account: AccountCapability
+    let clockKeeper: ServerClockKeeper?
     let network: NetworkCapability
     let sync: SyncCapability
     let images: ImageCapability?
@@ -84,7 +84,8 @@ struct DaemonGraph {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
-        DaemonRunner.followStatusLine(state: state, notifier: notifier)
+        let clockKeeper = Self.clockKeeper(account: account, store: store, state: state, network: network.gate, logger: logger)
+        Self.followStatusLine(state: state, notifier: notifier)
         // The library as a folder of links where picture viewers look (pictures.folder).
         let picturesFolder = config.picturesFolder.map { folder in
             PicturesFolderService(
@@ -106,8 +107,7 @@ struct DaemonGraph {
         let server = ControlServer(configuration: serverConfiguration, router: router, logger: logger, group: eventLoops)
 
         return DaemonGraph(
-            config: config, directories: directories, store: store, state: state, library: library, account: account,
-            network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
+            config: config, store: store, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
             realtime: realtime, picturesFolder: picturesFolder, router: router, server: server, eventLoops: eventLoops,
             http: http, notifier: notifier, logger: logger)
     }
@@ -131,9 +131,7 @@ struct DaemonGraph {
         services.append(.init(service: server))
         services.append(.init(service: reload))
         services.append(.init(service: account.refreshService))
-        if let clockKeeper = DaemonRunner.clockKeeper(account: account, store: store, state: state, network: network.gate, logger: logger) {
-            services.append(.init(service: clockKeeper))
-        }
+        if let clockKeeper { services.append(.init(service: clockKeeper)) }
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }
@@ -162,5 +160,17 @@ struct DaemonGraph {
             service: ShutdownAnnouncer(notifier: notifier, state: state, logger: logger),
             successTerminationBehavior: .gracefullyShutdownGroup))
         return services
+    }
+}
+
+extension DaemonGraph {
+    /// systemd's STATUS= line follows connectivity, the account and the queue as they change.
+    static func followStatusLine(state: DaemonState, notifier: SystemdNotifier) {
+        let statusLine = Mutex("")
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
+            let line = state.statusLine()
+            let changed = statusLine.withLock { last in defer { last = line }; return last != line }
+            if changed { notifier.status(line) }
+        }
     }
 }

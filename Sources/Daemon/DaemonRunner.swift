@@ -146,18 +146,6 @@ public enum DaemonRunner {
     }
 }
 
-extension DaemonRunner {
-    /// systemd's STATUS= line follows connectivity, the account and the queue as they change.
-    static func followStatusLine(state: DaemonState, notifier: SystemdNotifier) {
-        let statusLine = Mutex("")
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
-            let line = state.statusLine()
-            let changed = statusLine.withLock { last in defer { last = line }; return last != line }
-            if changed { notifier.status(line) }
-        }
-    }
-}
-
 extension DaemonConfig {
     /// What a reload changes that takes effect without a restart, in words for the log.
     func liveChanges(to new: DaemonConfig) -> String {

@@ -5,7 +5,7 @@ import Logging
 import Store
 import Sync
 
-extension DaemonRunner {
+extension DaemonGraph {
     /// Keeps the server's clock sharp (it stamps every like and rename), saved in the store for the next
     /// start and shown in status; woken when the backend answers again.
     static func clockKeeper(account: AccountCapability, store: Store, state: DaemonState, network: NetworkGate, logger: Logger) -> ServerClockKeeper? {
