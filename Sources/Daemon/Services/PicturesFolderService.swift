@@ -169,7 +169,8 @@ final class PicturesFolderService: Service, Sendable {
     }
 }
 
-/// The service's view of the bus, shared with its download patience (which asks what the bus said).
+/// The service's view of the bus, shared with its download patience (which asks what the bus said);
+/// `follow` sets it to the account and counts it starts from.
 private final class FollowedBus: Sendable {
-    let wakes = Mutex(PicturesFolderWakes(account: "", library: LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)))
+    let wakes = Mutex(PicturesFolderWakes(account: "", library: .empty))
 }

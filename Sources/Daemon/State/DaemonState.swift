@@ -10,7 +10,7 @@ public final class DaemonState: Sendable {
         public var account = AccountStatus(state: .signedOut)
         public var connectivity = ConnectivityStatus(state: .unknown, reason: "not probed yet")
         public var outbox = OutboxCounts(pending: 0, inFlight: 0, rejected: 0)
-        public var library = LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)
+        public var library = LibraryCounts.empty
         public var lastSync: Date?
         public var live = LiveChannelStatus(state: .off)
         public var services: [ServiceReachability] = []

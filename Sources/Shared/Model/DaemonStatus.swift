@@ -50,7 +50,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         account: AccountStatus(state: .signedOut),
         connectivity: ConnectivityStatus(state: .unknown, reason: "not probed yet"),
         outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
-        library: LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0),
+        library: .empty,
         clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003))
 }
 
@@ -142,4 +142,7 @@ public struct LibraryCounts: Codable, Sendable, Equatable {
         self.files = files
         self.bytes = bytes
     }
+
+    /// An empty library.
+    public static let empty = LibraryCounts(photos: 0, liked: 0, edited: 0, dismissed: 0, files: 0, bytes: 0)
 }

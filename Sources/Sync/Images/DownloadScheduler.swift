@@ -209,8 +209,7 @@ struct DownloadScheduler: Sendable {
         finished += 1
         recentlyFinished[photoId] = finished
         bytes += fileBytes
-        active[photoId] = (0, nil)
-        announcing.insert(photoId)
+        awaitAnnouncement(photoId)
     }
 
     /// A library file's transfer failed: its retry, later each time (a permanent failure waits the
@@ -222,9 +221,15 @@ struct DownloadScheduler: Sendable {
             attempts: attempts, lastError: failure.message, status: failure.status, due: now + delay,
             dueDate: nowDate.addingTimeInterval(delay.timeInterval))
         retries[photoId] = retry
+        awaitAnnouncement(photoId)
+        return retry
+    }
+
+    /// An ended transfer stays in flight, its bytes no longer counted there, until `end`: its event is
+    /// out by then (see `announcing`).
+    private mutating func awaitAnnouncement(_ photoId: String) {
         active[photoId] = (0, nil)
         announcing.insert(photoId)
-        return retry
     }
 
     /// The transfer `key` is over: its slot is free.

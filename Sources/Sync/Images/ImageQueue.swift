@@ -105,7 +105,8 @@ public final class ImageQueue: Service, Sendable {
     let health: ServiceHealth
     let logger: Logger
     private let changed: @Sendable (ImagesProgress) -> Void
-    private let announcing = Mutex(())
+    /// Held while an event is counted and published (`announce`).
+    private let publishing = Mutex(())
     let wakeup = Wakeup()
     let state: Mutex<State>
 
@@ -353,7 +354,7 @@ public final class ImageQueue: Service, Sendable {
     /// Counts and publishes under one lock: transfers ending together would otherwise publish in another
     /// order than they counted, and the last event could say a file still downloads when none does.
     private func announce(_ photoId: String, _ change: ImagesProgress.Change, error: String? = nil) {
-        announcing.withLock { _ in
+        publishing.withLock { _ in
             let totals = state.withLock { $0.scheduler.progress(announced: true) }
             changed(ImagesProgress(
                 photo: photoId, change: change, error: error, downloading: totals.active, waiting: totals.failing,
