@@ -232,7 +232,7 @@ enum BrazilianPortuguese {
         case .picturesFolderWrong(let path): "errada    \(path)"
         case .picturesFolderRebuilt(let entries, let made, let removed, let folder):
             "\(folder) tem \(plural(entries, "entrada", "entradas")) da biblioteca: \(plural(made, "criada", "criadas")), \(plural(removed, "removida", "removidas"))"
-        case .picturesFolderFollowing: "a biblioteca mudou há pouco; o splashd a segue quando os downloads terminarem"
+        case .picturesFolderFollowing: "a biblioteca acabou de mudar; o splashd a acompanha logo após os downloads"
         case .picturesFolderSymlinks(let n):
             "\(plural(n, "entrada é um link simbólico", "entradas são links simbólicos")): a pasta e a biblioteca estão em sistemas de arquivos ou montagens diferentes"
 

@@ -226,7 +226,7 @@ enum English {
         case .picturesFolderWrong(let path): "wrong    \(path)"
         case .picturesFolderRebuilt(let entries, let made, let removed, let folder):
             "\(folder) holds the library's \(plural(entries, "entry", "entries")): \(made) made, \(removed) removed"
-        case .picturesFolderFollowing: "the library changed moments ago; splashd follows it once downloads end"
+        case .picturesFolderFollowing: "the library just changed; splashd catches up in a moment, after any downloads"
         case .picturesFolderSymlinks(let n):
             "\(plural(n, "entry is a symbolic link", "entries are symbolic links")): the folder and the library are on different file systems or mounts"
 
