@@ -84,7 +84,7 @@ struct DaemonGraph {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
-        let clockKeeper = Self.clockKeeper(account: account, store: store, state: state, network: network.gate, logger: logger)
+        let clockKeeper = Self.clockKeeper(account: account, state: state, network: network.gate, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)
         // The library as a folder of links where picture viewers look (pictures.folder).
         let picturesFolder = config.picturesFolder.map { folder in

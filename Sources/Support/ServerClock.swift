@@ -12,6 +12,10 @@ import Synchronization
 /// answers no longer meet the older ones (the server's clock was stepped, or a restored estimate was
 /// wrong) the older ones go.
 ///
+/// What it learns is handed to `persist` at once, before the answer that taught it is read: a session
+/// saved after its sign-in's answer is never without the clock that answer set, however soon the
+/// process dies. It is handed on again when it narrows by half or no longer meets what was handed on.
+///
 /// The boot clock is never stepped, so a wall clock that is wrong, or corrected while splashd runs,
 /// changes nothing here; the wall clock's own offset is reported (`wallOffset`) so that a person whose
 /// clock is far off is told.
@@ -71,15 +75,21 @@ public final class ServerClock: Sendable {
     private let bounds = Mutex<[Bound]>([])
     /// Moves when an answer changes the estimate (the probe and the keeper wait on it).
     public let changed = ChangeSignal()
+    private let persist: @Sendable (Saved) -> Void
+    /// What `persist` was last handed; held while handing on, so that what is kept never goes back.
+    private let persisted = Mutex<Saved?>(nil)
 
-    public init(device: DeviceClock) {
+    /// `persist` keeps an estimate for the next start (`restore`); called on the thread of the answer.
+    public init(device: DeviceClock, persist: @escaping @Sendable (Saved) -> Void = { _ in }) {
         self.device = device
+        self.persist = persist
     }
 
     /// An answer: `serverSecond` from its `Date`, sent at boot clock `sentAt`, read at `receivedAt`.
     public func observe(serverSecond: Int64, sentAt: Double, receivedAt: Double) {
         guard receivedAt >= sentAt else { return }
         add(Bound(low: Double(serverSecond) - receivedAt, high: Double(serverSecond) + 1 - sentAt, at: receivedAt))
+        persistIfLearnt()
     }
 
     /// Starts from what an earlier run knew: as it was on this boot; from another boot, through the
@@ -88,11 +98,28 @@ public final class ServerClock: Sendable {
     public func restore(_ saved: Saved) {
         if saved.bootId == device.bootId {
             add(saved.bound)
+            persisted.withLock { $0 = saved }
         } else {
             let boot = device.boot()
             let offset = saved.wallOffset + device.wall().timeIntervalSince1970 - boot
             let half = (saved.bound.high - saved.bound.low) / 2 + 1
             add(Bound(low: offset - half, high: offset + half, at: boot))
+        }
+    }
+
+    /// Hands the estimate to `persist` when nothing was, when it is half as wide as what was, or when it
+    /// no longer meets what was (the server's clock moved, or what was kept was wrong).
+    private func persistIfLearnt() {
+        persisted.withLock { persisted in
+            guard let saved else { return }
+            if let kept = persisted {
+                let spread = max(0, saved.bound.at - kept.bound.at) * Self.drift
+                let apart = saved.bound.high < kept.bound.low - spread || saved.bound.low > kept.bound.high + spread
+                let narrowed = saved.bound.high - saved.bound.low <= (kept.bound.high - kept.bound.low) / 2
+                guard apart || narrowed else { return }
+            }
+            persist(saved)
+            persisted = saved
         }
     }
 
@@ -144,6 +171,13 @@ public final class ServerClock: Sendable {
     public func now() -> Date {
         guard let estimate else { return device.wall() }
         return Date(timeIntervalSince1970: device.boot() + estimate.offset)
+    }
+
+    /// The latest moment the server takes as an action's (its now and the skew it allows, `futureBound`);
+    /// nil before any answer came: this device does not know it, and the server bounds the moment itself.
+    public func latestAccepted() -> Date? {
+        guard let estimate else { return nil }
+        return Date(timeIntervalSince1970: device.boot() + estimate.offset + Self.futureBound)
     }
 
     /// The estimate as it should survive a restart; nil before any answer.

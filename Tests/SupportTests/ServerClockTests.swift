@@ -15,19 +15,30 @@ import Testing
         func withLock<T>(_ body: (inout Double) -> T) -> T { value.withLock { body(&$0) } }
     }
 
+    /// What the clock handed on to be kept, in order.
+    final class Kept: Sendable {
+        private let saved = Mutex<[ServerClock.Saved]>([])
+        func append(_ value: ServerClock.Saved) { saved.withLock { $0.append(value) } }
+        var all: [ServerClock.Saved] { saved.withLock { $0 } }
+    }
+
     final class World: Sendable {
         let boot = Knob(1000)
         let wallSkew = Knob(0)
         let serverOffset: Double
+        let kept = Kept()
         let clock: ServerClock
 
         init(serverOffset: Double = 1_795_000_000.123_456, bootId: String = "boot-1") {
             self.serverOffset = serverOffset
             let boot = self.boot
             let wallSkew = self.wallSkew
-            clock = ServerClock(device: DeviceClock(
-                wall: { Date(timeIntervalSince1970: boot.withLock { $0 } + serverOffset + wallSkew.withLock { $0 }) },
-                boot: { boot.withLock { $0 } }, bootId: bootId))
+            let kept = self.kept
+            clock = ServerClock(
+                device: DeviceClock(
+                    wall: { Date(timeIntervalSince1970: boot.withLock { $0 } + serverOffset + wallSkew.withLock { $0 }) },
+                    boot: { boot.withLock { $0 } }, bootId: bootId),
+                persist: { kept.append($0) })
         }
 
         /// A request sent now, answered after `roundTrip`, the server reading its clock half way.
@@ -158,6 +169,54 @@ import Testing
         let across = try #require(nextBoot.clock.estimate)
         #expect(abs(nextBoot.error) <= across.uncertainty + 1e-9)
         #expect(across.uncertainty > 1 && across.uncertainty < 1.1)
+    }
+
+    /// The first answer is handed on to be kept before `observe` returns (a sign-in's answer is, before
+    /// its session is saved); then only what halves the estimate, or moves it, not every answer.
+    @Test func whatIsLearntIsKeptAtOnceAndOnlyWhenItMatters() throws {
+        let world = World()
+        #expect(world.kept.all.isEmpty)
+        world.answer()
+        #expect(world.kept.all.count == 1, "the first answer")
+        let first = try #require(world.kept.all.first)
+        #expect(first == world.clock.saved)
+        for _ in 0..<5 { world.answer() }
+        #expect(world.kept.all.count == 1, "answers at the same point of a second teach nothing worth keeping")
+
+        for step in 0..<200 {
+            world.answer()
+            world.wait(0.0137 * Double(step % 7 + 1))
+        }
+        let kept = world.kept.all
+        #expect(kept.count > 2 && kept.count < 20, "kept as it halved: \(kept.count)")
+        for (earlier, later) in zip(kept, kept.dropFirst()) {
+            #expect(later.bound.high - later.bound.low <= (earlier.bound.high - earlier.bound.low) / 2 + 1e-9)
+        }
+        let last = try #require(kept.last)
+        let estimate = try #require(world.clock.estimate)
+        #expect((last.bound.high - last.bound.low) / 2 <= estimate.uncertainty * 2 + 1e-9, "what is kept is near what is known")
+
+        // The server's clock was set back a minute: the first answer from it is kept at once.
+        let moved = World(serverOffset: world.serverOffset - 60)
+        moved.boot.withLock { $0 = world.boot.withLock { $0 } }
+        moved.clock.restore(last)
+        #expect(moved.kept.all.isEmpty, "what was restored is kept already")
+        moved.answer()
+        let after = try #require(moved.kept.all.last, "an answer that no longer meets what was kept")
+        #expect(abs((after.bound.low + after.bound.high) / 2 - (moved.serverOffset)) < 1)
+    }
+
+    /// Before any answer the device does not know the server's now, and bounds no stamp by it (the
+    /// server does); after one, the server's now and the skew it allows.
+    @Test func theLatestMomentAcceptedIsKnownOnlyFromAnAnswer() throws {
+        let world = World()
+        world.wallSkew.withLock { $0 = -600 }
+        #expect(world.clock.latestAccepted() == nil)
+        world.answer()
+        let latest = try #require(world.clock.latestAccepted())
+        let server = world.boot.withLock { $0 } + world.serverOffset
+        let uncertainty = try #require(world.clock.estimate).uncertainty
+        #expect(abs(latest.timeIntervalSince1970 - (server + ServerClock.futureBound)) <= uncertainty + 1e-6)
     }
 
     /// Stamps compare by time, then by device; their wire text is exact to the millisecond.

@@ -109,6 +109,42 @@ import TestSupport
         }
     }
 
+    /// A laptop whose clock is ten minutes slow signs in and dies at once (kill -9, while the clock keeper
+    /// is still probing: it keeps nothing of its own). It starts again with no network and likes, then
+    /// unlikes, a photo the desktop liked earlier: it still knows the server's time (kept with the
+    /// sign-in's answer), so once back its unlike stands, whichever of its requests goes first; a device
+    /// that stamped by its wall clock, or that bounded its stamps by it, would give way to the older like.
+    @Test func aDeviceKilledRightAfterSigningInKeepsTheServersClock() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.clearFaults()
+        try await SplashdFixture.run { fixture in
+            let desktop = try await fixture.splashd(.sync())
+            let photo = try #require(try desktop.seedPhotos(1, prefix: "lw").first)
+            let laptop = try await fixture.splashd(.sync(email: desktop.account, environment: [Self.skew: "-600"]))
+            _ = try await laptop.client.send(LoginRequest(email: desktop.account, password: Splashd.password))
+            await laptop.kill9()
+
+            _ = try await desktop.client.send(PhotosLikeRequest(id: photo))
+            #expect(try await desktop.syncUntilDrained().drained)
+
+            let nowhere = ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", Self.skew: "-600"]
+            let offline = try await fixture.splashd(.sync(directory: laptop.directory, email: desktop.account, environment: nowhere))
+            let clock = try #require(try await offline.client.send(StatusRequest()).clock, "the sign-in's answer taught the clock, and it was kept")
+            #expect(abs(clock.offsetSeconds - 600) < 1, "\(clock)")
+            _ = try offline.seedPhotos(1, prefix: "lw")
+            _ = try await offline.client.send(PhotosLikeRequest(id: photo))
+            _ = try await offline.client.send(PhotosUnlikeRequest(id: photo))
+            await offline.stop()
+
+            let back = try await fixture.splashd(.sync(directory: laptop.directory, email: desktop.account, environment: [Self.skew: "-600"]))
+            #expect(try await back.syncUntilDrained().drained)
+            #expect(try await back.serverLikes()[photo] == true, "the laptop's later unlike stands: \(back.process.stderr.suffix(2000))")
+            _ = try await desktop.syncUntilDrained()
+            #expect(try await desktop.client.send(PhotosListRequest(liked: true)).photos.isEmpty)
+            #expect(try await back.client.send(PhotosListRequest(liked: true)).photos.isEmpty)
+        }
+    }
+
     /// The same rule for a username set on two devices: the laptop's rename, made first and sent last,
     /// gives way to the desktop's later one, on both and on the server.
     @Test func anEarlierRenameSentLastGivesWay() async throws {

@@ -11,8 +11,8 @@ import Synchronization
 /// connectivity monitor's health checks) at the moments that halve what is left of the
 /// uncertainty (each answer's `Date` then falls on one side of a second's edge or the other), twenty
 /// answers at most, so an estimate a second wide comes down to a few milliseconds in as many seconds.
-/// It says how the device's clock stands (status, and the journal when it is a minute or more off) and
-/// saves the estimate for the next start. Asleep otherwise: it wakes when the estimate changes, when
+/// It says how the device's clock stands (status, and the journal when it is a minute or more off); the
+/// clock keeps what it learns itself (`ServerClock`'s `persist`). Asleep otherwise: it wakes when the estimate changes, when
 /// asked (`ring`: the network came back), or when age will have widened the estimate past `loose`.
 public final class ServerClockKeeper: Service, Sendable {
     public struct Configuration: Sendable {
@@ -22,8 +22,6 @@ public final class ServerClockKeeper: Service, Sendable {
         public var loose = 0.1
         /// Answers asked for in one go, at most.
         public var probes = 20
-        /// Saved again after this long, when it changed.
-        public var saveEvery: Duration = .seconds(60)
         public init() {}
     }
 
@@ -31,7 +29,6 @@ public final class ServerClockKeeper: Service, Sendable {
     private let clock: ServerClock
     private let configuration: Configuration
     private let isOnline: @Sendable () -> Bool
-    private let save: @Sendable (ServerClock.Saved) -> Void
     private let publish: @Sendable (ServerClockStatus?) -> Void
     private let logger: Logger
     /// Set by `ring`: probe again even if an earlier round left the estimate above `target`.
@@ -39,13 +36,12 @@ public final class ServerClockKeeper: Service, Sendable {
 
     public init(
         backend: SupabaseBackend, clock: ServerClock, configuration: Configuration = .init(), isOnline: @escaping @Sendable () -> Bool,
-        save: @escaping @Sendable (ServerClock.Saved) -> Void, publish: @escaping @Sendable (ServerClockStatus?) -> Void, logger: Logger
+        publish: @escaping @Sendable (ServerClockStatus?) -> Void, logger: Logger
     ) {
         self.backend = backend
         self.clock = clock
         self.configuration = configuration
         self.isOnline = isOnline
-        self.save = save
         self.publish = publish
         self.logger = logger
     }
@@ -61,11 +57,9 @@ public final class ServerClockKeeper: Service, Sendable {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown { await self.loop() }
-        if let saved = clock.saved { save(saved) }
     }
 
     private func loop() async {
-        var lastSaved: ContinuousClock.Instant?
         var farOffTold: Int?
         // Probing again is worth it at the start, when the backend answers again, and once age has made
         // the estimate loose; not at every answer (a round trip may keep it above `target` for good).
@@ -79,17 +73,10 @@ public final class ServerClockKeeper: Service, Sendable {
             if worthProbing, before.map({ $0.uncertainty > configuration.target }) ?? true, isOnline() {
                 await probe()
                 worthProbing = false
-                lastSaved = nil  // what a round of probes learnt is worth keeping at once
             }
             let estimate = clock.estimate
             publish(estimate.map(Self.status))
-            if let estimate {
-                farOffTold = tellIfFarOff(estimate, told: farOffTold)
-                if lastSaved.map({ $0.duration(to: .now) >= configuration.saveEvery }) ?? true, let saved = clock.saved {
-                    save(saved)
-                    lastSaved = .now
-                }
-            }
+            if let estimate { farOffTold = tellIfFarOff(estimate, told: farOffTold) }
             // Next: when age has widened the estimate past `loose`, or at the next answer or ring.
             let deadline = estimate.map { estimate -> ContinuousClock.Instant in
                 let seconds = max(1, (configuration.loose - estimate.uncertainty) / ServerClock.drift)

@@ -1,4 +1,5 @@
 import Account
+import Foundation
 import HTTP
 import Logging
 import Shared
@@ -34,8 +35,15 @@ extension AccountCapability {
                 if before != status { notifier.status(state.statusLine()) }
             },
             profileChanged: { profile in state.bus.publish(.profileUpdated(profile)) })
-        // The server's clock as the last run knew it, until the server answers.
-        let clock = ServerClock(device: .system())
+        // The server's clock as the last run knew it, until the server answers; what it learns is kept
+        // before the answer that taught it is read.
+        let clock = ServerClock(device: .system(), persist: { saved in
+            do {
+                try store.write { db in try DeviceRows.saveClock(db, saved, now: Date()) }
+            } catch {
+                logger.warning("cannot save the server's clock: \(error)", metadata: ["splashd_op": "clock"])
+            }
+        })
         if let saved = try? store.read({ db in try DeviceRows.savedClock(db) }) { clock.restore(saved) }
         let account = AccountCapability(
             backendURL: config.backendURL, anonKey: config.anonKey, http: http, store: store, stateDirectory: stateDirectory,

@@ -2,23 +2,15 @@ import Account
 import Foundation
 import Shared
 import Logging
-import Store
 import Sync
 
 extension DaemonGraph {
-    /// Keeps the server's clock sharp (it stamps every like and rename), saved in the store for the next
-    /// start and shown in status; woken when the backend answers again.
-    static func clockKeeper(account: AccountCapability, store: Store, state: DaemonState, network: NetworkGate, logger: Logger) -> ServerClockKeeper? {
+    /// Keeps the server's clock sharp (it stamps every like and rename) and shown in status; woken when
+    /// the backend answers again.
+    static func clockKeeper(account: AccountCapability, state: DaemonState, network: NetworkGate, logger: Logger) -> ServerClockKeeper? {
         guard let backend = account.backend else { return nil }
         let keeper = ServerClockKeeper(
             backend: backend, clock: account.clock, isOnline: { network.isOnline() },
-            save: { saved in
-                do {
-                    try store.write { db in try DeviceRows.saveClock(db, saved, now: Date()) }
-                } catch {
-                    logger.warning("cannot save the server's clock: \(error)", metadata: ["splashd_op": "clock"])
-                }
-            },
             publish: { state.setClock($0) }, logger: logger)
         // What a restored estimate says, from the first status on (the keeper updates it as it runs).
         state.setClock(keeper.currentStatus)

@@ -21,12 +21,13 @@ struct LikesPusher: OutboxPusher {
     let entity = LikeActions.entity
     let batchSize: Int
     let noun = "likes"
-    /// The server's clock: an action stamped past its now (and the skew allowed) goes as now.
+    /// The server's clock: an action stamped past its now (and the skew allowed) goes as now. Not known
+    /// here (no answer yet): the server bounds it, as it does every write's.
     let clock: ServerClock?
     let logger: Logger
 
     func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<LikePushRows.Rows>] {
-        let latest = clock.map { ActionStamp.milliseconds($0.now().addingTimeInterval(ServerClock.futureBound)) } ?? .max
+        let latest = clock?.latestAccepted().map(ActionStamp.milliseconds) ?? .max
         let readings = try LikePushRows.fetch(db, seqs: batch.compactMap(\.seq), latest: latest, device: try DeviceRows.id(db))
         for case .rows(let rows) in readings.values {
             guard let from = rows.clampedFrom else { continue }
