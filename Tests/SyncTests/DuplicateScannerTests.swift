@@ -1,3 +1,4 @@
+import Clocks
 import Editing
 import Foundation
 import GRDB
@@ -74,7 +75,9 @@ import TestSupport
         var isOn: Bool { value.withLock { $0 } }
     }
 
-    func scanner(hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30), released: Counter = Counter()) -> DuplicateScanner {
+    func scanner<C: Clock<Duration>>(
+        hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30), released: Counter = Counter(), clock: C = ContinuousClock()
+    ) -> DuplicateScanner<C> {
         DuplicateScanner(
             store: store, dataDirectory: dir.path, threshold: 4,
             hash: { path in
@@ -83,7 +86,7 @@ import TestSupport
                 return Self.hashes[id].map(PerceptualHash.init(value:))
             },
             accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, settleFor: .zero,
-            likesSettled: { released.add() }, logger: Logger(label: "test"))
+            likesSettled: { released.add() }, clock: clock, logger: Logger(label: "test"))
     }
 
     final class Counter: Sendable {
@@ -131,24 +134,33 @@ import TestSupport
     /// Hashing decodes whole images: it waits while files download, starts when they end, and waits no
     /// longer than its patience (a stalled transfer must not hold it off for good).
     @Test func hashingWaitsForTheDownloadsButNotForever() async throws {
-        let hashed = Asked(), downloading = Flag()
+        let hashed = Asked(), downloading = Flag(), clock = TestClock()
         downloading.set(true)
-        let scanner = scanner(hashed: hashed, downloading: downloading, patience: .seconds(1))
+        let scanner = scanner(hashed: hashed, downloading: downloading, patience: .seconds(30), clock: clock)
         let running = Task { try await scanner.run() }
         defer { running.cancel() }
-        // c, d and e were recorded unhashed: queued at the start, held while files download.
-        try await Task.sleep(for: .milliseconds(300))
+        // c, d and e were recorded unhashed: queued at the start, held while files download. The scanner
+        // asleep on the test clock is held: the clock does not move unless the test moves it.
+        #expect(await Self.asleep(on: clock), "the scanner waits for the downloads")
         #expect(hashed.all.isEmpty)
         downloading.set(false)
         scanner.transfersMayHaveEnded()
         let all = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 3 }
         #expect(Set(all) == ["c", "d", "e"])
+
         downloading.set(true)
-        let clock = ContinuousClock.now
         scanner.arrived(photoId: "unsplash:c", path: dir.path + "/library/unsplash/c.regular.jpg")
+        #expect(await Self.asleep(on: clock))
+        await clock.advance(by: .seconds(29))
+        #expect(hashed.all.count == 3, "held for the whole patience")
+        await clock.advance(by: .seconds(1))
         let later = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
         #expect(later.count == 4, "hashed beside a transfer that never ends, after the patience")
-        #expect(ContinuousClock.now - clock >= .seconds(1))
+    }
+
+    /// Whether something sleeps on `clock` (within a few seconds): `checkSuspension` throws when it does.
+    static func asleep(on clock: TestClock<Duration>) async -> Bool {
+        await eventually(within: .seconds(5)) { (try? await clock.checkSuspension()) == nil }
     }
 
     /// A like of a photo whose file has not been compared with the library waits for

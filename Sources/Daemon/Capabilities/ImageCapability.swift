@@ -15,7 +15,7 @@ import Synchronization
 struct ImageCapability: Sendable {
     let queue: ImageQueue
     /// Hashes arriving files and reports near-duplicates, apart from the transfers.
-    let scanner: DuplicateScanner
+    let scanner: DuplicateScanner<ContinuousClock>
     /// Screen-sized copies of large photos, for terminal pictures.
     let renditions: ScreenRenditions
     let cache: ImageCache

@@ -34,7 +34,7 @@ final class PicturesFolderService: Service, Sendable {
     /// reconcile reads every liked photo and both directories, and a pull's thousand arrivals woke one
     /// every `settle` (7.5 % of the daemon's CPU during a pull of 1,000 files, more as the library
     /// grows). The arrivals still show up, a batch every `patience`, and all of them once the downloads end.
-    private let downloads: TransferPatience?
+    private let downloads: TransferPatience<ContinuousClock>?
     /// The failures last logged: a folder that cannot be written is said once, not at every like.
     private let lastFailures = Mutex<[String]>([])
 

@@ -29,11 +29,16 @@ public final class Wakeup: Sendable {
 
     /// Suspends until a ring, the deadline (nil: none) or cancellation.
     public func wait(until deadline: ContinuousClock.Instant?) async {
+        await wait(until: deadline, clock: ContinuousClock())
+    }
+
+    /// Suspends until a ring, the deadline on `clock` (nil: none) or cancellation.
+    public func wait<C: Clock>(until deadline: C.Instant?, clock: C) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForRing() }
             if let deadline {
                 group.addTask {
-                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    try? await clock.sleep(until: deadline, tolerance: nil)
                     self.ring()
                 }
             }

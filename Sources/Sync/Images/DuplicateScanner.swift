@@ -17,7 +17,7 @@ import Synchronization
 /// reads the library's hashes once. Done per file inside the transfer, the comparison read every
 /// library photo's hash under the store's write lock once per arrival: a pull of 1,000 files into a
 /// library of 5,000 took five times as long as into an empty one.
-public final class DuplicateScanner: Service, Sendable {
+public final class DuplicateScanner<C: Clock<Duration>>: Service, Sendable {
     public typealias Hasher = @Sendable (_ path: String) async -> PerceptualHash?
 
     private let store: Store
@@ -27,7 +27,7 @@ public final class DuplicateScanner: Service, Sendable {
     private let accountId: @Sendable () -> String
     private let logger: Logger
     /// Hashing waits while files download, up to a patience.
-    private let transfers: TransferPatience
+    private let transfers: TransferPatience<C>
     /// How long after the start it looks for files left unhashed: its query reads the library's files,
     /// and the start (to READY) should not share the store and the cores with it.
     private let settleFor: Duration
@@ -41,14 +41,15 @@ public final class DuplicateScanner: Service, Sendable {
 
     /// `hash` takes a file's perceptual hash (nil: not an image it can read). `transfersActive` says
     /// whether files are downloading: hashing decodes whole images, and waits for the downloads
-    /// (`transfersMayHaveEnded()` wakes it) so that it never slows them, up to `patience`.
+    /// (`transfersMayHaveEnded()` wakes it) so that it never slows them, up to `patience`. `clock` counts
+    /// the patience and the settling.
     public init(
         store: Store, dataDirectory: String, threshold: Int, hash: @escaping Hasher, accountId: @escaping @Sendable () -> String,
         transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30),
-        settleFor: Duration = .seconds(10), likesSettled: @escaping @Sendable () -> Void = {}, logger: Logger
+        settleFor: Duration = .seconds(10), likesSettled: @escaping @Sendable () -> Void = {}, clock: C = ContinuousClock(), logger: Logger
     ) {
         self.likesSettled = likesSettled
-        transfers = TransferPatience(transfersActive: transfersActive, patience: patience)
+        transfers = TransferPatience(transfersActive: transfersActive, patience: patience, clock: clock)
         self.settleFor = settleFor
         self.store = store
         self.dataDirectory = dataDirectory
@@ -77,13 +78,14 @@ public final class DuplicateScanner: Service, Sendable {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            let settleAt = ContinuousClock.now + self.settleFor
+            let clock = self.transfers.clock
+            let settleAt = clock.now.advanced(by: self.settleFor)
             var settled = false
-            var deadline: ContinuousClock.Instant? = settleAt
+            var deadline: C.Instant? = settleAt
             while !Task.isCancelled {
-                await self.wakeup.wait(until: deadline)
+                await self.wakeup.wait(until: deadline, clock: clock)
                 if Task.isCancelled { return }
-                if !settled && ContinuousClock.now >= settleAt {
+                if !settled && clock.now >= settleAt {
                     settled = true
                     self.queueUnhashed()
                 }

@@ -25,7 +25,7 @@ public final class ScreenRenditions: Service, Sendable {
     private let store: Store
     private let cacheDirectory: String
     private let make: Maker
-    private let transfers: TransferPatience
+    private let transfers: TransferPatience<ContinuousClock>
     /// After a copy is recorded: the cache may be over its size now.
     private let recorded: @Sendable () -> Void
     private let logger: Logger

@@ -4,28 +4,31 @@ import Synchronization
 /// whole library (the Pictures folder's reconcile) keeps out of the downloads' way: it waits while files
 /// download, but not for good — a stalled transfer must not hold it off, so after `patience` it goes
 /// ahead beside them.
-public final class TransferPatience: Sendable {
+public final class TransferPatience<C: Clock<Duration>>: Sendable {
     private let transfersActive: @Sendable () -> Bool
     private let patience: Duration
+    /// What the patience is counted on.
+    public let clock: C
     /// When the work began to wait on downloads (nil: it is not waiting).
-    private let heldSince = Mutex<ContinuousClock.Instant?>(nil)
+    private let heldSince = Mutex<C.Instant?>(nil)
 
-    public init(transfersActive: @escaping @Sendable () -> Bool, patience: Duration) {
+    public init(transfersActive: @escaping @Sendable () -> Bool, patience: Duration, clock: C) {
         self.transfersActive = transfersActive
         self.patience = patience
+        self.clock = clock
     }
 
     /// While files download, when the work may go ahead anyway (the patience spent); nil when it may go
     /// ahead now. Asked before each file, so that downloads that start mid-batch stop the batch.
-    public func holdOffUntil() -> ContinuousClock.Instant? {
+    public func holdOffUntil() -> C.Instant? {
         let active = transfersActive()
-        return heldSince.withLock { since -> ContinuousClock.Instant? in
+        return heldSince.withLock { since -> C.Instant? in
             guard active else {
                 since = nil
                 return nil
             }
-            let now = ContinuousClock.now
-            let until = (since ?? now) + patience
+            let now = clock.now
+            let until = (since ?? now).advanced(by: patience)
             if since == nil { since = now }
             return until > now ? until : nil
         }
@@ -35,5 +38,11 @@ public final class TransferPatience: Sendable {
     /// (work that comes back again and again, like the Pictures folder's, waits each time).
     public func wentAhead() {
         heldSince.withLock { $0 = nil }
+    }
+}
+
+extension TransferPatience where C == ContinuousClock {
+    public convenience init(transfersActive: @escaping @Sendable () -> Bool, patience: Duration) {
+        self.init(transfersActive: transfersActive, patience: patience, clock: ContinuousClock())
     }
 }
