@@ -145,7 +145,7 @@ import TestSupport
         #expect(hashed.all.isEmpty)
         downloading.set(false)
         scanner.transfersMayHaveEnded()
-        let all = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 3 }
+        let all = await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 3 }
         #expect(Set(all) == ["c", "d", "e"])
 
         downloading.set(true)
@@ -154,7 +154,7 @@ import TestSupport
         await clock.advance(by: .seconds(29))
         #expect(hashed.all.count == 3, "held for the whole patience")
         await clock.advance(by: .seconds(1))
-        let later = try await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
+        let later = await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
         #expect(later.count == 4, "hashed beside a transfer that never ends, after the patience")
     }
 
@@ -221,7 +221,7 @@ import TestSupport
         defer { running.cancel() }
         scanner.arrived(photoId: "unsplash:d", path: dir.path + "/library/unsplash/d.regular.jpg")
         scanner.arrived(photoId: "unsplash:g", path: dir.path + "/library/unsplash/g.regular.jpg")
-        _ = try await eventually(tries: 500, every: .milliseconds(20)) { released.count } until: { $0 == 1 }
+        _ = await eventually(tries: 500, every: .milliseconds(20)) { released.count } until: { $0 == 1 }
         #expect(hashed.all.contains("g") && !hashed.all.contains("d"), "only the file a like waits on: \(hashed.all)")
     }
 }
