@@ -75,7 +75,7 @@ public struct LikeActions: Sendable {
         now: Date? = nil
     ) throws -> Outcome {
         let (actedAt, now) = moments(now)
-        return try announced(photoId, .liked, try store.write { db in
+        return announced(photoId, .liked, try store.write { db in
             guard let threshold else { return try Self.setLiked(true, db: db, photoId: photoId, accountId: accountId, actedAt: actedAt, now: now) }
             let hash = try PerceptualHashQuery.hash(db, photoId: photoId)
             if let hash, let twin = try Self.twin(of: photoId, hash: hash, accountId: accountId, within: threshold, db: db) {
@@ -106,7 +106,7 @@ public struct LikeActions: Sendable {
     static func twin(
         of photoId: String, hash value: UInt64, accountId: String, within threshold: Int, db: Database
     ) throws -> (id: String, distance: Int)? {
-        if let like = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId]), like.deletedAt == nil { return nil }
+        if let like = try LikeRecord.find(db, accountId: accountId, photoId: photoId), like.deletedAt == nil { return nil }
         let known = try DuplicateFinder.libraryHashes(db, accountId: accountId)
         guard let nearest = DuplicateFinder.nearest(to: PerceptualHash(value: value), in: known, excluding: photoId),
               nearest.distance <= threshold else { return nil }
@@ -132,7 +132,7 @@ public struct LikeActions: Sendable {
     /// when the guest made it); `now` this machine's, for the row's and the op's bookkeeping.
     static func setLiked(_ liked: Bool, db: Database, photoId: String, accountId: String, actedAt: Date, now: Date) throws -> Outcome {
         guard var photo = try PhotoRecord.fetchOne(db, key: photoId) else { throw LibraryError.unknownPhoto(photoId) }
-        let existing = try LikeRecord.fetchOne(db, key: ["account_id": accountId, "photo_id": photoId])
+        let existing = try LikeRecord.find(db, accountId: accountId, photoId: photoId)
         let isLiked = existing.map { $0.deletedAt == nil } ?? false
         guard isLiked != liked else { return .unchanged }
 

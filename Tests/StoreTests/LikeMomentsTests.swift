@@ -29,7 +29,7 @@ import TestSupport
         let check = LikeActions.ArrivalCheck(seconds: 30, canArrive: { _ in true })
         let before = Date()
         _ = try LikeActions(store: store, clock: clock).like(photoId: "unsplash:a", accountId: "u", refuseDuplicatesWithin: 8, checkArrival: check)
-        let like = try #require(try store.read { db in try LikeRecord.fetchOne(db, key: ["account_id": "u", "photo_id": "unsplash:a"]) })
+        let like = try #require(try store.read { db in try LikeRecord.find(db, accountId: "u", photoId: "unsplash:a") })
         let op = try #require(try store.read { db in try OutboxStore.list(db, rejectedOnly: false) }.first)
         #expect(abs(like.likedAt.timeIntervalSince(before) - 600) < 5, "liked at the server's time: \(like.likedAt)")
         #expect(abs(Double(like.stamp.milliseconds) / 1000 - before.timeIntervalSince1970 - 600) < 5)
