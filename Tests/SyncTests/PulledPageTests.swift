@@ -91,8 +91,8 @@ import TestSupport
         for (store, order) in [(store, [fromA, fromZ, earlier]), (other, [fromZ, fromA, earlier])] {
             for row in order { _ = try store.write { db in try LikesPuller.apply([row], photos: [], accountId: "a", db: db) } }
         }
-        let ours = try #require(try store.read { db in try PulledRows.like(db, accountId: "a", photoId: "unsplash:p0") })
-        let theirs = try #require(try other.read { db in try PulledRows.like(db, accountId: "a", photoId: "unsplash:p0") })
+        let ours = try #require(try store.read { db in try LikeRecord.find(db, accountId: "a", photoId: "unsplash:p0") })
+        let theirs = try #require(try other.read { db in try LikeRecord.find(db, accountId: "a", photoId: "unsplash:p0") })
         #expect(ours.deletedAt != nil && ours.actedBy == "zzzz", "\(ours)")
         #expect(theirs.deletedAt == ours.deletedAt && theirs.stamp == ours.stamp)
     }

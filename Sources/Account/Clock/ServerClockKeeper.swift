@@ -12,8 +12,9 @@ import Synchronization
 /// uncertainty (each answer's `Date` then falls on one side of a second's edge or the other), twenty
 /// answers at most, so an estimate a second wide comes down to a few milliseconds in as many seconds.
 /// It says how the device's clock stands (status, and the journal when it is a minute or more off); the
-/// clock keeps what it learns itself (`ServerClock`'s `persist`). Asleep otherwise: it wakes when the estimate changes, when
-/// asked (`ring`: the network came back), or when age will have widened the estimate past `loose`.
+/// clock keeps what it learns itself (`ServerClock`'s `persist`). Asleep otherwise: it wakes when the
+/// estimate changes, when asked (`ring`: the network came back), or when age will have widened the
+/// estimate past `loose`.
 public final class ServerClockKeeper: Service, Sendable {
     public struct Configuration: Sendable {
         /// Narrow enough: no probing below this.

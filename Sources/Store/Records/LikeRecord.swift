@@ -40,19 +40,10 @@ public struct LikeRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
 
     public var isLiked: Bool { deletedAt == nil }
 
-    /// The table's columns, for the query interface.
-    public enum Columns {
-        public static let accountId = Column("account_id")
-        public static let photoId = Column("photo_id")
-        public static let likedAt = Column("liked_at")
-        public static let updatedAt = Column("updated_at")
-        public static let deletedAt = Column("deleted_at")
-        public static let actedMs = Column("acted_ms")
-        public static let actedBy = Column("acted_by")
-    }
-
-    /// The account's like of the photo, liked or not; nil when it never had one.
+    /// The account's like of the photo, liked or not; nil when it never had one. Asked for every pulled
+    /// row as well as every action: compiled once per connection.
     public static func find(_ db: Database, accountId: String, photoId: String) throws -> LikeRecord? {
-        try LikeRecord.filter(Columns.accountId == accountId && Columns.photoId == photoId).fetchOne(db)
+        try LikeRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM likes WHERE account_id = ? AND photo_id = ?"), arguments: [accountId, photoId])
     }
 }

@@ -20,11 +20,6 @@ public enum PulledRows {
             """, arguments: StatementArguments(Array(ids))))
     }
 
-    public static func like(_ db: Database, accountId: String, photoId: String) throws -> LikeRecord? {
-        try LikeRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM likes WHERE account_id = ? AND photo_id = ?"), arguments: [accountId, photoId])
-    }
-
     /// Inserts the like or replaces its state (an upsert: a REPLACE would delete the row first, and
     /// with it what SchemaV4 keeps on it).
     public static func saveLike(_ db: Database, _ like: LikeRecord) throws {

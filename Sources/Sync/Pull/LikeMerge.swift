@@ -35,7 +35,7 @@ enum LikeMerge {
         _ row: ServerLikeRow, accountId: String, reason: Reason, now: Date, db: Database, superseded: inout Int
     ) throws -> Outcome {
         guard try ServerPhotos.ensureBare(row.photo_id, db: db, now: now) else { return .unusable }
-        let existing = try PulledRows.like(db, accountId: accountId, photoId: row.photo_id)
+        let existing = try LikeRecord.find(db, accountId: accountId, photoId: row.photo_id)
         let stamp = row.stamp
         if let existing, existing.stamp == stamp { return .applied(nil) }
         switch reason {
