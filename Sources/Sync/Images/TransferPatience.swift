@@ -12,7 +12,7 @@ public final class TransferPatience<C: Clock<Duration>>: Sendable {
     /// When the work began to wait on downloads (nil: it is not waiting).
     private let heldSince = Mutex<C.Instant?>(nil)
 
-    public init(transfersActive: @escaping @Sendable () -> Bool, patience: Duration, clock: C) {
+    public init(transfersActive: @escaping @Sendable () -> Bool, patience: Duration, clock: C = ContinuousClock()) {
         self.transfersActive = transfersActive
         self.patience = patience
         self.clock = clock
@@ -38,11 +38,5 @@ public final class TransferPatience<C: Clock<Duration>>: Sendable {
     /// (work that comes back again and again, like the Pictures folder's, waits each time).
     public func wentAhead() {
         heldSince.withLock { $0 = nil }
-    }
-}
-
-extension TransferPatience where C == ContinuousClock {
-    public convenience init(transfersActive: @escaping @Sendable () -> Bool, patience: Duration) {
-        self.init(transfersActive: transfersActive, patience: patience, clock: ContinuousClock())
     }
 }
