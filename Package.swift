@@ -119,6 +119,7 @@ let package = Package(
             name: "Connectivity",
             dependencies: [
                 "Shared", "Support", "HTTP",
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -173,6 +174,7 @@ let package = Package(
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Supabase", "Connectivity", "Sync", "PhotoSources",
                 "Realtime", "Pictures", "OAuth", "GooglePhotos", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -199,7 +201,9 @@ let package = Package(
 
         // Helpers shared by the test targets: temporary directories, the real daemon as a child process,
         // a notify socket that plays systemd's part.
-        .target(name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP", .product(name: "Clocks", package: "swift-clocks")],
+            path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "Shared"], swiftSettings: strict),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"], swiftSettings: strict),
@@ -215,13 +219,16 @@ let package = Package(
                 "Daemon", "Account", "Supabase", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
                 "TestSupport", "CLIText", "SplashCtlCommands", "Control", "Store",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Support", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ConnectivityTests", dependencies: ["Connectivity", "HTTP", "Shared", "Support", "TestSupport"], exclude: ["Fixtures"],
+            name: "ConnectivityTests",
+            dependencies: ["Connectivity", "HTTP", "Shared", "Support", "TestSupport", .product(name: "Clocks", package: "swift-clocks")],
+            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "SyncTests",

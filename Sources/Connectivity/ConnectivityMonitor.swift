@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import HTTP
 import Logging
@@ -47,6 +48,8 @@ public final class ConnectivityMonitor: Service, Sendable {
         case requestFailed(String)
         case probeNow
         case timer(generation: Int)
+        /// Tests only: resumed once every trigger sent before it is handled and the timer armed (`settled()`).
+        case settle(CheckedContinuation<Void, Never>)
     }
 
     private struct State {
@@ -58,6 +61,8 @@ public final class ConnectivityMonitor: Service, Sendable {
 
     public let configuration: Configuration
     private let http: HTTPClient
+    /// Debounce, backoff and their timer count on it; a test's own clock lets hours pass at once.
+    private let clock: AnyClock<Duration>
     private let logger: Logger
     private let onChange: @Sendable (ConnectivityStatus) -> Void
     /// Told of every network change (netlink, a resume): other services known down are worth a try.
@@ -67,11 +72,12 @@ public final class ConnectivityMonitor: Service, Sendable {
     private let trigger: AsyncStream<Trigger>.Continuation
 
     public init(
-        configuration: Configuration, http: HTTPClient, logger: Logger, networkChanged: @escaping @Sendable () -> Void = {},
-        onChange: @escaping @Sendable (ConnectivityStatus) -> Void
+        configuration: Configuration, http: HTTPClient, clock: AnyClock<Duration>, logger: Logger,
+        networkChanged: @escaping @Sendable () -> Void = {}, onChange: @escaping @Sendable (ConnectivityStatus) -> Void
     ) {
         self.configuration = configuration
         self.http = http
+        self.clock = clock
         self.logger = logger
         self.networkChanged = networkChanged
         self.onChange = onChange
@@ -101,6 +107,12 @@ public final class ConnectivityMonitor: Service, Sendable {
 
     /// Tests only: feeds the loop what the event source would (a clock jump cannot be made on a shared machine).
     func inject(_ event: Trigger) { trigger.yield(event) }
+
+    /// Tests only: returns once the probe loop has handled every trigger sent before this call, probed
+    /// if that was due, and armed its timer or not: what the monitor does with no news is then known.
+    func settled() async {
+        await withCheckedContinuation { continuation in trigger.yield(.settle(continuation)) }
+    }
 
     /// Returns once the state is `online` (at once if it is); returns early if the task is cancelled.
     public func waitUntilOnline() async {
@@ -144,6 +156,8 @@ public final class ConnectivityMonitor: Service, Sendable {
                 networkChanged()
             case .clockChanged:
                 networkChanged()
+            case .settle(let continuation):
+                continuation.resume()
             case .requestFailed, .probeNow, .timer:
                 break
             }
@@ -186,22 +200,26 @@ public final class ConnectivityMonitor: Service, Sendable {
 
     /// The probe loop: one task, so probes never overlap and onChange calls come in order.
     private func loop(healthURL: String) async {
-        var schedule = ProbeSchedule(
+        var schedule = ProbeSchedule<AnyClock<Duration>.Instant>(
             debounce: configuration.debounce,
             backoff: Backoff(minimum: configuration.minBackoff, maximum: configuration.maxBackoff))
         var random = SystemRandomNumberGenerator()
         var suspend = SuspendDetector()
         var timer: Task<Void, Never>?
-        var armed: ContinuousClock.Instant?
+        var armed: AnyClock<Duration>.Instant?
         var generation = 0
-        defer { timer?.cancel() }
+        var settling: [CheckedContinuation<Void, Never>] = []
+        defer {
+            timer?.cancel()
+            for waiter in settling { waiter.resume() }
+        }
 
-        schedule.probeRequested(at: .now)
+        schedule.probeRequested(at: clock.now)
         var pending: Trigger? = nil
         var iterator = triggers.makeAsyncIterator()
         while !Task.isCancelled {
             if let event = pending {
-                let now = ContinuousClock.now
+                let now = clock.now
                 if let slept = suspend.check() {
                     logger.info("connectivity: resumed after \(slept) asleep; re-probing")
                     schedule.networkChanged(at: now)
@@ -224,9 +242,11 @@ public final class ConnectivityMonitor: Service, Sendable {
                 case .timer(let fired):
                     if fired != generation { break }
                     armed = nil
+                case .settle(let continuation):
+                    settling.append(continuation)
                 }
             }
-            if schedule.isDue(at: .now) {
+            if schedule.isDue(at: clock.now) {
                 schedule.probeStarted()
                 var verdict = await probe(healthURL)
                 if verdict?.state == .offline && current.state == .online && !Task.isCancelled {
@@ -238,7 +258,7 @@ public final class ConnectivityMonitor: Service, Sendable {
                 }
                 if let verdict {
                     publish(verdict)
-                    schedule.probeFinished(at: .now, state: verdict.state, using: &random)
+                    schedule.probeFinished(at: clock.now, state: verdict.state, using: &random)
                 } else if Task.isCancelled {
                     break  // shutting down
                 }
@@ -253,14 +273,17 @@ public final class ConnectivityMonitor: Service, Sendable {
                 if let deadline = schedule.deadline {
                     let fired = generation
                     let trigger = trigger
+                    let clock = clock
                     timer = Task {
-                        do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+                        do { try await clock.sleep(until: deadline) } catch { return }
                         trigger.yield(.timer(generation: fired))
                     }
                 } else {
                     timer = nil
                 }
             }
+            for waiter in settling { waiter.resume() }
+            settling = []
             guard let next = await iterator.next() else { break }
             pending = next
         }

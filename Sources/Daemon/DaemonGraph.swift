@@ -1,4 +1,5 @@
 import Account
+import Clocks
 import Control
 import Foundation
 import Library
@@ -44,9 +45,12 @@ struct DaemonGraph {
         var description: String { "cannot read the store: \(underlying)" }
     }
 
+    /// `clock` is what the parts that wait count time on (the connectivity monitor's debounce and
+    /// backoff, the background image work's patience, the Pictures folder's settle): the daemon's is
+    /// the continuous clock, a test's may be one it advances by hand.
     static func make(
         config: DaemonConfig, directories: DaemonDirectories, store: Store, socket: ListeningSocket,
-        notifier: SystemdNotifier, http: HTTPClients = HTTPClients(), logger: Logger
+        notifier: SystemdNotifier, clock: AnyClock<Duration>, http: HTTPClients = HTTPClients(), logger: Logger
     ) async throws(Unreadable) -> DaemonGraph {
         let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
         let library = PhotoLibrary(store: store)
@@ -62,13 +66,14 @@ struct DaemonGraph {
 
         let account = await AccountCapability.start(
             config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, http: http, logger: logger)
-        let network = await NetworkCapability.make(config: config, state: state, account: account, http: http, logger: logger)
+        let network = await NetworkCapability.make(
+            config: config, state: state, account: account, http: http, clock: clock, logger: logger)
         let sync = SyncCapability.make(
             config: config, store: store, state: state, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(
             config: config, store: store, state: state, directories: directories, network: network.gate,
-            health: network.health, push: sync.engine, http: http, logger: logger)
+            health: network.health, push: sync.engine, http: http, clock: clock, logger: logger)
         let pictures = PictureCapability(config: config)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate,
@@ -91,7 +96,7 @@ struct DaemonGraph {
             PicturesFolderService(
                 folder: PicturesFolder(store: store, folder: folder, dataDirectory: directories.data), enabled: config.picturesExport,
                 accountId: { state.actingAccount },
-                downloadPatience: images.map { _ in .seconds(2) }, logger: logger)
+                downloadPatience: images.map { _ in .seconds(2) }, clock: clock, logger: logger)
         }
         picturesFolder?.follow(state.bus, library: state.current.library)
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Clocks
 import Glibc
 #endif
 import Account
@@ -85,7 +86,7 @@ public enum DaemonRunner {
             graph = try await DaemonGraph.make(
                 config: config, directories: directories, store: store,
                 socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket), notifier: notifier,
-                logger: logger)
+                clock: AnyClock(ContinuousClock()), logger: logger)
         } catch {
             logger.critical("\(error)", metadata: ["splashd_op": "start"])
             return Exit.ioError

@@ -72,7 +72,7 @@ import Support
 @Suite struct ProbeScheduleTests {
     let start = ContinuousClock.now
     func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
-    func schedule() -> ProbeSchedule {
+    func schedule() -> ProbeSchedule<ContinuousClock.Instant> {
         ProbeSchedule(debounce: .milliseconds(250), backoff: Backoff(minimum: .seconds(1), maximum: .seconds(300), jitter: 0))
     }
 

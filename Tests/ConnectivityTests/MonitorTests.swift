@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import HTTP
 import Shared
@@ -78,29 +79,51 @@ import Glibc
     @Test func aFailedRequestTriggersAProbeWhileOnline() async throws {
         let server = try HealthServer()
         defer { server.stop() }
-        try await withMonitor(testConfiguration(server.healthURL) { $0.minBackoff = .seconds(60) }) { monitor in
+        let clock = TestClock<Duration>()
+        try await withMonitor(testConfiguration(server.healthURL) { $0.minBackoff = .seconds(60) }, clock: clock) { monitor in
             #expect(await eventually { monitor.current.state == .online })
             server.stop()
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(monitor.current.state == .online)  // nothing probes on its own while online
+            // An hour with the backend gone: nothing probes on its own while online, and no timer waits.
+            await monitor.settled()
+            #expect((try? await clock.checkSuspension()) != nil, "a timer is armed while online")
+            await clock.advance(by: .seconds(3600))
+            await monitor.settled()
+            #expect(monitor.current.state == .online)
+            #expect(monitor.probeCount == 1)
+
+            // A failure elsewhere: a probe once the debounce has passed on the monitor's clock.
             monitor.reportNetworkFailure("Couldn't connect to server")
+            #expect(await clock.hasSleeper())
+            await clock.advance(by: .milliseconds(50))
             #expect(await eventually { monitor.current.state == .offline })
             // Online to offline takes a failed probe and a confirming one.
             #expect(monitor.probeCount == 3)
         }
     }
 
+    /// Offline, the monitor asks again only when its backoff ends: a backend that is back is not
+    /// known, and a waiter not woken, until the monitor's clock has passed it.
     @Test func waitUntilOnlineReturnsWhenTheBackendAnswers() async throws {
         let server = try HealthServer()
         let port = server.port
         server.stop()
-        try await withMonitor(testConfiguration("http://127.0.0.1:\(port)/auth/v1/health")) { monitor in
+        let clock = TestClock<Duration>()
+        try await withMonitor(testConfiguration("http://127.0.0.1:\(port)/auth/v1/health"), clock: clock) { monitor in
             #expect(await eventually { monitor.current.state == .offline })
-            let waiter = Task { await monitor.waitUntilOnline(); return monitor.current.state }
-            try await Task.sleep(for: .milliseconds(150))
+            let woken = Mutex(false)
+            let waiter = Task {
+                await monitor.waitUntilOnline()
+                woken.withLock { $0 = true }
+                return monitor.current.state
+            }
             try server.start()
             defer { server.stop() }
+            #expect(await clock.hasSleeper(), "the backoff's timer")
+            await monitor.settled()
+            #expect(monitor.probeCount == 1 && !woken.withLock { $0 }, "the backend answers, but nothing asked it yet")
+            await clock.advance(by: .seconds(3600))
             #expect(await waiter.value == .online)
+            #expect(monitor.probeCount == 2)
             await monitor.waitUntilOnline()  // already online: returns at once
         }
     }
@@ -120,7 +143,7 @@ import Glibc
             #expect(monitor.current.state == .offline)
             #expect(monitor.current.reason == "no backend configured")
             monitor.probeNow()
-            try await Task.sleep(for: .milliseconds(100))
+            await monitor.settled()
             #expect(monitor.probeCount == 0)
         }
     }
@@ -139,9 +162,11 @@ import Glibc
     }
 }
 
-/// Idle means asleep: online and nothing changing, the monitor sends nothing and arms no timer.
+/// Idle means asleep: online and nothing changing, the monitor sends nothing and arms no timer; an hour
+/// passes on its clock in an instant.
 @Suite struct IdleTests {
     @Test func noProbingWhileOnlineAndNothingChanges() async throws {
+        let clock = TestClock<Duration>()
         let server = try HealthServer()
         defer { server.stop() }
         // Netlink watched in a namespace of our own when we can (root), so nothing else on the machine can wake it.
@@ -151,10 +176,13 @@ import Glibc
             $0.watchNetlink = namespace != nil
             $0.netlinkNamespace = namespace?.path
         }
-        try await withMonitor(configuration) { monitor in
+        try await withMonitor(configuration, clock: clock) { monitor in
             #expect(await eventually { monitor.current.state == .online })
             let before = try await server.healthRequests()
-            try await Task.sleep(for: .seconds(2))
+            await monitor.settled()
+            #expect((try? await clock.checkSuspension()) != nil, "a timer is armed while idle")
+            await clock.advance(by: .seconds(3600))
+            await monitor.settled()
             #expect(try await server.healthRequests() == before)
             #expect(monitor.probeCount == 1)
         }

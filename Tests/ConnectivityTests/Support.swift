@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import TestSupport
 import HTTP
@@ -134,12 +135,15 @@ func testConfiguration(_ url: String?, _ adjust: (inout ConnectivityMonitor.Conf
 /// Runs a monitor for the duration of `body`, then cancels it and waits for `run()` to return.
 func withMonitor<T>(
     _ configuration: ConnectivityMonitor.Configuration, recorder: ChangeRecorder = ChangeRecorder(),
-    networkChanged: @escaping @Sendable () -> Void = {}, _ body: (ConnectivityMonitor) async throws -> T
+    clock: some Clock<Duration> = ContinuousClock(), networkChanged: @escaping @Sendable () -> Void = {},
+    _ body: (ConnectivityMonitor) async throws -> T
 ) async throws -> T {
     let http = try HTTPClient(configuration: .init(version: "test", connectTimeout: .seconds(2)))
     var logger = Logger(label: "test.connectivity")
     logger.logLevel = ProcessInfo.processInfo.environment["CONNECTIVITY_TEST_DEBUG"] == nil ? .critical : .debug
-    let monitor = ConnectivityMonitor(configuration: configuration, http: http, logger: logger, networkChanged: networkChanged) {
+    let monitor = ConnectivityMonitor(
+        configuration: configuration, http: http, clock: AnyClock(clock), logger: logger, networkChanged: networkChanged
+    ) {
         recorder.record($0)
     }
     let running = Task { try await monitor.run() }

@@ -141,7 +141,7 @@ import TestSupport
         defer { running.cancel() }
         // c, d and e were recorded unhashed: queued at the start, held while files download. The scanner
         // asleep on the test clock is held: the clock does not move unless the test moves it.
-        #expect(await Self.asleep(on: clock), "the scanner waits for the downloads")
+        #expect(await clock.hasSleeper(), "the scanner waits for the downloads")
         #expect(hashed.all.isEmpty)
         downloading.set(false)
         scanner.transfersMayHaveEnded()
@@ -150,17 +150,12 @@ import TestSupport
 
         downloading.set(true)
         scanner.arrived(photoId: "unsplash:c", path: dir.path + "/library/unsplash/c.regular.jpg")
-        #expect(await Self.asleep(on: clock))
+        #expect(await clock.hasSleeper())
         await clock.advance(by: .seconds(29))
         #expect(hashed.all.count == 3, "held for the whole patience")
         await clock.advance(by: .seconds(1))
         let later = await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
         #expect(later.count == 4, "hashed beside a transfer that never ends, after the patience")
-    }
-
-    /// Whether something sleeps on `clock` (within a few seconds): `checkSuspension` throws when it does.
-    static func asleep(on clock: TestClock<Duration>) async -> Bool {
-        await eventually(within: .seconds(5)) { (try? await clock.checkSuspension()) == nil }
     }
 
     /// A like of a photo whose file has not been compared with the library waits for

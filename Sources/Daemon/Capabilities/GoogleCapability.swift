@@ -1,3 +1,4 @@
+import Clocks
 import Editing
 import GooglePhotos
 import HTTP
@@ -16,7 +17,7 @@ struct GoogleCapability: Sendable {
 
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState,
-        renditions: ScreenRenditions?, http clients: HTTPClients, logger: Logger
+        renditions: ScreenRenditions<AnyClock<Duration>>?, http clients: HTTPClients, logger: Logger
     ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
             return GoogleCapability(authorization: nil, picks: nil)

@@ -1,3 +1,4 @@
+import Clocks
 import Connectivity
 import Editing
 import Foundation
@@ -15,9 +16,9 @@ import Synchronization
 struct ImageCapability: Sendable {
     let queue: ImageQueue
     /// Hashes arriving files and reports near-duplicates, apart from the transfers.
-    let scanner: DuplicateScanner<ContinuousClock>
+    let scanner: DuplicateScanner<AnyClock<Duration>>
     /// Screen-sized copies of large photos, for terminal pictures.
-    let renditions: ScreenRenditions
+    let renditions: ScreenRenditions<AnyClock<Duration>>
     let cache: ImageCache
     let maxBytes: Int64
     let dataDirectory: String
@@ -29,7 +30,8 @@ struct ImageCapability: Sendable {
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
         config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories,
-        network: NetworkGate, health: ServiceHealth, push: PushEngine?, http clients: HTTPClients, logger: Logger
+        network: NetworkGate, health: ServiceHealth, push: PushEngine?, http clients: HTTPClients, clock: AnyClock<Duration>,
+        logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
         http.maxConnectionsPerHost = config.imagesConcurrency
@@ -58,13 +60,13 @@ struct ImageCapability: Sendable {
             accountId: { state.current.account.userId ?? "" },
             transfersActive: downloading,
             // A released like is sent.
-            likesSettled: { push?.ring() }, logger: logger)
+            likesSettled: { push?.ring() }, clock: clock, logger: logger)
         let cache = ImageCache(store: store, cacheDirectory: directories.cache, logger: logger)
         let renditions = ScreenRenditions(
             store: store, cacheDirectory: directories.cache,
             make: { source throws(EditingError) in try await editor.screenRendition(source) },
             transfersActive: downloading,
-            recorded: { [maxBytes = config.cacheMaxBytes] in cache.evict(maxBytes: maxBytes) }, logger: logger)
+            recorded: { [maxBytes = config.cacheMaxBytes] in cache.evict(maxBytes: maxBytes) }, clock: clock, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
             scanner.arrived(photoId: photoId, path: path)

@@ -1,3 +1,4 @@
+import Clocks
 import Editing
 import Foundation
 import Library
@@ -70,7 +71,7 @@ final class ImportCapability: Sendable {
 
     /// `renditions`: where a large imported photo asks for its screen copy (nil: no image capability).
     init(
-        importer: PhotoImporter, state: DaemonState, store: Store, renditions: ScreenRenditions?, logger: Logger
+        importer: PhotoImporter, state: DaemonState, store: Store, renditions: ScreenRenditions<AnyClock<Duration>>?, logger: Logger
     ) {
         self.importer = importer
         let runs = Runs()
@@ -95,7 +96,7 @@ final class ImportCapability: Sendable {
     /// An import of `path` with its progress on the bus; then each new photo on the bus, a screen copy
     /// asked for each large one, and one log line with what came of it.
     private static func performer(
-        importer: PhotoImporter, state: DaemonState, renditions: ScreenRenditions?, logger: Logger
+        importer: PhotoImporter, state: DaemonState, renditions: ScreenRenditions<AnyClock<Duration>>?, logger: Logger
     ) -> @Sendable (String, Bool, Date?) async throws -> ImportResult {
         { path, recursive, since in
             let started = ContinuousClock.now
@@ -115,7 +116,7 @@ final class ImportCapability: Sendable {
     }
 
     static func make(
-        config: DaemonConfig, store: Store, state: DaemonState, renditions: ScreenRenditions?, announce: Announcements, logger: Logger
+        config: DaemonConfig, store: Store, state: DaemonState, renditions: ScreenRenditions<AnyClock<Duration>>?, announce: Announcements, logger: Logger
     ) -> ImportCapability {
         let editor = ImageEditor(limits: .init(maxPixels: config.imagesMaxMegapixels * 1_000_000, jpegQuality: config.editsJPEGQuality))
         return ImportCapability(

@@ -1,4 +1,5 @@
 import Account
+import Clocks
 import Connectivity
 import HTTP
 import Logging
@@ -19,11 +20,13 @@ struct NetworkCapability: Sendable {
     /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
     /// connection that died with the old network, nor wait behind sync transfers.
     static func make(
-        config: DaemonConfig, state: DaemonState, account: AccountCapability, http clients: HTTPClients, logger: Logger
+        config: DaemonConfig, state: DaemonState, account: AccountCapability, http clients: HTTPClients, clock: AnyClock<Duration>,
+        logger: Logger
     ) async -> NetworkCapability {
         let health = ServiceHealth { state.setServices($0) }
         let changed = ChangeSignal()
-        let monitor = makeMonitor(config: config, state: state, health: health, changed: changed, clients: clients, logger: logger)
+        let monitor = makeMonitor(
+            config: config, state: state, health: health, changed: changed, clients: clients, clock: clock, logger: logger)
         // The monitor tells of changes only; its first word (with no backend: "no backend configured",
         // for good) is status's from the start, not "not probed yet".
         if let monitor { state.setConnectivity(monitor.current) }
@@ -37,7 +40,8 @@ struct NetworkCapability: Sendable {
     }
 
     private static func makeMonitor(
-        config: DaemonConfig, state: DaemonState, health: ServiceHealth, changed: ChangeSignal, clients: HTTPClients, logger: Logger
+        config: DaemonConfig, state: DaemonState, health: ServiceHealth, changed: ChangeSignal, clients: HTTPClients,
+        clock: AnyClock<Duration>, logger: Logger
     ) -> ConnectivityMonitor? {
         var http: HTTPClient
         do {
@@ -52,7 +56,9 @@ struct NetworkCapability: Sendable {
         let base = config.backendURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         var configuration = ConnectivityMonitor.Configuration(healthURL: base.map { $0 + "/auth/v1/health" }, apiKey: config.anonKey)
         configuration.watchNetlink = true
-        return ConnectivityMonitor(configuration: configuration, http: http, logger: logger, networkChanged: { health.networkChanged() }) { status in
+        return ConnectivityMonitor(
+            configuration: configuration, http: http, clock: clock, logger: logger, networkChanged: { health.networkChanged() }
+        ) { status in
             state.setConnectivity(status)
             changed.signal()
         }

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Library
 import Logging
@@ -34,17 +35,22 @@ final class PicturesFolderService: Service, Sendable {
     /// reconcile reads every liked photo and both directories, and a pull's thousand arrivals woke one
     /// every `settle` (7.5 % of the daemon's CPU during a pull of 1,000 files, more as the library
     /// grows). The arrivals still show up, a batch every `patience`, and all of them once the downloads end.
-    private let downloads: TransferPatience<ContinuousClock>?
+    private let downloads: TransferPatience<AnyClock<Duration>>?
+    /// What the settle and the patience are counted on.
+    private let clock: AnyClock<Duration>
     /// The failures last logged: a folder that cannot be written is said once, not at every like.
     private let lastFailures = Mutex<[String]>([])
 
     init(
         folder: PicturesFolder, enabled: Bool, accountId: @escaping @Sendable () -> String, settle: Duration = .milliseconds(150),
-        downloadPatience: Duration? = nil, logger: Logger
+        downloadPatience: Duration? = nil, clock: AnyClock<Duration>, logger: Logger
     ) {
         let bus = FollowedBus()
         self.bus = bus
-        self.downloads = downloadPatience.map { TransferPatience(transfersActive: { bus.wakes.withLock { $0.downloading > 0 } }, patience: $0) }
+        self.downloads = downloadPatience.map {
+            TransferPatience(transfersActive: { bus.wakes.withLock { $0.downloading > 0 } }, patience: $0, clock: clock)
+        }
+        self.clock = clock
         self.folder = folder
         self.enabled = enabled
         self.accountId = accountId
@@ -77,10 +83,10 @@ final class PicturesFolderService: Service, Sendable {
             while !Task.isCancelled {
                 await self.wakeup.wait(until: nil)
                 if Task.isCancelled { return }
-                try? await Task.sleep(for: self.settle)
+                try? await self.clock.sleep(for: self.settle)
                 // Each finished download rings again: the wait is checked anew, and ends with the last one.
                 while let until = self.downloads?.holdOffUntil(), !Task.isCancelled {
-                    await self.wakeup.wait(until: until)
+                    await self.wakeup.wait(until: until, clock: self.clock)
                 }
                 self.downloads?.wentAhead()
                 guard let covering = self.bus.wakes.withLock({ $0.beginReconcile() }) else { continue }

@@ -18,14 +18,14 @@ import Synchronization
 /// downloads' path (it waits for them, up to a patience, as the duplicate scanner does). The copy is
 /// written durably before its row names it, so a crash leaves at most an unlisted file, under the name
 /// the photo's next copy takes; a photo deleted meanwhile gets no row and its copy is removed.
-public final class ScreenRenditions: Service, Sendable {
+public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
     /// A file's copy, or nil when the file is small enough to be drawn from as it is.
     public typealias Maker = @Sendable (_ source: URL) async throws(EditingError) -> RenderedImage?
 
     private let store: Store
     private let cacheDirectory: String
     private let make: Maker
-    private let transfers: TransferPatience<ContinuousClock>
+    private let transfers: TransferPatience<C>
     /// After a copy is recorded: the cache may be over its size now.
     private let recorded: @Sendable () -> Void
     private let logger: Logger
@@ -34,12 +34,12 @@ public final class ScreenRenditions: Service, Sendable {
 
     public init(
         store: Store, cacheDirectory: String, make: @escaping Maker, transfersActive: @escaping @Sendable () -> Bool = { false },
-        patience: Duration = .seconds(30), recorded: @escaping @Sendable () -> Void = {}, logger: Logger
+        patience: Duration = .seconds(30), recorded: @escaping @Sendable () -> Void = {}, clock: C = ContinuousClock(), logger: Logger
     ) {
         self.store = store
         self.cacheDirectory = cacheDirectory
         self.make = make
-        transfers = TransferPatience(transfersActive: transfersActive, patience: patience)
+        transfers = TransferPatience(transfersActive: transfersActive, patience: patience, clock: clock)
         self.recorded = recorded
         self.logger = logger
     }
@@ -61,9 +61,9 @@ public final class ScreenRenditions: Service, Sendable {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            var deadline: ContinuousClock.Instant?
+            var deadline: C.Instant?
             while !Task.isCancelled {
-                await self.wakeup.wait(until: deadline)
+                await self.wakeup.wait(until: deadline, clock: self.transfers.clock)
                 deadline = nil
                 while !Task.isCancelled {
                     if let until = self.transfers.holdOffUntil() {

@@ -1,3 +1,4 @@
+import Clocks
 import Control
 @testable import Daemon
 import Foundation
@@ -15,9 +16,11 @@ import TestSupport
 /// over a real Store in a directory of the test's, with no backend configured and nothing started,
 /// reached through `InProcessConnection` exactly as a socket client would: no process, no socket, no
 /// network. The store holds a photo `unsplash:<id>` ("Photo <id>") for each id given. What building
-/// opened (HTTP clients' threads, event loops) closes when the test lets go of it.
+/// opened (HTTP clients' threads, event loops) closes when the test lets go of it. Time passes for the
+/// graph only when the test advances `clock`.
 final class InProcessDaemon: Sendable {
     let directory = TemporaryDirectory()
+    let clock = TestClock<Duration>()
     let graph: DaemonGraph
     var store: Store { graph.store }
     var state: DaemonState { graph.state }
@@ -37,7 +40,7 @@ final class InProcessDaemon: Sendable {
         }
         graph = try await DaemonGraph.make(
             config: config, directories: directories, store: store, socket: .path(directories.socket),
-            notifier: SystemdNotifier(), logger: Logger(label: "test"))
+            notifier: SystemdNotifier(), clock: AnyClock(clock), logger: Logger(label: "test"))
     }
 
     deinit {
