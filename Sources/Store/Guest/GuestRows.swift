@@ -9,30 +9,26 @@ public enum GuestRows {
 
     /// The guest's live likes and edits.
     public static func counts(_ db: Database) throws -> (likes: Int, edits: Int) {
-        let likes = try Int.fetchOne(db, sql: "SELECT count(*) FROM likes WHERE account_id = ? AND deleted_at IS NULL", arguments: [accountId]) ?? 0
-        let edits = try Int.fetchOne(db, sql: "SELECT count(*) FROM edits WHERE account_id = ? AND deleted_at IS NULL", arguments: [accountId]) ?? 0
+        let likes = try LikeRecord.all().filter(accountId: accountId).standing().fetchCount(db)
+        let edits = try EditRecord.all().filter(accountId: accountId).live().fetchCount(db)
         return (likes, edits)
     }
 
     /// Up to `limit` of the guest's live likes, oldest first.
     public static func likes(_ db: Database, limit: Int) throws -> [LikeRecord] {
-        try LikeRecord.fetchAll(db, sql: """
-            SELECT * FROM likes WHERE account_id = ? AND deleted_at IS NULL ORDER BY liked_at, photo_id LIMIT ?
-            """, arguments: [accountId, limit])
+        try LikeRecord.all().filter(accountId: accountId).standing().orderedByLiking().limit(limit).fetchAll(db)
     }
 
     /// Forgets the guest's likes of these photos (they now belong to an account), and every like the
     /// guest took back (nothing to bring anywhere).
     public static func forgetLikes(_ db: Database, photoIds: [String]) throws {
-        for photoId in photoIds {
-            try db.execute(sql: "DELETE FROM likes WHERE account_id = ? AND photo_id = ?", arguments: [accountId, photoId])
-        }
-        try db.execute(sql: "DELETE FROM likes WHERE account_id = ? AND deleted_at IS NOT NULL", arguments: [accountId])
+        try LikeRecord.all().filter(accountId: accountId).filter(photoIds.contains(LikeRecord.Columns.photoId)).deleteAll(db)
+        try LikeRecord.all().filter(accountId: accountId).takenBack().deleteAll(db)
     }
 
     /// Up to `limit` of the guest's edits (live or removed), oldest first.
     public static func edits(_ db: Database, limit: Int) throws -> [EditRecord] {
-        try EditRecord.fetchAll(db, sql: "SELECT * FROM edits WHERE account_id = ? ORDER BY created_at, id LIMIT ?", arguments: [accountId, limit])
+        try EditRecord.all().filter(accountId: accountId).orderedByCreation().limit(limit).fetchAll(db)
     }
 
     /// The account an adoption is bringing the guest's rows into, if one was cut short.

@@ -7,9 +7,7 @@ import Shared
 public enum PhotoDetailQuery {
     public static func fetch(_ db: Database, id: String, accountId: String) throws -> PhotoDetail? {
         guard let photo = try PhotoRecord.fetchOne(db, key: id) else { return nil }
-        let likedAt = try Date.fetchOne(db, sql: """
-            SELECT liked_at FROM likes WHERE account_id = ? AND photo_id = ? AND deleted_at IS NULL
-            """, arguments: [accountId, id])
+        let likedAt = try LikeRecord.find(db, accountId: accountId, photoId: id).flatMap { $0.isLiked ? $0.likedAt : nil }
         var urls: [String: String] = [:]
         if let json = photo.urls, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] {
             for (key, value) in object { if let url = value as? String { urls[key] = url } }

@@ -17,10 +17,10 @@ public enum PerceptualHashQuery {
     }
 
     public static func hash(_ db: Database, photoId: String) throws -> UInt64? {
-        try Int64.fetchOne(db, sql: "SELECT phash FROM photos WHERE id = ?", arguments: [photoId]).map { UInt64(bitPattern: $0) }
+        try Int64.fetchOne(db, PhotoRecord.filter(key: photoId).select(PhotoRecord.Columns.phash)).map { UInt64(bitPattern: $0) }
     }
 
     public static func set(_ db: Database, hash: UInt64, photoId: String) throws {
-        try db.execute(sql: "UPDATE photos SET phash = ? WHERE id = ?", arguments: [Int64(bitPattern: hash), photoId])
+        try PhotoRecord.filter(key: photoId).updateAll(db, PhotoRecord.Columns.phash.set(to: Int64(bitPattern: hash)))
     }
 }

@@ -35,27 +35,50 @@ public struct EditRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         self.deletedAt = deletedAt
     }
 
-    /// Live edits of an account, newest first; of one photo when `photoId` is given.
+    /// The table's columns, by their names in the store (snake case, as the coding strategies write them).
+    public enum Columns {
+        public static let id = Column("id")
+        public static let accountId = Column("account_id")
+        public static let photoId = Column("photo_id")
+        public static let path = Column("path")
+        public static let storagePath = Column("storage_path")
+        public static let createdAt = Column("created_at")
+        public static let deletedAt = Column("deleted_at")
+    }
+
     /// Live edits whose rendering is in Storage but not on this machine, newest first.
     public static func withoutRendering(_ db: Database, accountId: String, limit: Int) throws -> [EditRecord] {
-        try EditRecord.fetchAll(db, sql: """
-            SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL AND path IS NULL AND storage_path IS NOT NULL
-            ORDER BY created_at DESC LIMIT ?
-            """, arguments: [accountId, limit])
+        try EditRecord.all().filter(accountId: accountId).live()
+            .filter(Columns.path == nil && Columns.storagePath != nil)
+            .order(Columns.createdAt.desc).limit(limit).fetchAll(db)
     }
 
     /// Where the edit's rendering is in Storage, once uploaded.
     public static func setStoragePath(_ db: Database, _ path: String, editId: String) throws {
-        try db.execute(sql: "UPDATE edits SET storage_path = ? WHERE id = ?", arguments: [path, editId])
+        try EditRecord.filter(key: editId).updateAll(db, Columns.storagePath.set(to: path))
     }
 
+    /// Live edits of an account, newest first; of one photo when `photoId` is given.
     public static func live(_ db: Database, accountId: String, photoId: String? = nil) throws -> [EditRecord] {
-        var sql = "SELECT * FROM edits WHERE account_id = ? AND deleted_at IS NULL"
-        var arguments: StatementArguments = [accountId]
-        if let photoId {
-            sql += " AND photo_id = ?"
-            arguments += [photoId]
-        }
-        return try EditRecord.fetchAll(db, sql: sql + " ORDER BY created_at DESC, id", arguments: arguments)
+        var request = EditRecord.all().filter(accountId: accountId).live()
+        if let photoId { request = request.filter(Columns.photoId == photoId) }
+        return try request.order(Columns.createdAt.desc, Columns.id).fetchAll(db)
+    }
+}
+
+extension DerivableRequest<EditRecord> {
+    /// One account's edits (the guest's are under `GuestRows.accountId`).
+    public func filter(accountId: String) -> Self {
+        filter(EditRecord.Columns.accountId == accountId)
+    }
+
+    /// Edits not removed.
+    public func live() -> Self {
+        filter(EditRecord.Columns.deletedAt == nil)
+    }
+
+    /// In the order they were made; edits made in the same instant by id.
+    public func orderedByCreation() -> Self {
+        order(EditRecord.Columns.createdAt, EditRecord.Columns.id)
     }
 }

@@ -62,4 +62,10 @@ public struct PhotoRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.fetchedAt = fetchedAt
         self.dismissedAt = dismissedAt
     }
+
+    /// The columns asked of one photo alone, by their names in the store.
+    public enum Columns {
+        public static let phash = Column("phash")
+        public static let dismissedAt = Column("dismissed_at")
+    }
 }
