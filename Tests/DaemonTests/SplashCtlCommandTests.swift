@@ -16,7 +16,7 @@ import TestSupport
     let daemon: InProcessDaemon
 
     init() async throws {
-        daemon = try await InProcessDaemon(photos: ["abc"])
+        daemon = try await InProcessDaemon(photos: ["abc", "def"])
     }
 
     @Test func aSyncWhileSignedOutSaysWhyAndExitsWithItsKindsCode() async throws {
@@ -70,6 +70,28 @@ import TestSupport
         let run = try await splashctl("like")
         #expect(run.code == ExitCode.validationFailure.rawValue)
         #expect(run.stderr.contains("Missing expected argument"), "\(run.stderr)")
+    }
+
+    /// A queued op or an edit is named by the start of its id, as `splashctl queue` shows it: the one
+    /// id it begins, or a usage error saying it begins several or none.
+    @Test func aShortIdNamesTheOneItBeginsAndNoneOrSeveralAreUsageErrors() async throws {
+        daemon.signIn()
+        _ = try await splashctl("like", "unsplash:abc")
+        _ = try await splashctl("like", "unsplash:def")
+        let listed = try await splashctl("--json", "queue")
+        let ops = try JSONCoding.decoder().decode(QueueListResult.self, from: Data(listed.stdout.utf8)).ops.map(\.opId)
+        try #require(ops.count == 2)
+        let short = (1...36).lazy.map { String(ops[0].prefix($0)) }.first { !ops[1].hasPrefix($0) }!
+
+        let retried = try await splashctl("queue", "retry", short)
+        #expect(retried.code == 0, "\(retried.stderr)")
+        #expect(retried.stdout.hasPrefix(ops[0] + ": "), "\(retried.stdout)")
+        let both = try await splashctl("queue", "retry", "")
+        #expect(both.code == ExitCode.validationFailure.rawValue)
+        #expect(both.stderr.contains(Message.prefixMatchesOps(prefix: "", count: 2).text()), "\(both.stderr)")
+        let noEdit = try await splashctl("edits", "rm", "zz")
+        #expect(noEdit.code == ExitCode.validationFailure.rawValue)
+        #expect(noEdit.stderr.contains(Message.noEditStartsWith("zz").text()), "\(noEdit.stderr)")
     }
 
     /// Runs `splashctl <words>` in this process; its exit code and what it printed.

@@ -171,7 +171,7 @@ struct EditsRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await global.withClient { client in
-            let editId = try await Self.resolve(edit, client: client, language: global.json ? .english : .current)
+            let editId = try await Self.resolve(edit, client: client)
             let request = EditsDeleteRequest(editId: editId)
             if global.json {
                 Output.json(try await client.sendRaw(request))
@@ -184,15 +184,15 @@ struct EditsRemove: AsyncParsableCommand {
         }
     }
 
-    /// A full id as is; a prefix through edits.list, refused when it matches none or several. The
-    /// error is in English under --json (it is printed as a JSON error object, for programs).
-    static func resolve(_ text: String, client: SplashClient, language: Language) async throws -> String {
+    /// A full id as is; a prefix through edits.list, refused as a usage error when it begins none or
+    /// several (a whole id the daemon does not know is its `not_found`).
+    static func resolve(_ text: String, client: SplashClient) async throws -> String {
         if UUID(uuidString: text) != nil { return text.lowercased() }
-        let matches = try await client.send(EditsListRequest()).edits.map(\.editId).filter { $0.hasPrefix(text.lowercased()) }
-        guard matches.count == 1 else {
-            let message = (matches.isEmpty ? Message.noEditStartsWith(text) : .prefixMatchesEdits(prefix: text, count: matches.count)).text(language)
-            throw RPCError(code: ErrorKind.notFound.code, message: message, data: .init(kind: .notFound, field: "edit_id"))
+        let edits = try await client.send(EditsListRequest()).edits.map(\.editId)
+        let prefix = text.lowercased()
+        guard let editId = try ShortID.resolve(prefix, among: edits, ambiguous: { .prefixMatchesEdits(prefix: text, count: $0) }) else {
+            throw ValidationError(Message.noEditStartsWith(text).text())
         }
-        return matches[0]
+        return editId
     }
 }

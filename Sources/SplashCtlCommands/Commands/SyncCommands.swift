@@ -130,11 +130,9 @@ struct QueueDrop: AsyncParsableCommand {
 /// Lets a person type the short id `splashctl queue` shows.
 enum QueueOpResolver {
     static func resolve(_ prefix: String, global: GlobalOptions) async throws -> String {
-        var found: [String] = []
-        try await global.withClient { client in
-            found = try await client.send(QueueListRequest()).ops.map(\.opId).filter { $0.hasPrefix(prefix) }
-        }
-        guard found.count <= 1 else { throw ValidationError(Message.prefixMatchesOps(prefix: prefix, count: found.count).text()) }
-        return found.first ?? prefix
+        var ops: [String] = []
+        try await global.withClient { client in ops = try await client.send(QueueListRequest()).ops.map(\.opId) }
+        // One that begins no op goes as typed: the daemon's answer names it unknown.
+        return try ShortID.resolve(prefix, among: ops) { .prefixMatchesOps(prefix: prefix, count: $0) } ?? prefix
     }
 }

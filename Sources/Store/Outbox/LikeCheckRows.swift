@@ -52,10 +52,16 @@ public enum LikeCheckRows {
     public static func release(_ db: Database, opIds: [String], now: Date) throws {
         guard !opIds.isEmpty else { return }
         let list = OutboxStore.placeholders(opIds.count)
-        try db.execute(sql: "DELETE FROM like_checks WHERE op_id IN (\(list))", arguments: StatementArguments(opIds))
+        try forget(db, opIds: opIds)
         try db.execute(
             sql: "UPDATE outbox SET next_attempt_at = NULL, updated_at = ? WHERE op_id IN (\(list)) AND state = 'pending' AND attempts = 0",
             arguments: StatementArguments([now] + opIds.map { $0 as any DatabaseValueConvertible }))
+    }
+
+    /// The checks of these ops end; what their ops do next is the caller's.
+    static func forget(_ db: Database, opIds: [String]) throws {
+        try db.execute(
+            sql: "DELETE FROM like_checks WHERE op_id IN (\(OutboxStore.placeholders(opIds.count)))", arguments: StatementArguments(opIds))
     }
 
     /// Pending ops held as near-duplicates, of `accountId` or of every account (nil).

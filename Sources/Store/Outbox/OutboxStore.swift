@@ -6,9 +6,7 @@ import GRDB
 public enum OutboxStore {
     /// Pending ops for `entity` + `entityId` not yet sent (coalescing looks at these).
     public static func pending(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> [OutboxEntry] {
-        try OutboxEntry.fetchAll(db, sql: """
-            SELECT * FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'pending' ORDER BY seq
-            """, arguments: [accountId, entity, entityId])
+        try OutboxEntry.all().filter(accountId: accountId).filter(entity, entityId).filter(state: .pending).orderedBySeq().fetchAll(db)
     }
 
     /// Ops to send now: pending and due, oldest first, at most one per entity (a later op on the same
@@ -46,9 +44,7 @@ public enum OutboxStore {
 
     /// Ops of this entity being sent right now.
     public static func inFlightCount(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> Int {
-        try Int.fetchOne(db, sql: """
-            SELECT count(*) FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state = 'in_flight'
-            """, arguments: [accountId, entity, entityId]) ?? 0
+        try OutboxEntry.all().filter(accountId: accountId).filter(entity, entityId).filter(state: .inFlight).fetchCount(db)
     }
 
     /// Drops ops that a later op on the same entity, still to be sent, makes moot: every op carries the
@@ -71,10 +67,7 @@ public enum OutboxStore {
     /// come back with the server's answer. Returns how many went.
     @discardableResult
     public static func supersedeWaiting(_ db: Database, accountId: String, entity: OutboxEntry.Entity, entityId: String) throws -> Int {
-        try db.execute(
-            sql: "DELETE FROM outbox WHERE account_id = ? AND entity = ? AND entity_id = ? AND state IN ('pending', 'rejected')",
-            arguments: [accountId, entity, entityId])
-        return db.changesCount
+        try OutboxEntry.all().filter(accountId: accountId).filter(entity, entityId).waiting().deleteAll(db)
     }
 
     /// A person asked to sync, or the backend answers again: every pending op is due now, whatever
@@ -105,20 +98,24 @@ public enum OutboxStore {
 
     public static func left(_ db: Database, accountId: String) throws -> Left {
         var left = Left()
-        for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox WHERE account_id = ? GROUP BY state", arguments: [accountId]) {
-            let n: Int = row["n"]
-            switch row["state"] as String {
-            case OutboxEntry.State.pending.rawValue: left.pending = n
-            case OutboxEntry.State.inFlight.rawValue: left.inFlight = n
-            case OutboxEntry.State.rejected.rawValue: left.rejected = n
-            default: break
+        let byState = OutboxEntry.all().filter(accountId: accountId)
+            .select(OutboxEntry.Columns.state, count(Column.rowID)).group(OutboxEntry.Columns.state)
+        for row in try Row.fetchAll(db, byState) {
+            let n: Int = row[1]
+            // Read as text: a state no splashd writes is counted nowhere, where decoding it would trap.
+            switch OutboxEntry.State(rawValue: row[0]) {
+            case .pending: left.pending = n
+            case .inFlight: left.inFlight = n
+            case .rejected: left.rejected = n
+            case nil: break
             }
         }
         left.held = try LikeCheckRows.heldCount(db, accountId: accountId)
         left.pending -= left.held
-        left.lastError = try String.fetchOne(db, sql: """
-            SELECT last_error FROM outbox WHERE account_id = ? AND state = 'pending' AND last_error IS NOT NULL ORDER BY updated_at DESC LIMIT 1
-            """, arguments: [accountId])
+        left.lastError = try String.fetchOne(
+            db,
+            OutboxEntry.all().filter(accountId: accountId).filter(state: .pending).filter(OutboxEntry.Columns.lastError != nil)
+                .select(OutboxEntry.Columns.lastError).order(OutboxEntry.Columns.updatedAt.desc).limit(1))
         return left
     }
 
@@ -126,40 +123,39 @@ public enum OutboxStore {
     static let notHeld = "NOT EXISTS (SELECT 1 FROM like_checks c WHERE c.op_id = o.op_id AND c.twin_id IS NOT NULL)"
 
     public static func markInFlight(_ db: Database, _ seqs: [Int64], now: Date) throws {
-        try db.execute(
-            sql: "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, updated_at = ? WHERE seq IN (\(placeholders(seqs.count)))",
-            arguments: StatementArguments([now] + seqs.map { $0 as any DatabaseValueConvertible }))
+        try OutboxEntry.filter(keys: seqs).updateAll(
+            db, OutboxEntry.Columns.state.set(to: OutboxEntry.State.inFlight), OutboxEntry.Columns.attempts += 1,
+            OutboxEntry.Columns.updatedAt.set(to: now))
     }
 
     /// The server has them: they leave the outbox.
     public static func complete(_ db: Database, _ seqs: [Int64]) throws {
-        try db.execute(sql: "DELETE FROM outbox WHERE seq IN (\(placeholders(seqs.count)))", arguments: StatementArguments(seqs))
+        try OutboxEntry.deleteAll(db, keys: seqs)
     }
 
     /// A transient failure: back to pending, due again at `at`.
     public static func retryLater(_ db: Database, _ seqs: [Int64], at: Date, error: String, now: Date) throws {
-        try db.execute(
-            sql: "UPDATE outbox SET state = 'pending', next_attempt_at = ?, last_error = ?, updated_at = ? WHERE seq IN (\(placeholders(seqs.count)))",
-            arguments: StatementArguments([at, error, now] + seqs.map { $0 as any DatabaseValueConvertible }))
+        try OutboxEntry.filter(keys: seqs).updateAll(
+            db, OutboxEntry.Columns.state.set(to: OutboxEntry.State.pending), OutboxEntry.Columns.nextAttemptAt.set(to: at),
+            OutboxEntry.Columns.lastError.set(to: error), OutboxEntry.Columns.updatedAt.set(to: now))
     }
 
     /// The server refused: kept, with its reason, until the person retries or drops it.
     public static func reject(_ db: Database, _ seqs: [Int64], reason: String, now: Date) throws {
-        try db.execute(
-            sql: "UPDATE outbox SET state = 'rejected', last_error = ?, updated_at = ? WHERE seq IN (\(placeholders(seqs.count)))",
-            arguments: StatementArguments([reason, now] + seqs.map { $0 as any DatabaseValueConvertible }))
+        try OutboxEntry.filter(keys: seqs).updateAll(
+            db, OutboxEntry.Columns.state.set(to: OutboxEntry.State.rejected), OutboxEntry.Columns.lastError.set(to: reason),
+            OutboxEntry.Columns.updatedAt.set(to: now))
     }
 
     /// After a crash, ops that were on their way may or may not have arrived; sending them again is
     /// harmless (every op is idempotent), so they become pending again.
     public static func resetInFlight(_ db: Database) throws -> Int {
-        try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE state = 'in_flight'")
-        return db.changesCount
+        try OutboxEntry.all().filter(state: .inFlight).updateAll(db, OutboxEntry.Columns.state.set(to: OutboxEntry.State.pending))
     }
 
     public static func list(_ db: Database, rejectedOnly: Bool) throws -> [OutboxEntry] {
-        try OutboxEntry.fetchAll(
-            db, sql: "SELECT * FROM outbox \(rejectedOnly ? "WHERE state = 'rejected'" : "") ORDER BY seq")
+        let all = OutboxEntry.all().orderedBySeq()
+        return try (rejectedOnly ? all.filter(state: .rejected) : all).fetchAll(db)
     }
 
     public static func find(_ db: Database, opId: String) throws -> OutboxEntry? {
@@ -171,7 +167,7 @@ public enum OutboxStore {
         guard var op = try find(db, opId: opId) else { return nil }
         guard op.state != .inFlight else { return .inFlight }
         // A like held as a near-duplicate is kept by the person: its check ends.
-        try db.execute(sql: "DELETE FROM like_checks WHERE op_id = ?", arguments: [opId])
+        try LikeCheckRows.forget(db, opIds: [opId])
         op.state = .pending
         op.nextAttemptAt = nil
         op.updatedAt = now
@@ -188,5 +184,31 @@ public enum OutboxStore {
 
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ",")
+    }
+}
+
+extension DerivableRequest<OutboxEntry> {
+    /// One account's ops.
+    public func filter(accountId: String) -> Self {
+        filter(OutboxEntry.Columns.accountId == accountId)
+    }
+
+    /// The ops about one entity: a like of a photo, an edit, an original, the profile.
+    public func filter(_ entity: OutboxEntry.Entity, _ entityId: String) -> Self {
+        filter(OutboxEntry.Columns.entity == entity && OutboxEntry.Columns.entityId == entityId)
+    }
+
+    public func filter(state: OutboxEntry.State) -> Self {
+        filter(OutboxEntry.Columns.state == state)
+    }
+
+    /// Ops not on their way: pending, or refused and kept for the person.
+    public func waiting() -> Self {
+        filter([OutboxEntry.State.pending, .rejected].contains(OutboxEntry.Columns.state))
+    }
+
+    /// In the order they were queued.
+    public func orderedBySeq() -> Self {
+        order(OutboxEntry.Columns.seq)
     }
 }

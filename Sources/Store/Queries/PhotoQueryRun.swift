@@ -100,8 +100,8 @@ struct PhotoQueryRun {
     /// this connection's own (`temp.photo_match`) that the counts and pages then search by rowid. Read
     /// where each statement named the match, the index was read two or three times a request (the count,
     /// the dismissed ones, the page), and reading it is most of a text search's time: at 1,000,000
-    /// photos, 15 ms a read for a two-word match of 10,849 photos, against 1 ms to keep its rowids (issue
-    /// 19, item 4). The table is emptied when the request is done (`finish`).
+    /// photos, 15 ms a read for a two-word match of 10,849 photos, against 1 ms to keep its rowids. The
+    /// table is emptied when the request is done (`finish`).
     private mutating func holdMatch(_ filters: PhotoFilters) throws {
         guard let match = filters.match, held?.match != match else { return }
         try execute("CREATE TEMP TABLE IF NOT EXISTS photo_match (rowid INTEGER PRIMARY KEY)", [])
