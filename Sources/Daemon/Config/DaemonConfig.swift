@@ -82,118 +82,75 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// Every key the config file accepts, with what it sets. Unknown keys are errors (a typo should
     /// not be silently ignored).
-    static let keys: [String: @Sendable (inout DaemonConfig, ConfigFile.Value, String) throws(ConfigError) -> Void] = [
-        "backend.url": { config, value, path throws(ConfigError) in config.backendURL = try value.string("backend.url", path) },
-        "backend.anon_key": { config, value, path throws(ConfigError) in config.anonKey = try value.string("backend.anon_key", path) },
-        "backend.anon_key_file": { config, value, path throws(ConfigError) in
-            config.anonKey = try readSecret(try value.string("backend.anon_key_file", path), key: "backend.anon_key_file", path)
+    static let keys: [String: @Sendable (inout DaemonConfig, ConfigEntry) throws(ConfigError) -> Void] = [
+        "backend.url": { config, entry throws(ConfigError) in config.backendURL = try entry.string() },
+        "backend.anon_key": { config, entry throws(ConfigError) in config.anonKey = try entry.string() },
+        "backend.anon_key_file": { config, entry throws(ConfigError) in config.anonKey = try entry.secret() },
+        "unsplash.api_url": { config, entry throws(ConfigError) in config.unsplashAPIURL = try entry.string() },
+        "unsplash.access_key": { config, entry throws(ConfigError) in config.unsplashAccessKey = try entry.string() },
+        "unsplash.access_key_file": { config, entry throws(ConfigError) in config.unsplashAccessKey = try entry.secret() },
+        "nasa.api_url": { config, entry throws(ConfigError) in config.nasaAPIURL = try entry.string() },
+        "log.level": { config, entry throws(ConfigError) in config.logLevel = try parseLevel(try entry.string(), entry.path) },
+        "control.max_line_bytes": { config, entry throws(ConfigError) in
+            config.maximumLineBytes = try entry.integer(in: 1024...(64 << 20))
         },
-        "unsplash.api_url": { config, value, path throws(ConfigError) in config.unsplashAPIURL = try value.string("unsplash.api_url", path) },
-        "unsplash.access_key": { config, value, path throws(ConfigError) in config.unsplashAccessKey = try value.string("unsplash.access_key", path) },
-        "unsplash.access_key_file": { config, value, path throws(ConfigError) in
-            config.unsplashAccessKey = try readSecret(try value.string("unsplash.access_key_file", path), key: "unsplash.access_key_file", path)
+        "control.max_connections": { config, entry throws(ConfigError) in config.maximumConnections = try entry.integer(in: 1...100_000) },
+        "control.event_queue": { config, entry throws(ConfigError) in config.eventQueueCapacity = try entry.integer(in: 1...1_000_000) },
+        "network.plain_http_hosts": { config, entry throws(ConfigError) in config.plainHTTPHosts = try entry.hosts() },
+        "sync.pull_interval_seconds": { config, entry throws(ConfigError) in
+            config.pullIntervalSeconds = try entry.integer(in: 10...86_400)
         },
-        "nasa.api_url": { config, value, path throws(ConfigError) in config.nasaAPIURL = try value.string("nasa.api_url", path) },
-        "log.level": { config, value, path throws(ConfigError) in config.logLevel = try parseLevel(try value.string("log.level", path), path) },
-        "control.max_line_bytes": { config, value, path throws(ConfigError) in
-            config.maximumLineBytes = try value.integer("control.max_line_bytes", in: 1024...(64 << 20), path)
+        "sync.pull_interval_live_seconds": { config, entry throws(ConfigError) in
+            config.pullIntervalLiveSeconds = try entry.integer(in: 60...86_400)
         },
-        "control.max_connections": { config, value, path throws(ConfigError) in
-            config.maximumConnections = try value.integer("control.max_connections", in: 1...100_000, path)
+        "realtime.enabled": { config, entry throws(ConfigError) in config.realtimeEnabled = try entry.bool() },
+        "realtime.heartbeat_seconds": { config, entry throws(ConfigError) in
+            config.realtimeHeartbeatSeconds = try entry.integer(in: 1...60)
         },
-        "control.event_queue": { config, value, path throws(ConfigError) in
-            config.eventQueueCapacity = try value.integer("control.event_queue", in: 1...1_000_000, path)
+        "realtime.reply_timeout_seconds": { config, entry throws(ConfigError) in
+            config.realtimeReplySeconds = try entry.integer(in: 1...60)
         },
-        "network.plain_http_hosts": { config, value, path throws(ConfigError) in
-            config.plainHTTPHosts = try value.hosts("network.plain_http_hosts", path)
+        "realtime.join_timeout_seconds": { config, entry throws(ConfigError) in
+            config.realtimeJoinSeconds = try entry.integer(in: 1...120)
         },
-        "sync.pull_interval_seconds": { config, value, path throws(ConfigError) in
-            config.pullIntervalSeconds = try value.integer("sync.pull_interval_seconds", in: 10...86_400, path)
+        "network.ca_file": { config, entry throws(ConfigError) in config.caFile = try entry.string() },
+        "control.idle_timeout_seconds": { config, entry throws(ConfigError) in
+            config.idleTimeoutSeconds = try entry.integer(in: 1...86_400)
         },
-        "sync.pull_interval_live_seconds": { config, value, path throws(ConfigError) in
-            config.pullIntervalLiveSeconds = try value.integer("sync.pull_interval_live_seconds", in: 60...86_400, path)
-        },
-        "realtime.enabled": { config, value, path throws(ConfigError) in config.realtimeEnabled = try value.bool("realtime.enabled", path) },
-        "realtime.heartbeat_seconds": { config, value, path throws(ConfigError) in
-            config.realtimeHeartbeatSeconds = try value.integer("realtime.heartbeat_seconds", in: 1...60, path)
-        },
-        "realtime.reply_timeout_seconds": { config, value, path throws(ConfigError) in
-            config.realtimeReplySeconds = try value.integer("realtime.reply_timeout_seconds", in: 1...60, path)
-        },
-        "realtime.join_timeout_seconds": { config, value, path throws(ConfigError) in
-            config.realtimeJoinSeconds = try value.integer("realtime.join_timeout_seconds", in: 1...120, path)
-        },
-        "network.ca_file": { config, value, path throws(ConfigError) in config.caFile = try value.string("network.ca_file", path) },
-        "control.idle_timeout_seconds": { config, value, path throws(ConfigError) in
-            config.idleTimeoutSeconds = try value.integer("control.idle_timeout_seconds", in: 1...86_400, path)
-        },
-        "pictures.memory_mib": { config, value, path throws(ConfigError) in
-            config.picturesMemoryMiB = try value.integer("pictures.memory_mib", in: 0...4096, path)
-        },
-        "pictures.folder": { config, value, path throws(ConfigError) in
-            let folder = try value.string("pictures.folder", path)
+        "pictures.memory_mib": { config, entry throws(ConfigError) in config.picturesMemoryMiB = try entry.integer(in: 0...4096) },
+        "pictures.folder": { config, entry throws(ConfigError) in
+            let folder = try entry.string()
             guard folder.hasPrefix("/") || folder.hasPrefix("~/"), !folder.contains("\0") else {
-                throw ConfigError(path: path, line: nil, message: "pictures.folder must be an absolute path or start with ~/")
+                throw entry.refused("must be an absolute path or start with ~/")
             }
             config.picturesFolder = folder
         },
-        "google.client_id": { config, value, path throws(ConfigError) in config.googleClientId = try value.string("google.client_id", path) },
-        "google.client_secret": { config, value, path throws(ConfigError) in
-            config.googleClientSecret = try value.string("google.client_secret", path)
+        "google.client_id": { config, entry throws(ConfigError) in config.googleClientId = try entry.string() },
+        "google.client_secret": { config, entry throws(ConfigError) in config.googleClientSecret = try entry.string() },
+        "google.client_secret_file": { config, entry throws(ConfigError) in config.googleClientSecret = try entry.secret() },
+        "google.auth_url": { config, entry throws(ConfigError) in config.googleAuthURL = try entry.string() },
+        "google.token_url": { config, entry throws(ConfigError) in config.googleTokenURL = try entry.string() },
+        "google.revoke_url": { config, entry throws(ConfigError) in config.googleRevokeURL = try entry.string() },
+        "google.picker_url": { config, entry throws(ConfigError) in config.googlePickerURL = try entry.string() },
+        "google.picker_page_size": { config, entry throws(ConfigError) in config.googlePickerPageSize = try entry.integer(in: 1...100) },
+        "pictures.terminal": { config, entry throws(ConfigError) in
+            config.picturesTerminal = try entry.choice(of: ["auto", "none"] + TerminalSpec.Mode.allCases.map(\.rawValue))
         },
-        "google.client_secret_file": { config, value, path throws(ConfigError) in
-            config.googleClientSecret = try readSecret(try value.string("google.client_secret_file", path), key: "google.client_secret_file", path)
+        "pictures.export": { config, entry throws(ConfigError) in config.picturesExport = try entry.bool() },
+        "cache.max_bytes": { config, entry throws(ConfigError) in config.cacheMaxBytes = Int64(try entry.integer(in: 0...(1 << 50))) },
+        "images.concurrency": { config, entry throws(ConfigError) in config.imagesConcurrency = try entry.integer(in: 1...64) },
+        "images.variant": { config, entry throws(ConfigError) in
+            config.imagesVariant = try entry.choice(of: ["raw", "full", "regular", "small", "thumb", "orig", "large", "medium"])
         },
-        "google.auth_url": { config, value, path throws(ConfigError) in config.googleAuthURL = try value.string("google.auth_url", path) },
-        "google.token_url": { config, value, path throws(ConfigError) in config.googleTokenURL = try value.string("google.token_url", path) },
-        "google.revoke_url": { config, value, path throws(ConfigError) in config.googleRevokeURL = try value.string("google.revoke_url", path) },
-        "google.picker_url": { config, value, path throws(ConfigError) in config.googlePickerURL = try value.string("google.picker_url", path) },
-        "google.picker_page_size": { config, value, path throws(ConfigError) in
-            config.googlePickerPageSize = try value.integer("google.picker_page_size", in: 1...100, path)
+        "images.max_megapixels": { config, entry throws(ConfigError) in config.imagesMaxMegapixels = try entry.integer(in: 1...1000) },
+        "images.max_file_mb": { config, entry throws(ConfigError) in config.imagesMaxFileMiB = try entry.integer(in: 1...4096) },
+        "originals.max_mib": { config, entry throws(ConfigError) in config.originalsMaxMiB = try entry.integer(in: 1...200) },
+        "search.fresh_seconds": { config, entry throws(ConfigError) in config.searchFreshSeconds = try entry.integer(in: 0...86_400) },
+        "import.duplicate_threshold": { config, entry throws(ConfigError) in config.duplicateThreshold = try entry.integer(in: 0...32) },
+        "import.duplicate_check_seconds": { config, entry throws(ConfigError) in
+            config.duplicateCheckSeconds = try entry.integer(in: 0...3600)
         },
-        "pictures.terminal": { config, value, path throws(ConfigError) in
-            let choice = try value.string("pictures.terminal", path)
-            let choices = ["auto", "none"] + TerminalSpec.Mode.allCases.map(\.rawValue)
-            guard choices.contains(choice) else {
-                throw ConfigError(path: path, line: nil, message: "pictures.terminal must be one of \(choices.joined(separator: ", "))")
-            }
-            config.picturesTerminal = choice
-        },
-        "pictures.export": { config, value, path throws(ConfigError) in config.picturesExport = try value.bool("pictures.export", path) },
-        "cache.max_bytes": { config, value, path throws(ConfigError) in
-            config.cacheMaxBytes = Int64(try value.integer("cache.max_bytes", in: 0...(1 << 50), path))
-        },
-        "images.concurrency": { config, value, path throws(ConfigError) in
-            config.imagesConcurrency = try value.integer("images.concurrency", in: 1...64, path)
-        },
-        "images.variant": { config, value, path throws(ConfigError) in
-            let variant = try value.string("images.variant", path)
-            guard ["raw", "full", "regular", "small", "thumb", "orig", "large", "medium"].contains(variant) else {
-                throw ConfigError(path: path, line: nil, message: "images.variant must be one of raw, full, regular, small, thumb, orig, large, medium")
-            }
-            config.imagesVariant = variant
-        },
-        "images.max_megapixels": { config, value, path throws(ConfigError) in
-            config.imagesMaxMegapixels = try value.integer("images.max_megapixels", in: 1...1000, path)
-        },
-        "images.max_file_mb": { config, value, path throws(ConfigError) in
-            config.imagesMaxFileMiB = try value.integer("images.max_file_mb", in: 1...4096, path)
-        },
-        "originals.max_mib": { config, value, path throws(ConfigError) in
-            config.originalsMaxMiB = try value.integer("originals.max_mib", in: 1...200, path)
-        },
-        "search.fresh_seconds": { config, value, path throws(ConfigError) in
-            config.searchFreshSeconds = try value.integer("search.fresh_seconds", in: 0...86_400, path)
-        },
-        "import.duplicate_threshold": { config, value, path throws(ConfigError) in
-            config.duplicateThreshold = try value.integer("import.duplicate_threshold", in: 0...32, path)
-        },
-        "import.duplicate_check_seconds": { config, value, path throws(ConfigError) in
-            config.duplicateCheckSeconds = try value.integer("import.duplicate_check_seconds", in: 0...3600, path)
-        },
-        "edits.jpeg_quality": { config, value, path throws(ConfigError) in
-            config.editsJPEGQuality = try value.integer("edits.jpeg_quality", in: 1...100, path)
-        },
+        "edits.jpeg_quality": { config, entry throws(ConfigError) in config.editsJPEGQuality = try entry.integer(in: 1...100) },
     ]
 
     /// Applies a parsed config file over these values. The first key refused (in key order) is the
@@ -204,7 +161,7 @@ public struct DaemonConfig: Sendable, Equatable {
                 throw ConfigError(path: file.path, line: file.line(of: key), message: "unknown key '\(key)'; see docs/configuration.md")
             }
             do {
-                try setter(&self, value, file.path)
+                try setter(&self, ConfigEntry(key: key, value: value, path: file.path))
             } catch var error {
                 error.line = error.line ?? file.line(of: key)
                 throw error
@@ -311,49 +268,5 @@ public struct DaemonConfig: Sendable, Equatable {
             throw ConfigError(path: path, line: nil, message: "log level '\(text)' is not one of trace, debug, info, notice, warning, error, critical")
         }
         return level
-    }
-
-    static func readSecret(_ file: String, key: String, _ path: String) throws(ConfigError) -> String {
-        do {
-            return try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        } catch {
-            throw ConfigError(path: path, line: nil, message: "\(key): cannot read \(file): \(error.localizedDescription)")
-        }
-    }
-}
-
-extension ConfigFile.Value {
-    func string(_ key: String, _ path: String) throws(ConfigError) -> String {
-        guard case .string(let value) = self else { throw ConfigError(path: path, line: nil, message: "\(key) must be a string") }
-        return value
-    }
-
-    /// Hosts as a TOML array of strings, or as one comma-separated string (the environment variable's form).
-    func hosts(_ key: String, _ path: String) throws(ConfigError) -> [String] {
-        switch self {
-        case .string(let list):
-            return DaemonConfig.hostList(list)
-        case .array(let items):
-            var hosts: [String] = []
-            for item in items {
-                guard case .string(let host) = item else { throw ConfigError(path: path, line: nil, message: "\(key) must be an array of strings") }
-                hosts += DaemonConfig.hostList(host)
-            }
-            return hosts
-        default:
-            throw ConfigError(path: path, line: nil, message: "\(key) must be an array of strings")
-        }
-    }
-
-    func bool(_ key: String, _ path: String) throws(ConfigError) -> Bool {
-        guard case .bool(let value) = self else { throw ConfigError(path: path, line: nil, message: "\(key) must be true or false") }
-        return value
-    }
-
-    func integer(_ key: String, in range: ClosedRange<Int>, _ path: String) throws(ConfigError) -> Int {
-        guard case .integer(let value) = self, let int = Int(exactly: value), range.contains(int) else {
-            throw ConfigError(path: path, line: nil, message: "\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return int
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+/// One key of a config file as its setter reads it (`DaemonConfig.keys`): the value, with the key
+/// and the file that every complaint about it names.
+struct ConfigEntry: Sendable {
+    let key: String
+    let value: ConfigFile.Value
+    let path: String
+
+    /// What is wrong with this key's value ("must be a string"), as the error that names the key.
+    func refused(_ complaint: String) -> ConfigError {
+        ConfigError(path: path, line: nil, message: "\(key) \(complaint)")
+    }
+
+    func string() throws(ConfigError) -> String {
+        guard case .string(let text) = value else { throw refused("must be a string") }
+        return text
+    }
+
+    func bool() throws(ConfigError) -> Bool {
+        guard case .bool(let flag) = value else { throw refused("must be true or false") }
+        return flag
+    }
+
+    func integer(in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard case .integer(let number) = value, let int = Int(exactly: number), range.contains(int) else {
+            throw refused("must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return int
+    }
+
+    /// A string that is one of `choices`.
+    func choice(of choices: [String]) throws(ConfigError) -> String {
+        let text = try string()
+        guard choices.contains(text) else { throw refused("must be one of \(choices.joined(separator: ", "))") }
+        return text
+    }
+
+    /// Hosts as a TOML array of strings, or as one comma-separated string (the environment variable's form).
+    func hosts() throws(ConfigError) -> [String] {
+        switch value {
+        case .string(let list):
+            return DaemonConfig.hostList(list)
+        case .array(let items):
+            var hosts: [String] = []
+            for item in items {
+                guard case .string(let host) = item else { throw refused("must be an array of strings") }
+                hosts += DaemonConfig.hostList(host)
+            }
+            return hosts
+        default:
+            throw refused("must be an array of strings")
+        }
+    }
+
+    /// The secret kept in the file this key names, without the whitespace around it.
+    func secret() throws(ConfigError) -> String {
+        let file = try string()
+        do {
+            return try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw ConfigError(path: path, line: nil, message: "\(key): cannot read \(file): \(error.localizedDescription)")
+        }
+    }
+}
