@@ -2,7 +2,7 @@ import Realtime
 import Shared
 import Testing
 
-/// Realtime's frames as shared/reference/realtime.md gives them, both ways.
+/// Realtime's frames as Supabase's Realtime server speaks them (Phoenix channels, protocol 1.0), both ways.
 @Suite struct PhoenixMessageTests {
     @Test func aJoinAsksForDatabaseChangesOnlyWithTheUsersToken() throws {
         let join = PhoenixMessage.join(

@@ -48,7 +48,7 @@ import Testing
 }
 
 @Suite struct RequestBackoffTests {
-    /// DESIGN.md's policy for requests: 1 s doubling to 5 min; a longer Retry-After wins, capped at an hour.
+    /// The daemon's policy for requests (docs/account.md, docs/images.md): 1 s doubling to 5 min; a longer Retry-After wins, capped at an hour.
     @Test func oneSecondDoublingToFiveMinutesAndRetryAfterWins() {
         let policy = Backoff.requests
         #expect(policy.delay(afterFailures: 1, sample: 0) == .seconds(1))
