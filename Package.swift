@@ -201,6 +201,18 @@ let package = Package(
 
         // Helpers shared by the test targets: temporary directories, the real daemon as a child process,
         // a notify socket that plays systemd's part.
+        // The daemon's own graph in a test's process, for the test targets that speak to it in-process
+        // (DaemonTests) or through a control server of their own (ControlTests).
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: [
+                "Daemon", "Control", "Library", "Shared", "SplashClient", "Store", "Systemd", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/DaemonTestSupport", swiftSettings: strict),
         .target(
             name: "TestSupport", dependencies: ["Shared", "SplashClient", "HTTP", .product(name: "Clocks", package: "swift-clocks")],
             path: "Tests/TestSupport", swiftSettings: strict),
@@ -211,13 +223,13 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
-            dependencies: ["Control", "Daemon", "Shared", "SplashClient", "Library", "Store", "TestSupport"],
+            dependencies: ["Control", "Daemon", "DaemonTestSupport", "Shared", "SplashClient", "Library", "Store", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "Account", "Supabase", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
-                "TestSupport", "CLIText", "SplashCtlCommands", "Control", "Store",
+                "TestSupport", "DaemonTestSupport", "CLIText", "SplashCtlCommands", "Control", "Store",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,19 +1,16 @@
-@testable import Daemon
 import Control
+import Daemon
+import DaemonTestSupport
 import Foundation
-import Library
-import Logging
 import Shared
 import SplashClient
-import Store
 import Testing
 import TestSupport
 
 @Suite struct InProcessConnectionTests {
     @Test func theTypedClientWorksWithoutASocket() async throws {
-        let directory = TemporaryDirectory()
-        let state = DaemonState(bus: EventBus(), directories: DaemonStatus.example.directories)
-        let router = Routes.make(state: state, library: PhotoLibrary(store: try Store(path: directory.file("s.sqlite"))), logger: Logger(label: "t"))
+        let daemon = try await InProcessDaemon(photos: [])
+        let state = daemon.state, router = daemon.router
         let described = try await InProcessConnection.with(router: router) { connection in
             let client = SplashClient(connection: connection)
             #expect(try await client.send(PingRequest()).version == SplashVersion.current)

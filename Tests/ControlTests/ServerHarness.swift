@@ -1,5 +1,6 @@
 import Control
 @testable import Daemon
+import DaemonTestSupport
 import Foundation
 import Library
 import Logging
@@ -21,32 +22,26 @@ extension SplashdFixture {
     }
 }
 
-/// The control server `SplashdFixture.controlServer` runs: the transport and the router as the daemon
-/// wires them, without the rest of the daemon.
+/// The control server `SplashdFixture.controlServer` runs: the transport over the daemon's own graph
+/// (`InProcessDaemon`: every route, its state and store, its clock a test clock), or over a router of
+/// the test's, on a socket in the test's directory.
 final class ServerHarness: Sendable {
     let directory: String
     let socketPath: String
-    let state: DaemonState
+    let daemon: InProcessDaemon
     let server: ControlServer
     let task: Task<Void, any Error>
-    let store: Store
+    var state: DaemonState { daemon.state }
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     init(directory: String, router: Router?, configure: (inout ControlServer.Configuration) -> Void) async throws {
         self.directory = directory
         socketPath = directory + "/run/control.sock"
-        store = try Store(path: directory + "/s.sqlite")
-        state = DaemonState(
-            bus: EventBus(),
-            directories: Directories(state: directory, data: directory, cache: directory, runtime: directory + "/run", socket: socketPath))
+        daemon = try await InProcessDaemon(photos: [])
         var configuration = ControlServer.Configuration(socket: .path(socketPath))
         configure(&configuration)
-        let logger = Logger(label: "test")
-        server = ControlServer(
-            configuration: configuration,
-            router: router ?? Routes.make(state: state, library: PhotoLibrary(store: store), logger: logger),
-            logger: logger, group: Self.group)
+        server = ControlServer(configuration: configuration, router: router ?? daemon.router, logger: daemon.logger, group: Self.group)
         let server = self.server
         let task = Task { try await server.run() }
         self.task = task

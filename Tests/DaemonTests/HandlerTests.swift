@@ -1,5 +1,6 @@
 import Control
 @testable import Daemon
+import DaemonTestSupport
 import Foundation
 import GRDB
 import Library
@@ -135,7 +136,7 @@ import TestSupport
     /// limit, and the account's routes say what the account capability says (no backend: not signed in).
     @Test func theWholeGraphAnswersInProcess() async throws {
         let usage = try await with { client in try await client.send(CacheStatusRequest()) }
-        #expect(usage.maxBytes == daemon.graph.config.cacheMaxBytes && usage.maxBytes > 0, "\(usage)")
+        #expect(usage.maxBytes == daemon.config.cacheMaxBytes && usage.maxBytes > 0, "\(usage)")
         #expect(try await error(ProfileGetRequest()).kind == .notSignedIn)
     }
 

@@ -1,4 +1,5 @@
 @testable import Daemon
+import DaemonTestSupport
 import Dispatch
 import Foundation
 import GRDB

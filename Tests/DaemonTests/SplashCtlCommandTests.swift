@@ -2,6 +2,7 @@ import ArgumentParser
 import CLIText
 import Control
 @testable import Daemon
+import DaemonTestSupport
 import Foundation
 import Shared
 import SplashClient

@@ -18,15 +18,17 @@ import TestSupport
 /// network. The store holds a photo `unsplash:<id>` ("Photo <id>") for each id given. What building
 /// opened (HTTP clients' threads, event loops) closes when the test lets go of it. Time passes for the
 /// graph only when the test advances `clock`.
-final class InProcessDaemon: Sendable {
-    let directory = TemporaryDirectory()
-    let clock = TestClock<Duration>()
+public final class InProcessDaemon: Sendable {
+    public let directory = TemporaryDirectory()
+    public let clock = TestClock<Duration>()
     let graph: DaemonGraph
-    var store: Store { graph.store }
-    var state: DaemonState { graph.state }
-    var router: Router { graph.router }
+    public var store: Store { graph.store }
+    public var state: DaemonState { graph.state }
+    public var router: Router { graph.router }
+    public var config: DaemonConfig { graph.config }
+    public var logger: Logger { graph.logger }
 
-    init(photos: [String] = ["a", "b"]) async throws {
+    public init(photos: [String] = ["a", "b"]) async throws {
         let home = directory.path
         let environment = ["HOME": home]
         let config = try DaemonConfig.load(file: nil, environment: environment)
@@ -49,12 +51,12 @@ final class InProcessDaemon: Sendable {
     }
 
     /// Runs `body` with a typed client on a connection of its own.
-    func client<T: Sendable>(_ body: @Sendable (SplashClient) async throws -> T) async throws -> T {
+    public func client<T: Sendable>(_ body: @Sendable (SplashClient) async throws -> T) async throws -> T {
         try await InProcessConnection.with(router: router) { connection in try await body(SplashClient(connection: connection)) }
     }
 
     /// Signs the state in as `userId`, as the account capability would after a sign-in.
-    func signIn(_ userId: String = "u1") {
+    public func signIn(_ userId: String = "u1") {
         state.setAccount(AccountStatus(state: .signedIn, userId: userId))
     }
 }
