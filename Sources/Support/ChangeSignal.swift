@@ -38,6 +38,11 @@ public final class ChangeSignal: Sendable {
         return generation != seen
     }
 
+    /// Returns once the generation has moved past `seen`, or on cancellation.
+    public func wait(beyond seen: UInt64) async {
+        await waitForSignal(beyond: seen)
+    }
+
     private func waitForSignal(beyond seen: UInt64) async {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1

@@ -1,11 +1,20 @@
 import Shared
 import Synchronization
 
-/// What a handler knows about the connection a request came on: who the peer is, and a place to
-/// attach subscriptions whose events go back on this connection.
+/// What a handler knows about the connection a request came on: who the peer is, what it came
+/// through, and a place to attach subscriptions whose events go back on this connection.
 public final class ConnectionContext: Sendable {
+    /// What carries the connection's messages.
+    public enum Transport: Sendable, Equatable {
+        /// The Unix socket (or a test's in-process stand-in for it): the peer's uid was checked.
+        case controlSocket
+        /// The web gallery's WebSocket: a browser holding a session cookie of the daemon's.
+        case gallery
+    }
+
     public let id: UInt64
     public let peer: PeerCredentials
+    public let transport: Transport
     public let sink: NotificationSink
     private let state = Mutex(State())
 
@@ -14,9 +23,10 @@ public final class ConnectionContext: Sendable {
         var closed = false
     }
 
-    public init(id: UInt64, peer: PeerCredentials, eventQueueCapacity: Int) {
+    public init(id: UInt64, peer: PeerCredentials, transport: Transport = .controlSocket, eventQueueCapacity: Int) {
         self.id = id
         self.peer = peer
+        self.transport = transport
         self.sink = NotificationSink(capacity: eventQueueCapacity)
     }
 

@@ -1,0 +1,29 @@
+import Foundation
+import Shared
+
+/// One connection whose transport carries whole messages rather than lines (the web gallery's
+/// WebSocket): each message in is one JSON-RPC request, answered through the router exactly as a
+/// line of the control socket is, one at a time, and the connection's events go out between the
+/// answers as notifications. Limits are the transport's (its frame size) and the sink's queue.
+public enum MessageSession {
+    /// Serves until `incoming` ends (the peer closed) or the task is cancelled; then every
+    /// subscription of the connection ends.
+    public static func serve<Incoming: AsyncSequence & Sendable>(
+        router: Router, context: ConnectionContext, incoming: Incoming, send: @escaping @Sendable (Data) async throws -> Void
+    ) async throws where Incoming.Element == Data {
+        defer { context.close() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let encoder = JSONCoding.encoder()
+                try await context.sink.drain { notification in
+                    try await send(try encoder.encode(NotificationEnvelope(method: EventNotification.method, params: notification)))
+                }
+            }
+            for try await message in incoming {
+                if let answer = await router.handle(line: message, context: context) { try await send(answer) }
+            }
+            context.close()
+            group.cancelAll()
+        }
+    }
+}
