@@ -33,7 +33,7 @@ test: setup
 
 # One test target at a time: every target is a separate process, so a suite that spawns daemons,
 # Postgres and network namespaces never starves another's timers on a two-core machine.
-SWIFT_TEST_TARGETS := SupportTests SharedTests EditingTests StoreTests RealtimeTests ControlTests DaemonTests HTTPTests ConnectivityTests AccountTests SyncTests SourceTests
+SWIFT_TEST_TARGETS := SupportTests SharedTests EditingTests StoreTests RealtimeTests ControlTests DaemonTests WebTests HTTPTests ConnectivityTests AccountTests SyncTests SourceTests
 
 # HTTP2Tests runs alone (see Tests/HTTPTests/HTTP2Tests.swift). A test target missing from the list
 # above would never run: the loop refuses to start without every folder of Tests/ but the two that
@@ -76,6 +76,8 @@ SYSTEM_UNITS := $(DESTDIR)$(PREFIX)/lib/systemd/system
 RELEASE := .build-release/release
 MANPAGES := .build-release/plugins/GenerateManual/outputs
 MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
+# The web gallery's page (splashd finds it at ../share/splashd/web beside its binary).
+WEBDIR := $(DESTDIR)$(PREFIX)/share/splashd/web
 
 # Release binaries with the Swift runtime linked in (--static-swift-stdlib): they need only Debian's
 # own libraries, so the .deb runs on a machine without a Swift toolchain. One product at a time (the
@@ -108,12 +110,15 @@ install: man release
 	for unit in systemd/user/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(USER_UNITS)/$$(basename $$unit); done
 	for unit in systemd/system/*; do sed 's|/usr/local/bin|$(PREFIX)/bin|g' $$unit > $(SYSTEM_UNITS)/$$(basename $$unit); done
 	for page in $(MANPAGES)/splashd/*.1 $(MANPAGES)/splashctl/*.1; do gzip -9n < $$page > $(MAN1)/$$(basename $$page).gz; done
+	install -d $(WEBDIR)
+	install -m 0644 web/* $(WEBDIR)/
 	@echo "installed; a workstation then runs: splashctl setup   (or: systemctl --user daemon-reload && systemctl --user enable --now splashd.socket)"
 
 uninstall:
 	rm -f $(BINDIR)/splashd $(BINDIR)/splashctl $(COMPLETIONS_BASH)/splashctl $(COMPLETIONS_ZSH)/_splashctl $(COMPLETIONS_FISH)/splashctl.fish
 	rm -f $(USER_UNITS)/splashd.service $(USER_UNITS)/splashd.socket $(SYSTEM_UNITS)/splashd@.service $(SYSTEM_UNITS)/splashd@.socket
 	rm -f $(MAN1)/splashd.1.gz $(MAN1)/splashctl.1.gz $(MAN1)/splashctl.*.1.gz
+	rm -rf $(WEBDIR)
 
 # A Debian package (dist/splashd_<version>_<arch>.deb) built with dpkg-deb from `make install` into a
 # staging tree; integration/deb/run installs it into a fresh Debian 12 and starts its unit.

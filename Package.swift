@@ -18,6 +18,7 @@
 //   PhotoSources  Unsplash and NASA: search, kept in the store
 //   Editing       libvips: filters, previews, image headers, perceptual hashes
 //   Realtime      Supabase Realtime's Phoenix protocol (live changes)
+//   Web           the web gallery: Hummingbird on loopback, its guard, sessions and picture answers
 //   Daemon        composition root: config (TOML through TOMLKit), directories, the service graph
 //   SplashCtlCommands  splashctl's commands (a library, so tests run them in-process)
 //   splashd, splashctl  executables that only wire things together
@@ -48,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries, each a pkg-config system library with a module map and shim.h.
@@ -170,10 +175,24 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
+            name: "Web",
+            dependencies: [
+                "Control", "Shared", "Support",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .target(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Supabase", "Connectivity", "Sync", "PhotoSources",
-                "Realtime", "Pictures", "OAuth", "GooglePhotos", .product(name: "NIOCore", package: "swift-nio"),
+                "Realtime", "Pictures", "OAuth", "GooglePhotos", "Web", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -206,7 +225,7 @@ let package = Package(
         .target(
             name: "DaemonTestSupport",
             dependencies: [
-                "Daemon", "Control", "Library", "Shared", "SplashClient", "Store", "Systemd", "TestSupport",
+                "Daemon", "Control", "Library", "Shared", "SplashClient", "Store", "Systemd", "TestSupport", "Web",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -234,6 +253,20 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "WebTests",
+            dependencies: [
+                "Web", "Daemon", "DaemonTestSupport", "Control", "Shared", "SplashClient", "Store", "Support", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Support", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),

@@ -157,6 +157,15 @@ extension BrazilianPortuguese {
             e sai com status 1 quando a pasta está fora de sincronia.
             """
         case .libraryExportCheck: "Só compara a pasta com a biblioteca; não muda nada (status 1 quando fora de sincronia)."
+        case .openAbstract: "Abre a galeria web no seu navegador."
+        case .openDiscussion: """
+            O splashd serve uma galeria no loopback (web.port, padrão 8426). Este comando pede a ele um endereço que \
+            deixa entrar um navegador, uma vez e em até dois minutos, e o abre ($BROWSER, senão xdg-open) por um \
+            arquivo que só você pode ler, para o endereço nunca ficar numa linha de comando. O navegador guarda uma \
+            sessão por 30 dias; --revoke-all encerra todas, e sair da conta também.
+            """
+        case .openPrint: "Mostra o endereço de uso único em vez de abri-lo."
+        case .openRevokeAll: "Encerra todas as sessões de navegador da galeria."
 
         case .signupAbstract: "Cria uma conta e entra nela (pede a senha sem mostrá-la)."
         case .signupUsername: "Nome de usuário: de 3 a 32 caracteres entre a-z, 0-9 e '_'."

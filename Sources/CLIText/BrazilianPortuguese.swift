@@ -85,6 +85,9 @@ enum BrazilianPortuguese {
         case .keptAsGuest: "guardada nesta máquina sem conta (splashctl login a traz para a conta)"
         case .signingInInBrowser(let url): "Entre pelo navegador; esperando a volta dele (se nenhum navegador abriu, vá a \(url))"
         case .openThisAddressToSignIn(let url): "Abra este endereço num navegador, em qualquer máquina, e entre:\n\(url)"
+        case .galleryOpening: "Abrindo a galeria no seu navegador."
+        case .openThisAddressForTheGallery(let url): "Abra este endereço num navegador desta máquina, em até dois minutos:\n\(url)"
+        case .gallerySessionsEnded: "Todas as sessões de navegador da galeria foram encerradas; splashctl open deixa entrar de novo."
         case .pasteTheAddressTheBrowserEndedOn:
             "Depois cole o endereço em que o navegador terminou (http://127.0.0.1:…/callback?…; é normal a página não carregar ali): "
         case .googleConnected(let since, let until):

@@ -155,6 +155,15 @@ extension English {
             folder is out of step.
             """
         case .libraryExportCheck: "Only compare the folder with the library; change nothing (exit status 1 when out of step)."
+        case .openAbstract: "Open the web gallery in your browser."
+        case .openDiscussion: """
+            splashd serves a gallery on loopback (web.port, default 8426). This asks it for an address that lets one \
+            browser in, once and within two minutes, and opens it ($BROWSER, else xdg-open) through a file only you \
+            can read, so the address is never on a command line. The browser keeps a session for 30 days; \
+            --revoke-all ends every session, and so does signing out.
+            """
+        case .openPrint: "Print the one-time address instead of opening it."
+        case .openRevokeAll: "End every browser session of the gallery."
 
         case .signupAbstract: "Create an account and sign in to it (asks for the password without echo)."
         case .signupUsername: "Username: 3 to 32 of a-z, 0-9 and '_'."

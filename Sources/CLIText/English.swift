@@ -82,6 +82,9 @@ enum English {
         case .keptAsGuest: "kept on this machine without an account (splashctl login brings it in)"
         case .signingInInBrowser(let url): "Sign in in your browser; waiting for it to come back (if no browser opened, go to \(url))"
         case .openThisAddressToSignIn(let url): "Open this address in a browser, on any machine, and sign in:\n\(url)"
+        case .galleryOpening: "Opening the gallery in your browser."
+        case .openThisAddressForTheGallery(let url): "Open this address in a browser on this machine, within two minutes:\n\(url)"
+        case .gallerySessionsEnded: "Every browser session of the gallery has ended; splashctl open lets one in again."
         case .pasteTheAddressTheBrowserEndedOn:
             "Then paste the address the browser ended on (http://127.0.0.1:…/callback?…; a page that does not load is expected there): "
         case .googleConnected(let since, let until):

@@ -165,6 +165,12 @@ public enum HelpText: Sendable, Equatable {
     case libraryExportDiscussion
     case libraryExportCheck
 
+    // open (the web gallery)
+    case openAbstract
+    case openDiscussion
+    case openPrint
+    case openRevokeAll
+
     // Account: signup, login, logout, whoami, guest, profile, users
     case signupAbstract
     case signupUsername

@@ -73,6 +73,10 @@ public enum Message: Sendable, Equatable {
     /// `login --provider --no-browser`: where to go, then what to paste back.
     case openThisAddressToSignIn(url: String)
     case pasteTheAddressTheBrowserEndedOn
+    /// `open`: the browser was asked to open the gallery; or where to go, when none could be.
+    case galleryOpening
+    case openThisAddressForTheGallery(url: String)
+    case gallerySessionsEnded
     case emailOrProvider
     /// `google status` and `google connect`.
     case googleConnected(since: String, tokenUntil: String)

@@ -12,6 +12,7 @@ import Store
 import Sync
 import Synchronization
 import Systemd
+import Web
 
 /// Everything splashd is made of, built area by area from its configuration, directories and store:
 /// the state and its bus, each capability, the Pictures folder, the router and the control server, and
@@ -32,6 +33,8 @@ struct DaemonGraph {
     let sources: SourceCapability
     let realtime: RealtimeCapability?
     let picturesFolder: PicturesFolderService?
+    let gallery: GalleryCapability?
+    let galleryServer: GalleryServer?
     let router: Router
     let server: ControlServer
     let eventLoops: MultiThreadedEventLoopGroup
@@ -99,21 +102,27 @@ struct DaemonGraph {
                 downloadPatience: images.map { _ in .seconds(2) }, clock: clock, logger: logger)
         }
         picturesFolder?.follow(state.bus, library: state.current.library)
+        let gallery = GalleryCapability.make(config: config, directories: directories, state: state, clock: clock, logger: logger)
 
         let router = Routes.make(
             state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
             feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
-            pictures: pictures, picturesFolder: picturesFolder, google: google)
+            pictures: pictures, picturesFolder: picturesFolder, google: google, gallery: gallery)
         var serverConfiguration = ControlServer.Configuration(socket: socket)
         serverConfiguration.maximumLineBytes = config.maximumLineBytes
         serverConfiguration.maximumConnections = config.maximumConnections
         serverConfiguration.eventQueueCapacity = config.eventQueueCapacity
         serverConfiguration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
         let server = ControlServer(configuration: serverConfiguration, router: router, logger: logger, group: eventLoops)
+        let galleryServer = gallery?.server(
+            router: router,
+            images: GalleryImageFiles(library: library, images: images, dataDirectory: directories.data, cacheDirectory: directories.cache),
+            group: eventLoops)
 
         return DaemonGraph(
             config: config, store: store, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
-            realtime: realtime, picturesFolder: picturesFolder, router: router, server: server, eventLoops: eventLoops,
+            realtime: realtime, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
+            server: server, eventLoops: eventLoops,
             http: http, notifier: notifier, logger: logger)
     }
 
@@ -134,6 +143,8 @@ struct DaemonGraph {
                 interval: interval, store: store, eventLoop: eventLoops.next(), notifier: notifier, logger: logger)))
         }
         services.append(.init(service: server))
+        // A gallery that cannot listen says so (web.open) and the daemon goes on without it.
+        if let galleryServer { services.append(.init(service: galleryServer, successTerminationBehavior: .ignore)) }
         services.append(.init(service: reload))
         services.append(.init(service: account.refreshService))
         if let clockKeeper { services.append(.init(service: clockKeeper)) }

@@ -16,7 +16,7 @@ public struct SplashCtl: AsyncParsableCommand {
             LikeCommand.self, UnlikeCommand.self, DismissCommand.self, SyncCommand.self, QueueCommand.self,
             ImportCommand.self, EditCommand.self, FiltersCommand.self, EditsCommand.self, CacheCommand.self, LibraryCommand.self,
             SignupCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, GuestCommand.self, ProfileCommand.self,
-            UsersCommand.self, GoogleCommand.self,
+            UsersCommand.self, GoogleCommand.self, OpenCommand.self,
         ])
 
     /// Global options may come before the command (`splashctl --json status`); ArgumentParser reads

@@ -9,8 +9,10 @@ import NIOCore
 import Shared
 import SplashClient
 import Store
+import Synchronization
 import Systemd
 import TestSupport
+import Web
 
 /// The daemon's own graph (`DaemonGraph`, as `DaemonRunner` builds it: every capability and route)
 /// over a real Store in a directory of the test's, with no backend configured and nothing started,
@@ -22,15 +24,21 @@ public final class InProcessDaemon: Sendable {
     public let directory = TemporaryDirectory()
     public let clock = TestClock<Duration>()
     let graph: DaemonGraph
+    private let gallery = Mutex<Task<Void, any Error>?>(nil)
     public var store: Store { graph.store }
     public var state: DaemonState { graph.state }
     public var router: Router { graph.router }
     public var config: DaemonConfig { graph.config }
     public var logger: Logger { graph.logger }
+    /// The library's directory (a file's `path` in the store is relative to it).
+    public var dataDirectory: String { directory.path + "/data" }
 
+    /// The gallery, when a test starts it, listens on a port the kernel gives and serves the
+    /// repository's own page.
     public init(photos: [String] = ["a", "b"]) async throws {
         let home = directory.path
-        let environment = ["HOME": home]
+        let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../web").standardizedFileURL.path
+        let environment = ["HOME": home, "SPLASHD_WEB_PORT": "0", "SPLASHD_WEB_ROOT": web]
         let config = try DaemonConfig.load(file: nil, environment: environment)
         let directories = try DaemonDirectories.resolve(
             flags: .init(stateDir: home + "/state", dataDir: home + "/data", cacheDir: home + "/cache", socket: home + "/control.sock"),
@@ -46,13 +54,34 @@ public final class InProcessDaemon: Sendable {
     }
 
     deinit {
-        graph.http.shutdownAll()
-        try? graph.eventLoops.syncShutdownGracefully()
+        let graph = graph
+        guard let gallery = gallery.withLock({ $0 }) else {
+            graph.http.shutdownAll()
+            try? graph.eventLoops.syncShutdownGracefully()
+            return
+        }
+        // A gallery that ran closes its connections on the graph's event loops: they go once it has.
+        gallery.cancel()
+        Task.detached {
+            _ = await gallery.result
+            graph.http.shutdownAll()
+            try? await graph.eventLoops.shutdownGracefully()
+        }
     }
 
     /// Runs `body` with a typed client on a connection of its own.
     public func client<T: Sendable>(_ body: @Sendable (SplashClient) async throws -> T) async throws -> T {
         try await InProcessConnection.with(router: router) { connection in try await body(SplashClient(connection: connection)) }
+    }
+
+    /// Starts the web gallery's server (nothing else of the graph runs); its port once it listens.
+    public func startGallery() async throws -> Int {
+        struct NotListening: Error { let state: GalleryAddress.State }
+        guard let server = graph.galleryServer else { throw NotListening(state: .failed(reason: "web.enabled is off")) }
+        gallery.withLock { $0 = Task { try await server.run() } }
+        let state = await server.address.settled(within: .seconds(10))
+        guard case .listening(let port) = state else { throw NotListening(state: state) }
+        return port
     }
 
     /// Signs the state in as `userId`, as the account capability would after a sign-in.

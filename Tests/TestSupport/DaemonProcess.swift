@@ -41,7 +41,8 @@ public final class DaemonProcess: Sendable {
         notify = withNotifySocket ? try NotifySocket(directory: directory) : nil
         let flags = ["--state-dir", directory + "/state", "--data-dir", directory + "/data",
                      "--cache-dir", directory + "/cache", "--socket", socketPath, "--log-target", "stderr"]
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8"]
+        // The gallery on a port of its own (daemons of tests run side by side).
+        var env = ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8", "SPLASHD_WEB_PORT": "0"]
         if let notify { env["NOTIFY_SOCKET"] = notify.path }
         env.merge(environment) { _, new in new }
         FileManager.default.createFile(atPath: stderrPath, contents: nil)

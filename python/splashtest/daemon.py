@@ -124,7 +124,9 @@ class Daemon:
         self.ready = threading.Event()
         self.ready_at = None
         threading.Thread(target=self.read_notifications, args=(self.notify, self.ready), daemon=True).start()
-        env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": self.directory, "LANG": "C.UTF-8", "NOTIFY_SOCKET": notify_path}
+        # SPLASHD_WEB_PORT=0: each daemon's web gallery on a port of its own, as harnesses run several at once.
+        env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": self.directory, "LANG": "C.UTF-8", "NOTIFY_SOCKET": notify_path,
+               "SPLASHD_WEB_PORT": "0"}
         env.update(self.env)
         flags = ["--state-dir", os.path.join(self.directory, "state"), "--data-dir", self.data_dir,
                  "--cache-dir", self.cache_dir, "--socket", self.socket_path, "--log-target", "stderr"]

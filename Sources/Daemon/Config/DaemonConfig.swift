@@ -77,6 +77,12 @@ public struct DaemonConfig: Sendable, Equatable {
     public var picturesFolder: String?
     /// Whether that folder is kept; off, the entries splashd made there are removed at the start.
     public var picturesExport = true
+    /// The web gallery on loopback (`splashctl open`).
+    public var webEnabled = true
+    /// Its port, on 127.0.0.1 and ::1 (0: whatever port is free, said by `web.open`).
+    public var webPort = 8426
+    /// The gallery page's files; nil: where they are installed beside the binary.
+    public var webRoot: String?
 
     public init() {}
 
@@ -151,6 +157,9 @@ public struct DaemonConfig: Sendable, Equatable {
             config.duplicateCheckSeconds = try entry.integer(in: 0...3600)
         },
         "edits.jpeg_quality": { config, entry throws(ConfigError) in config.editsJPEGQuality = try entry.integer(in: 1...100) },
+        "web.enabled": { config, entry throws(ConfigError) in config.webEnabled = try entry.bool() },
+        "web.port": { config, entry throws(ConfigError) in config.webPort = try entry.integer(in: 0...65_535) },
+        "web.root": { config, entry throws(ConfigError) in config.webRoot = try entry.string() },
     ]
 
     /// Applies a parsed config file over these values. The first key refused (in key order) is the
@@ -186,6 +195,13 @@ public struct DaemonConfig: Sendable, Equatable {
         if let v = value("SPLASHD_LOG_LEVEL") { logLevel = try Self.parseLevel(v, "SPLASHD_LOG_LEVEL") }
         if let v = value("SPLASHD_PLAIN_HTTP_HOSTS") { plainHTTPHosts = Self.hostList(v) }
         if let v = value("SPLASHD_CA_FILE") { caFile = v }
+        if let v = value("SPLASHD_WEB_PORT") {
+            guard let port = Int(v), (0...65_535).contains(port) else {
+                throw ConfigError(path: "SPLASHD_WEB_PORT", line: nil, message: "must be a port from 0 to 65535")
+            }
+            webPort = port
+        }
+        if let v = value("SPLASHD_WEB_ROOT") { webRoot = v }
     }
 
     /// Loads defaults ← file (if any) ← environment.

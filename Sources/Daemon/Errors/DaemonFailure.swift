@@ -26,6 +26,12 @@ enum DaemonFailure: Error, Equatable {
     case notFollowing(kind: String, value: String)
     case noPicturesFolder
     case picturesExportOff(folder: String)
+    /// `web.enabled` is off.
+    case galleryOff
+    /// The gallery's port could not be had.
+    case galleryNotListening(reason: String)
+    /// A method that opens or ends gallery sessions, asked from a gallery connection.
+    case askedFromTheGallery(method: String)
     /// The connection is closing: it takes no new subscription.
     case connectionClosing
     case unknownSubscription(Int)
@@ -52,6 +58,9 @@ extension WireErrors {
         case .notFollowing(let kind, let value): RPCError(.notFound, .notFollowing(kind: kind, value: value), field: "feed")
         case .noPicturesFolder: RPCError(.conflict, .noPicturesFolder)
         case .picturesExportOff(let folder): RPCError(.conflict, .picturesExportOff(folder: folder))
+        case .galleryOff: RPCError(.conflict, .galleryOff)
+        case .galleryNotListening(let reason): RPCError(.conflict, .galleryNotListening(reason: reason))
+        case .askedFromTheGallery(let method): RPCError(.permissionDenied, .askedFromTheGallery(method: method))
         case .connectionClosing: RPCError(.busy, .connectionClosing)
         case .unknownSubscription(let id): RPCError(.notFound, .unknownSubscription(subscription: id), field: "subscription")
         }

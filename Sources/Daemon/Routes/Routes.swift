@@ -14,7 +14,8 @@ enum Routes {
         state: DaemonState, library: PhotoLibrary, logger: Logger, account: AccountCapability? = nil, sync: SyncCapability? = nil,
         search: SearchService? = nil, feeds: FeedService? = nil,
         images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil,
-        pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil, google: GoogleCapability? = nil
+        pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil, google: GoogleCapability? = nil,
+        gallery: GalleryCapability? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let guests = guests ?? GuestCapability(
@@ -32,6 +33,7 @@ enum Routes {
         ImportRoutes.register(into: &router, imports: imports)
         ExportRoutes.register(into: &router, picturesFolder: picturesFolder)
         GoogleRoutes.register(into: &router, state: state, google: google)
+        WebRoutes.register(into: &router, gallery: gallery)
 
         // Answered from memory, on the thread that read the request (Router.registerImmediate).
         router.registerImmediate(PingRequest.self) { _ in

@@ -196,6 +196,9 @@ extension DaemonText {
         case .pictureCannotBeDrawn(let id, let path, let reason): "the picture of \(id) cannot be drawn from \(path): \(reason)"
         case .noPicturesFolder: "there is no Pictures folder: pictures.folder is not set and there is no home directory"
         case .picturesExportOff(let folder): "pictures.export is off in splashd's config; nothing is kept in \(folder)"
+        case .galleryOff: "the web gallery is off in splashd's config (web.enabled)"
+        case .galleryNotListening(let reason): "the web gallery is not listening: \(reason)"
+        case .askedFromTheGallery(let method): "\(method) is asked over splashd's control socket, not from the gallery"
         }
     }
 

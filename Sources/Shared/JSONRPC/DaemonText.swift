@@ -235,4 +235,10 @@ public enum DaemonText: Hashable, Sendable, Codable {
 
     case noPicturesFolder
     case picturesExportOff(folder: String)
+
+    // MARK: The web gallery (web.open, web.revoke)
+
+    case galleryOff
+    case galleryNotListening(reason: String)
+    case askedFromTheGallery(method: String)
 }

@@ -56,6 +56,8 @@ public enum MethodRegistry {
         SetUsernameRequest.self,
         UsersCountRequest.self,
         UsersRecentRequest.self,
+        WebOpenRequest.self,
+        WebRevokeRequest.self,
     ]
 
     public static var names: [String] { all.map { type in type.method } }

@@ -1,0 +1,61 @@
+import Editing
+import Library
+import Shared
+import Support
+import Sync
+import Web
+
+/// The gallery's pictures (`GalleryImages`) from the library's and the cache's files; one not here is
+/// fetched now by the image queue, ahead of its order.
+struct GalleryImageFiles: GalleryImages {
+    let library: PhotoLibrary
+    let images: ImageCapability?
+    let dataDirectory: String
+    let cacheDirectory: String
+
+    func file(photoId: String, size: GalleryImageSize) async throws -> GalleryImageFile? {
+        guard let listed = try files(photoId) else { return nil }
+        if let chosen = Self.choose(listed, size) { return try Self.galleryFile(chosen, size) }
+        guard let images else { throw DaemonFailure.noPictureHere(id: photoId, offline: true) }
+        do throws(ImageFailure) {
+            if size == .thumb {
+                let path = try await images.queue.thumbnailNow(photoId: photoId)
+                return try GalleryImageFile(path: path, contentHash: Self.sha256(path), immutable: false)
+            }
+            try await images.queue.fetchNow(photoId: photoId)
+        } catch {
+            throw WireErrors.image(error, photoId: photoId, forEdit: false)
+        }
+        return try Self.choose(files(photoId) ?? [], size).map { try Self.galleryFile($0, size) }
+    }
+
+    private func files(_ photoId: String) throws -> [PhotoFileInfo]? {
+        try library.files(photoId: photoId, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)?.filter(\.present)
+    }
+
+    /// A thumbnail for the grid; a screen-sized copy for one photo on a screen, else the file; the
+    /// file as it came for an original (the library's, else the largest the cache holds).
+    static func choose(_ files: [PhotoFileInfo], _ size: GalleryImageSize) -> PhotoFileInfo? {
+        let whole = files.filter { !$0.variant.hasPrefix("edit:") && $0.variant != "thumb" && $0.variant != ScreenRendition.variant }
+        let original = whole.first { $0.location == .library } ?? whole.max { $0.bytes < $1.bytes }
+        switch size {
+        case .thumb: return files.first { $0.variant == "thumb" }
+        case .screen: return files.first { $0.variant == ScreenRendition.variant } ?? original
+        case .original: return original
+        }
+    }
+
+    static func galleryFile(_ file: PhotoFileInfo, _ size: GalleryImageSize) throws -> GalleryImageFile {
+        GalleryImageFile(path: file.path, contentHash: try file.checksum ?? sha256(file.path), immutable: size == .original)
+    }
+
+    /// A file's hash, read now (a thumbnail's row keeps none); one that cannot be read is a fetch
+    /// that did not come.
+    static func sha256(_ path: String) throws(ImageFailure) -> String {
+        do throws(FileError) {
+            return try FileDigest.sha256Hex(path: path)
+        } catch {
+            throw ImageFailure(message: "\(error)", transient: true)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// Where the gallery's pictures come from: the daemon looks a photo up by its id in the store and
+/// answers with a file of its own choosing. A path is never taken from the request.
+public protocol GalleryImages: Sendable {
+    /// The file that shows `photoId` at `size`, fetched first when it is not on this machine; nil
+    /// when the store holds no such photo.
+    func file(photoId: String, size: GalleryImageSize) async throws -> GalleryImageFile?
+}
+
+/// The pictures of a photo the gallery asks for, by the last part of `/images/<id>/<size>`.
+public enum GalleryImageSize: String, Sendable, CaseIterable {
+    /// For the grid.
+    case thumb
+    /// For one photo on a screen: a screen-sized copy when there is one, else the file.
+    case screen
+    /// The file as it came.
+    case original
+}
+
+public struct GalleryImageFile: Sendable, Equatable {
+    public var path: String
+    /// SHA-256 of the bytes, hex: the answer's ETag.
+    public var contentHash: String
+    /// The bytes at this address never change (an original): browsers may keep them without asking
+    /// again.
+    public var immutable: Bool
+
+    public init(path: String, contentHash: String, immutable: Bool) {
+        self.path = path
+        self.contentHash = contentHash
+        self.immutable = immutable
+    }
+}

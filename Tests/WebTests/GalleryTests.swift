@@ -1,0 +1,207 @@
+import Clocks
+import Control
+import Daemon
+import DaemonTestSupport
+import Foundation
+import GRDB
+import Shared
+import SplashClient
+import Store
+import Testing
+import TestSupport
+
+/// The web gallery over real sockets: a daemon's graph in this process with its gallery listening on
+/// loopback, asked as a browser would and as a hostile page or another local user would.
+@Suite struct GalleryTests {
+    let daemon: InProcessDaemon
+    let port: Int
+    var http: RawHTTP { RawHTTP(port: port) }
+    var host: String { "127.0.0.1:\(port)" }
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    init() async throws {
+        daemon = try await InProcessDaemon(photos: ["abc"])
+        port = try await daemon.startGallery()
+    }
+
+    /// A token from `web.open`, asked as splashctl asks: over the control connection.
+    func token() async throws -> String {
+        let opened = try await daemon.client { try await $0.send(WebOpenRequest()) }
+        let prefix = "http://127.0.0.1:\(port)/?token="
+        #expect(opened.url.hasPrefix(prefix), "\(opened.url)")
+        return String(opened.url.dropFirst(prefix.count))
+    }
+
+    /// A browser's session: the `name=value` its Cookie header sends.
+    func session() async throws -> String {
+        let token = try await token()
+        let answer = try await http.send("/?token=" + token, headers: ["Host": host])
+        let setCookie = try #require(answer.header("Set-Cookie"))
+        return String(setCookie.split(separator: ";")[0])
+    }
+
+    @Test func aTokenIsTradedOnceForACookieThatOpensThePage() async throws {
+        let token = try await token()
+        let traded = try await http.send("/?token=\(token)", headers: ["Host": host])
+        #expect(traded.status == 303 && traded.header("Location") == "/")
+        let cookie = try #require(traded.header("Set-Cookie"))
+        #expect(cookie.hasPrefix("splashd-gallery-\(port)="), "\(cookie)")
+        for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] { #expect(cookie.contains(attribute), "\(attribute) in \(cookie)") }
+
+        let page = try await http.send("/", headers: ["Host": host, "Cookie": String(cookie.split(separator: ";")[0])])
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<title>splashd</title>"))
+        #expect(page.header("Content-Security-Policy")?.hasPrefix("default-src 'self'") == true)
+        #expect(page.header("X-Frame-Options") == "DENY" && page.header("X-Content-Type-Options") == "nosniff")
+        #expect(page.header("Access-Control-Allow-Origin") == nil, "no CORS at all")
+
+        let again = try await http.send("/?token=\(token)", headers: ["Host": host])
+        #expect(again.status == 401 && again.header("Set-Cookie") == nil, "a token opens the gallery once")
+    }
+
+    @Test func anExpiredTokenOpensNothing() async throws {
+        let token = try await token()
+        await daemon.clock.advance(by: .seconds(121))
+        let late = try await http.send("/?token=\(token)", headers: ["Host": host])
+        #expect(late.status == 401 && late.header("Set-Cookie") == nil)
+        #expect(try await http.send("/?token=not-a-token", headers: ["Host": host]).status == 401)
+    }
+
+    /// DNS rebinding: a page of another name that resolves to 127.0.0.1 sends its own name as Host.
+    @Test func theHostMustBeLoopbackWithTheGallerysPort() async throws {
+        let cookie = try await session()
+        for good in ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] {
+            #expect(try await http.send("/", headers: ["Host": good, "Cookie": cookie]).status == 200, "\(good)")
+        }
+        for bad: String? in ["evil.example:\(port)", "127.0.0.1:1", "127.0.0.1", "localhost.evil.example:\(port)", nil] {
+            let refused = try await http.send("/", headers: ["Host": bad, "Cookie": cookie])
+            #expect(refused.status == 403, "\(bad ?? "no Host")")
+            #expect(refused.header("Content-Security-Policy") != nil, "a refusal is guarded too")
+        }
+    }
+
+    /// Any user of the machine can reach the port; only the cookie lets anything through.
+    @Test func withoutItsCookieNothingIsAnswered() async throws {
+        for path in ["/", "/app.js", "/index.html", "/images/unsplash:abc/thumb", "/rpc", "/nothing"] {
+            #expect(try await http.send(path, headers: ["Host": host]).status == 401, "\(path)")
+        }
+        let cookie = try await session()
+        let value = cookie.split(separator: "=", maxSplits: 1)[1]
+        #expect(try await http.send("/", headers: ["Host": host, "Cookie": cookie + "x"]).status == 401, "a cookie changed by a byte")
+        // A session of another daemon (another secret), sent as if it were this one's.
+        let other = try await InProcessDaemon(photos: [])
+        let otherPort = try await other.startGallery()
+        let foreign = try await GalleryTests.session(of: other, port: otherPort)
+        let foreignValue = foreign.split(separator: "=", maxSplits: 1)[1]
+        #expect(try await http.send("/", headers: ["Host": host, "Cookie": "splashd-gallery-\(port)=\(foreignValue)"]).status == 401)
+        #expect(try await http.send("/", headers: ["Host": host, "Cookie": "splashd-gallery-\(otherPort)=\(value)"]).status == 401)
+    }
+
+    @Test func aChangeIsAcceptedOnlyFromTheGallerysOwnPage() async throws {
+        let cookie = try await session()
+        let crossSite = try await http.send("/", method: "POST", headers: ["Host": host, "Cookie": cookie, "Sec-Fetch-Site": "cross-site"])
+        #expect(crossSite.status == 403)
+        let foreignOrigin = try await http.send("/", method: "POST", headers: ["Host": host, "Cookie": cookie, "Origin": "http://evil.example"])
+        #expect(foreignOrigin.status == 403)
+        let neither = try await http.send("/", method: "POST", headers: ["Host": host, "Cookie": cookie])
+        #expect(neither.status == 403)
+        let own = try await http.send("/", method: "POST", headers: ["Host": host, "Cookie": cookie, "Sec-Fetch-Site": "same-origin"])
+        #expect(own.status != 403 && own.status != 401, "past the guard: \(own.status)")
+    }
+
+    @Test func imageIdsAreLookedUpInTheStoreNeverTakenAsPaths() async throws {
+        let cookie = try await session()
+        for path in [
+            "/images/..%2F..%2Fetc%2Fpasswd/original", "/images/%2Fetc%2Fpasswd/original", "/images/unsplash:..%2F..%2Fx/thumb",
+            "/images/unsplash:abc%00/thumb", "/images/unsplash:abc/huge", "/images/abc/thumb",
+        ] {
+            let refused = try await http.send(path, headers: ["Host": host, "Cookie": cookie])
+            #expect(refused.status == 400 || refused.status == 404, "\(path): \(refused.status)")
+            #expect(refused.header("Content-Type")?.hasPrefix("image/") != true)
+        }
+        #expect(try await http.send("/images/unsplash:nope/original", headers: ["Host": host, "Cookie": cookie]).status == 404)
+    }
+
+    @Test func aPictureIsAnsweredWithItsHashItsTypeAndRanges() async throws {
+        let cookie = try await session()
+        let bytes = Data((0..<5_000).map { UInt8($0 % 251) })
+        let relative = "library/unsplash/abc.regular.jpg"
+        try FileManager.default.createDirectory(atPath: daemon.dataDirectory + "/library/unsplash", withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: daemon.dataDirectory + "/" + relative))
+        let hash = "5d1f0e3a"
+        try daemon.store.write { db in
+            try PhotoFileStore.record(db, .init(
+                photoId: "unsplash:abc", variant: "regular", path: relative, inLibrary: true, bytes: Int64(bytes.count), checksum: hash,
+                createdAt: Date(), lastAccessAt: Date()))
+        }
+        let whole = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie])
+        #expect(whole.status == 200 && whole.body == bytes)
+        #expect(whole.header("ETag") == "\"\(hash)\"" && whole.header("Content-Type") == "image/jpeg")
+        #expect(whole.header("Cache-Control")?.contains("immutable") == true)
+        let unchanged = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "If-None-Match": "\"\(hash)\""])
+        #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+        let part = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=10-19"])
+        #expect(part.status == 206 && part.body == bytes[10...19] && part.header("Content-Range") == "bytes 10-19/5000")
+        let tail = try await http.send("/images/unsplash:abc/screen", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=-100"])
+        #expect(tail.status == 206 && tail.body == bytes.suffix(100))
+        let beyond = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=5000-"])
+        #expect(beyond.status == 416 && beyond.header("Content-Range") == "bytes */5000")
+    }
+
+    @Test func theWebSocketSpeaksTheControlProtocolToTheGallerysOwnPageOnly() async throws {
+        let cookie = try await session()
+        var texts: [String] = []
+        try await BrowserSocket.open(port: port, headers: [("Host", host), ("Origin", origin), ("Cookie", cookie)]) { socket in
+            try await socket.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#)
+            texts.append(try await socket.next() ?? "")
+            try await socket.send(#"{"jsonrpc":"2.0","id":2,"method":"events.subscribe","params":{"types":["daemon.reloaded"]}}"#)
+            texts.append(try await socket.next() ?? "")
+            daemon.state.bus.publish(.daemonReloaded)
+            texts.append(try await socket.next() ?? "")
+            try await socket.send(#"{"jsonrpc":"2.0","id":3,"method":"web.open"}"#)
+            texts.append(try await socket.next() ?? "")
+        }
+        try #require(texts.count == 4, "\(texts)")
+        #expect(texts[0].contains(#""pong":true"#), "\(texts[0])")
+        #expect(texts[1].contains(#""subscription""#), "\(texts[1])")
+        #expect(texts[2].contains(#""method":"event""#) && texts[2].contains("daemon.reloaded"), "\(texts[2])")
+        #expect(texts[3].contains("permission_denied"), "a tab cannot open itself another session: \(texts[3])")
+
+        let refusals: [(String, [(String, String)])] = [
+            ("a foreign Origin", [("Host", host), ("Origin", "http://evil.example"), ("Cookie", cookie)]),
+            ("no Origin", [("Host", host), ("Cookie", cookie)]),
+            ("two Origins", [("Host", host), ("Origin", "ws://127.0.0.1"), ("Origin", origin), ("Cookie", cookie)]),
+            ("no cookie", [("Host", host), ("Origin", origin)]),
+            ("another port's origin", [("Host", host), ("Origin", "http://127.0.0.1:1"), ("Cookie", cookie)]),
+            ("a foreign Host", [("Host", "evil.example:\(port)"), ("Origin", "http://evil.example:\(port)"), ("Cookie", cookie)]),
+        ]
+        for (why, headers) in refusals {
+            await #expect(throws: BrowserSocket.Refused.self, "\(why)") {
+                try await BrowserSocket.open(port: port, headers: headers) { _ in }
+            }
+        }
+    }
+
+    @Test func revokingEndsEverySessionAndEveryOpenTab() async throws {
+        let cookie = try await session()
+        let unused = try await token()
+        let closed = try await BrowserSocket.open(port: port, headers: [("Host", host), ("Origin", origin), ("Cookie", cookie)]) { socket in
+            try await socket.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#)
+            _ = try await socket.next()
+            _ = try await daemon.client { try await $0.send(WebRevokeRequest()) }
+            while try await socket.next() != nil {}
+        }
+        #expect(closed == 4001, "\(String(describing: closed))")
+        #expect(try await http.send("/", headers: ["Host": host, "Cookie": cookie]).status == 401)
+        #expect(try await http.send("/?token=\(unused)", headers: ["Host": host]).status == 401)
+        #expect(try await session().isEmpty == false, "splashctl open lets a browser in again")
+    }
+
+    static func session(of daemon: InProcessDaemon, port: Int) async throws -> String {
+        let opened = try await daemon.client { try await $0.send(WebOpenRequest()) }
+        let token = String(opened.url.split(separator: "=").last!)
+        let answer = try await RawHTTP(port: port).send("/?token=" + token, headers: ["Host": "127.0.0.1:\(port)"])
+        return String(try #require(answer.header("Set-Cookie")).split(separator: ";")[0])
+    }
+}

@@ -1,0 +1,47 @@
+// JSON-RPC 2.0 over the gallery's WebSocket: calls answered by id, notifications handed to onEvent.
+// A close with code 4001 means the session was ended (splashctl open --revoke-all, a sign-out).
+export class Connection {
+  constructor(url) {
+    this.url = url;
+    this.next = 1;
+    this.waiting = new Map();
+    this.onEvent = () => {};
+    this.onEnded = () => {};
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      this.socket = new WebSocket(this.url);
+      this.socket.onopen = () => resolve();
+      this.socket.onerror = () => reject(new Error("the gallery's connection failed"));
+      this.socket.onmessage = (message) => this.received(JSON.parse(message.data));
+      this.socket.onclose = (close) => {
+        for (const { reject } of this.waiting.values()) reject(new Error("connection closed"));
+        this.waiting.clear();
+        this.onEnded(close.code === 4001
+          ? "This browser's session has ended: run splashctl open to come back."
+          : "splashd is not answering; reload the page when it runs again.");
+      };
+    });
+  }
+
+  call(method, params = {}) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    });
+  }
+
+  received(message) {
+    if (message.id === undefined) {
+      if (message.method === "event") this.onEvent(message.params);
+      return;
+    }
+    const call = this.waiting.get(message.id);
+    if (!call) return;
+    this.waiting.delete(message.id);
+    if (message.error) call.reject(Object.assign(new Error(message.error.message), { kind: message.error.data?.kind }));
+    else call.resolve(message.result);
+  }
+}
