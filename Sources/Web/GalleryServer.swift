@@ -97,7 +97,7 @@ public final class GalleryServer: Service, Sendable {
                 webSocketRouter: routes, configuration: .init(ws: .init(maxFrameSize: configuration.maximumMessageBytes))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in running(channel.localAddress?.port ?? port) },
-            eventLoopGroupProvider: .shared(group), logger: logger)
+            eventLoopGroupProvider: .shared(group), logger: Self.silent)
     }
 
     private func makeRoutes() -> Hummingbird.Router<BasicWebSocketRequestContext> {
@@ -108,7 +108,7 @@ public final class GalleryServer: Service, Sendable {
         if let root = configuration.root {
             // Asked again each time (a changed page after an upgrade shows at once); ETags keep that cheap.
             let everyFile = MediaType(type: .any)
-            routes.add(middleware: FileMiddleware(root, cacheControl: .init([(everyFile, [.noCache])]), searchForIndexHtml: true, logger: logger))
+            routes.add(middleware: FileMiddleware(root, cacheControl: .init([(everyFile, [.noCache])]), searchForIndexHtml: true, logger: Self.silent))
         } else {
             routes.get("/") { _, _ in
                 GalleryGuard.refusal(.serviceUnavailable, "The gallery's page is not installed with this splashd.")
@@ -157,6 +157,10 @@ public final class GalleryServer: Service, Sendable {
         }
         if revoked { try? await outbound.close(.unknown(4001), reason: "session revoked") }
     }
+
+    /// Hummingbird's own logger: what matters of the gallery this server logs itself, and a request's
+    /// address (a token in it) must never reach the journal, whatever the daemon's log level.
+    static let silent = Logger(label: "splashd.web.hummingbird", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A photo id as the store writes them (`source:remote id`): anything with a path's marks in it
     /// is refused before the store is asked.
