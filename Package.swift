@@ -278,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "Sync", "Daemon", "Account", "Supabase", "Shared", "Support", "SplashClient", "Store", "Library", "HTTP", "TestSupport",
+                "Sync", "Daemon", "Account", "Supabase", "Shared", "Support", "SplashClient", "Store", "Library", "HTTP", "TestSupport", "CLIText",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

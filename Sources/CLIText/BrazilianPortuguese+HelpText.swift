@@ -58,7 +58,8 @@ extension BrazilianPortuguese {
         case .photosListOffset: "Pula esta quantidade."
         case .photosStatsAbstract: "Visualizações e downloads de uma foto do Unsplash em 30 dias, num gráfico (--json para os números)."
         case .photosStatsID: "O id de uma foto do Unsplash (unsplash:...)."
-        case .photosShowAbstract: "Mostra uma foto: metadados, se está curtida e os arquivos dela nesta máquina."
+        case .photosShowAbstract: "Mostra uma foto: a imagem, o título, o autor e o que se costuma ler; se está curtida."
+        case .photosShowVerbose: "Mostra também o endereço de cada versão, a página da foto e os arquivos dela nesta máquina."
 
         case .searchAbstract: "Busca no Unsplash ou na NASA (uma busca já feita responde na hora com o que está guardado e se atualiza em segundo plano)."
         case .searchQuery: "O que buscar."

@@ -56,7 +56,8 @@ extension English {
         case .photosListOffset: "Skip this many."
         case .photosStatsAbstract: "Views and downloads of an Unsplash photo over 30 days, drawn as a chart (--json for the numbers)."
         case .photosStatsID: "An Unsplash photo id (unsplash:...)."
-        case .photosShowAbstract: "Show one photo: metadata, liked or not, and its files on this machine."
+        case .photosShowAbstract: "Show one photo: its picture, title, author and the facts a person reads; liked or not."
+        case .photosShowVerbose: "Also every rendition's address, the photo's page, and its files on this machine."
 
         case .searchAbstract: "Search Unsplash or NASA (a search run before answers at once from the store and refreshes in the background)."
         case .searchQuery: "What to look for."

@@ -45,6 +45,7 @@ extension HelpText {
         .photosStatsAbstract,
         .photosStatsID,
         .photosShowAbstract,
+        .photosShowVerbose,
         .searchAbstract,
         .searchQuery,
         .searchSource,

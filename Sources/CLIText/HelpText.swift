@@ -71,6 +71,7 @@ public enum HelpText: Sendable, Equatable {
     case photosStatsAbstract
     case photosStatsID
     case photosShowAbstract
+    case photosShowVerbose
 
     // search, history
     case searchAbstract

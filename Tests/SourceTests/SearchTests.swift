@@ -218,8 +218,10 @@ import TestSupport
             let renditions = try #require(try await daemon.client.send(PhotosShowRequest(id: id)).renditions)
             #expect(renditions.map(\.variant) == ["orig", "large", "medium", "small", "thumb"])
             #expect(renditions.allSatisfy { ($0.bytes ?? 0) > 0 && $0.url.hasSuffix("~\($0.variant).jpg") }, "\(renditions)")
-            let shown = try await daemon.ctl(["photos", "show", id])
+            let shown = try await daemon.ctl(["photos", "show", "--verbose", id])
             #expect(shown.status == 0 && renditions.allSatisfy { shown.stdout.contains($0.url) }, "\(shown.stdout)")
+            let brief = try await daemon.ctl(["photos", "show", id])
+            #expect(brief.status == 0 && brief.stdout.contains(id) && !renditions.contains { brief.stdout.contains($0.url) }, "\(brief.stdout)")
         }
     }
 

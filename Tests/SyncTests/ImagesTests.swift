@@ -338,7 +338,8 @@ import TestSupport
             let ctl = try await ChildProcess.run(DaemonProcess.splashctlPath, ["--socket", daemon.process.socketPath, "cache"], environment: [:], timeout: .seconds(10))
             #expect(ctl.status == 0 && ctl.stdout.contains("library") && ctl.stdout.contains("1 file"), "\(ctl.stdout)\(ctl.stderr)")
             let show = try await ChildProcess.run(
-                DaemonProcess.splashctlPath, ["--socket", daemon.process.socketPath, "photos", "show", photos[0].id], environment: [:], timeout: .seconds(10))
+                DaemonProcess.splashctlPath, ["--socket", daemon.process.socketPath, "photos", "show", "--verbose", photos[0].id], environment: [:],
+                timeout: .seconds(10))
             #expect(show.status == 0 && show.stdout.contains("/data/library/unsplash/") && show.stdout.contains("library"), "\(show.stdout)\(show.stderr)")
         }
     }

@@ -1,3 +1,4 @@
+import CLIText
 import Foundation
 import Shared
 import SplashClient
@@ -248,7 +249,8 @@ enum KittyPlaceholdersProbe {
             daemon: daemon, passthrough: passthrough)
     }
 
-    /// splashctl in a real terminal: tmux, an 80 × 24 pane, the screen read back with capture-pane.
+    /// splashctl in a real terminal: tmux, an 80 × 24 pane, the screen read back with capture-pane. The
+    /// first screen holds the picture and every line of the details under it; no address or path.
     @Test func inTmuxThePicturesBlocksStandAboveThePhotosTitle() async throws {
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
@@ -258,6 +260,8 @@ enum KittyPlaceholdersProbe {
             let title = try #require(lines.firstIndex { $0.contains(photo.id) }, "\(screen)")
             let blocks = lines[..<title].filter { $0.unicodeScalars.contains { (0x2580...0x259F).contains($0.value) } }
             #expect(blocks.count >= 3, "the picture's block rows above the title:\n\(screen)")
+            #expect(screen.contains(Message.notLiked.text(.english)), "the details' last line on the first screen:\n\(screen)")
+            #expect(!screen.contains("http://") && !screen.contains("https://") && !screen.contains("/data/"), "\(screen)")
         }
     }
 

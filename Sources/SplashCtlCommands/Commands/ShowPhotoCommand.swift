@@ -10,18 +10,28 @@ struct ShowPhoto: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: .text(.photoID)) var id: String
     @Option(help: .text(.imageOption)) var image: ImageChoice = .auto
+    @Flag(name: .shortAndLong, help: .text(.photosShowVerbose)) var verbose = false
 
-    /// The picture above the details: the details print whatever becomes of it, with one line saying
+    /// The details are asked first, so that the picture above them takes what room they leave: the
+    /// first screen holds both. The details print whatever becomes of the picture, with one line saying
     /// why there is no picture when there is none.
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        if let terminal = TerminalGraphics.spec(
-            choice: image, json: global.json, isTerminal: Output.isTerminal(.output), size: TerminalGraphics.windowSize(),
-            environment: environment, noColor: global.noColor, ask: { TerminalQuery.askControllingTerminal() },
-            askCell: { TerminalQuery.askControllingTerminalForCell(columns: $0.columns, rows: $0.rows) })
-        {
-            // A daemon that cannot be reached is reported once, by the details' request below.
-            if let client = try? CommandEnvironment.current.connect(global.socketPath) {
+        guard !global.json else {
+            try await global.run(PhotosShowRequest(id: id)) { photo, style in Self.render(photo, style, verbose: verbose) }
+            return
+        }
+        try await global.withClient { client in
+            let photo = try await client.send(PhotosShowRequest(id: id))
+            let details = Self.render(photo, global.style, verbose: verbose)
+            let environment = ProcessInfo.processInfo.environment
+            let size = TerminalGraphics.windowSize()
+            if let terminal = TerminalGraphics.spec(
+                choice: image, json: false, isTerminal: Output.isTerminal(.output), size: size,
+                environment: environment, noColor: global.noColor,
+                share: Self.pictureShare(details: details, columns: size?.columns ?? 80, rows: size?.rows ?? 24),
+                ask: { TerminalQuery.askControllingTerminal() },
+                askCell: { TerminalQuery.askControllingTerminalForCell(columns: $0.columns, rows: $0.rows) })
+            {
                 do {
                     let picture = try await client.send(PhotosPictureRequest(id: id, terminal: terminal))
                     // Inside tmux a graphics sequence goes through to the terminal tmux runs in. Empty: the
@@ -31,16 +41,28 @@ struct ShowPhoto: AsyncParsableCommand {
                     }
                 } catch let error as RPCError where error.kind != .notFound {
                     Output.line(global.style.dim(Message.noPicture(error.message).text()))
-                } catch {}
-                await client.close()
+                }
             }
+            Output.line(details)
         }
-        try await global.run(PhotosShowRequest(id: id), render: Self.render)
     }
 
-    static func render(_ photo: PhotoDetail, _ style: TerminalStyle) -> String {
+    /// The part of the window's height the picture may take: what the details (wrapped at the window's
+    /// width) and the prompt after them leave, at least a fifth and at most three quarters.
+    static func pictureShare(details: String, columns: Int, rows: Int) -> Double {
+        let width = max(1, columns)
+        let detailRows = details.split(separator: "\n", omittingEmptySubsequences: false)
+            .reduce(0) { $0 + max(1, (ContactSheet.visibleWidth(String($1)) + width - 1) / width) }
+        return min(0.75, max(0.2, Double(rows - detailRows - 1) / Double(max(1, rows))))
+    }
+
+    /// The facts a person reads; with `verbose`, also the addresses and paths (every rendition's URL,
+    /// the photo's page, the author's page, each file here).
+    static func render(_ photo: PhotoDetail, _ style: TerminalStyle, verbose: Bool = false) -> String {
         var lines = [style.bold(photo.id) + (photo.title.map { "  \($0)" } ?? "")]
-        if let author = photo.author { lines.append(Message.byAuthor(author).text() + (photo.authorUrl.map { "  \(style.dim($0))" } ?? "")) }
+        if let author = photo.author {
+            lines.append(Message.byAuthor(author).text() + (verbose ? photo.authorUrl.map { "  \(style.dim($0))" } ?? "" : ""))
+        }
         if let description = photo.description, description != photo.title { lines.append(description) }
         if let width = photo.width, let height = photo.height { lines.append("\(width)×\(height)" + (photo.color.map { "  \($0)" } ?? "")) }
         if let created = photo.createdAt { lines.append(Message.takenOn(Formatting.absolute(created)).text()) }
@@ -56,12 +78,12 @@ struct ShowPhoto: AsyncParsableCommand {
             let position = location.latitude.flatMap { lat in location.longitude.map { String(format: "%.4f, %.4f", lat, $0) } }
             lines.append(Message.location([location.name, position].compactMap { $0 }.joined(separator: "  ")).text())
         }
-        if let page = photo.pageUrl { lines.append(Message.page(page).text()) }
+        if verbose, let page = photo.pageUrl { lines.append(Message.page(page).text()) }
         if let attribution = photo.attribution { lines.append(style.dim(attribution)) }
         for duplicate in photo.duplicates ?? [] {
             lines.append(style.yellow(Message.looksLike(id: duplicate.id).text()) + " " + Message.bitsApart(duplicate.distance).text())
         }
-        if let renditions = photo.renditions {
+        if verbose, let renditions = photo.renditions {
             lines.append(Message.renditions.text())
             let width = renditions.map(\.variant.count).max() ?? 0
             for rendition in renditions {
@@ -78,7 +100,7 @@ struct ShowPhoto: AsyncParsableCommand {
         }
         // The daemon's words: why the original stays on the device that has it.
         if let note = photo.originalNote { lines.append(style.yellow(Message.originalNotShared(note).text())) }
-        for file in photo.files {
+        for file in photo.files where verbose {
             let state = file.present ? file.location.rawValue : style.red(Message.missingOnDisk(location: file.location.rawValue).text())
             lines.append("\(file.variant): \(file.path)  \(Formatting.bytes(file.bytes))  \(state)")
         }
