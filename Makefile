@@ -1,7 +1,8 @@
 # splashd — the two commands the README promises, and their parts.
 #   make run    set up a fresh Debian 12 machine, start the local backend (devstack), run splashd in the foreground
 #   make test   set up, build, and run every test: Swift unit and integration tests, devstack's own tests,
-#               the system test under a real systemd, and the reliability suite's short mode
+#               the web gallery in a real browser, the system test under a real systemd, and the
+#               reliability suite's short mode
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
@@ -9,7 +10,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-system test-chaos chaos docs release man install uninstall deb test-deb clean bench
+.PHONY: all setup build run test test-swift test-devstack test-gallery test-system test-chaos chaos docs release man install uninstall deb test-deb clean bench
 
 all: build
 
@@ -29,7 +30,7 @@ run: build
 
 test: setup
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(MAKE) --no-print-directory test-swift test-devstack test-system test-chaos
+	$(MAKE) --no-print-directory test-swift test-devstack test-gallery test-system test-chaos
 
 # One test target at a time: every target is a separate process, so a suite that spawns daemons,
 # Postgres and network namespaces never starves another's timers on a two-core machine.
@@ -50,6 +51,10 @@ test-swift:
 
 test-devstack:
 	devstack/test
+
+# The web gallery in Debian's chromium, headless, driven by Selenium (integration/gallery).
+test-gallery:
+	integration/gallery/run $(BIN)
 
 test-system:
 	integration/system/run $(BIN)

@@ -8,7 +8,8 @@ import HummingbirdWebSocket
 /// - `Host` must name loopback with the gallery's port (`localhost`, `127.0.0.1`, `[::1]`), or 403:
 ///   a page of another site that a DNS name rebinds to 127.0.0.1 gets nothing.
 /// - `/?token=` trades a one-time token for the session cookie (HttpOnly, SameSite=Strict, named for
-///   the port) and redirects to `/`, so the token leaves the address bar and the history.
+///   the port) and redirects to `/`, so the token leaves the address bar and the history. A used
+///   token in a browser that has a session just goes to `/`.
 /// - Anything else needs the cookie, or 401.
 /// - A request that could change something (any method but GET and HEAD) needs
 ///   `Sec-Fetch-Site: same-origin`, or without that header an `Origin` equal to the gallery's; the
@@ -42,8 +43,11 @@ struct GalleryGuard: RouterMiddleware {
         }
         let origin = "http://\(authority)"
         let cookieName = Self.cookiePrefix + String(port)
+        let session = request.cookies[cookieName]?.value
         if request.uri.path == "/", let token = request.uri.queryParameters["token"] {
             guard request.method == .get, let cookie = sessions.redeem(String(token)) else {
+                // An old link in a browser that is let in already opens the gallery all the same.
+                if let session, sessions.admits(cookie: session) { return Response(status: .seeOther, headers: [.location: "/"]) }
                 return Self.refusal(.unauthorized, "This link was used already or has expired. Run splashctl open for a new one.")
             }
             var response = Response(status: .seeOther, headers: [.location: "/", .cacheControl: "no-store"])
@@ -51,7 +55,7 @@ struct GalleryGuard: RouterMiddleware {
                 name: cookieName, value: cookie, maxAge: Int(GallerySessions.sessionLife), path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
-        guard let cookie = request.cookies[cookieName]?.value, sessions.admits(cookie: cookie) else {
+        guard let session, sessions.admits(cookie: session) else {
             return Self.refusal(.unauthorized, "Open the gallery with splashctl open: it gives this browser a key.")
         }
         // One Origin, the gallery's: two of them (a client that adds its own to another's) is none.

@@ -116,7 +116,8 @@ public final class GalleryServer: Service, Sendable {
         }
         let responder = ImageResponder()
         routes.get("/images/:id/:size") { [images] request, context in
-            guard let id = context.parameters.get("id"), Self.plausible(id: id),
+            // A page escapes the id as a path segment (`unsplash%3Aabc`): read it back, then judge it.
+            guard let id = context.parameters.get("id")?.removingPercentEncoding, Self.plausible(id: id),
                   let size = context.parameters.get("size").flatMap(GalleryImageSize.init(rawValue:)) else {
                 throw HTTPError(.badRequest)
             }

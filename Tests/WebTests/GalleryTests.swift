@@ -58,6 +58,8 @@ import TestSupport
 
         let again = try await http.send("/?token=\(token)", headers: ["Host": host])
         #expect(again.status == 401 && again.header("Set-Cookie") == nil, "a token opens the gallery once")
+        let letIn = try await http.send("/?token=\(token)", headers: ["Host": host, "Cookie": String(cookie.split(separator: ";")[0])])
+        #expect(letIn.status == 303 && letIn.header("Location") == "/" && letIn.header("Set-Cookie") == nil, "an old link, a browser let in")
     }
 
     @Test func anExpiredTokenOpensNothing() async throws {
@@ -137,6 +139,8 @@ import TestSupport
         }
         let whole = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie])
         #expect(whole.status == 200 && whole.body == bytes)
+        let escaped = try await http.send("/images/unsplash%3Aabc/original", headers: ["Host": host, "Cookie": cookie])
+        #expect(escaped.status == 200 && escaped.body == bytes, "the id as a page's encodeURIComponent writes it")
         #expect(whole.header("ETag") == "\"\(hash)\"" && whole.header("Content-Type") == "image/jpeg")
         #expect(whole.header("Cache-Control")?.contains("immutable") == true)
         let unchanged = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "If-None-Match": "\"\(hash)\""])

@@ -1,0 +1,76 @@
+"""Fixtures of the gallery's browser tests: a devstack of the module's own, splashd daemons on it,
+and a headless Chromium whose screenshot and page source are kept when a test fails."""
+import os
+import subprocess
+import tempfile
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+
+from splashtest.daemon import Daemon
+from splashtest.devstack import Devstack
+
+BIN = os.environ.get("SPLASHD_BIN_DIR", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug"))
+ARTEFACTS = os.environ.get("GALLERY_ARTEFACTS") or tempfile.mkdtemp(prefix="splashd-gallery-artefacts.")
+
+
+@pytest.fixture(scope="module")
+def devstack():
+    stack = Devstack(photos=60, prefix="splashd-devstack-gallery-")
+    stack.up()
+    try:
+        yield stack
+    finally:
+        stack.down()
+
+
+@pytest.fixture
+def daemons(devstack, tmp_path):
+    """Starts daemons on demand (`daemons()` → a running Daemon, its gallery on a port of its own)."""
+    started = []
+
+    def start():
+        daemon = Daemon(str(tmp_path / f"device{len(started)}"), os.path.join(BIN, "splashd"), env=devstack.daemon_env())
+        daemon.start()
+        started.append(daemon)
+        return daemon
+
+    yield start
+    for daemon in started:
+        daemon.stop()
+
+
+def gallery_address(daemon):
+    """`splashctl open --print`: the one-time address, asked as the person asks for it."""
+    return subprocess.run(
+        [os.path.join(BIN, "splashctl"), "--socket", daemon.socket_path, "open", "--print"],
+        check=True, capture_output=True, text=True, timeout=30).stdout.strip()
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.failed_call = report.failed
+
+
+@pytest.fixture
+def browser(request):
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900",
+                     "--lang=en-US"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    try:
+        yield driver
+    finally:
+        if getattr(request.node, "failed_call", False):
+            base = os.path.join(ARTEFACTS, request.node.name)
+            driver.save_screenshot(base + ".png")
+            with open(base + ".html", "w") as page:
+                page.write(driver.page_source)
+        driver.quit()
