@@ -6,13 +6,12 @@ const statusLine = document.getElementById("status");
 const grid = document.getElementById("grid");
 const count = document.getElementById("count");
 
-const connection = new Connection(`ws://${location.host}/rpc`);
-connection.onEnded = (why) => {
-  statusLine.textContent = why;
-  statusLine.className = "ended";
-};
+function say(text, ended = false) {
+  statusLine.textContent = text;
+  statusLine.className = ended ? "ended" : "";
+}
 
-async function showLibrary() {
+async function showLibrary(connection) {
   const page = await connection.call("photos.list", { liked: true, sort: "-liked", limit: 200 });
   count.textContent = `${page.total} photos`;
   grid.replaceChildren(...page.photos.map((photo) => {
@@ -27,17 +26,45 @@ async function showLibrary() {
   }));
 }
 
-connection.onEvent = (event) => {
-  if (["photo.changed", "library.changed"].includes(event.type)) showLibrary();
-};
-
-try {
-  await connection.open();
-  const status = await connection.call("daemon.status");
-  statusLine.textContent = `${status.account.state.replaceAll("_", " ")} · ${status.connectivity.state}`;
-  await connection.call("events.subscribe", { types: ["photo.changed", "library.changed"] });
-  await showLibrary();
-} catch (error) {
-  statusLine.textContent = error.message;
-  statusLine.className = "ended";
+// Connects, and connects again when splashd goes away (a restart, a stop): the session is the
+// daemon's and outlives it, so the page comes back as it was. Only an ended session (4001) stops it.
+async function connect(retryIn = 1000) {
+  const connection = new Connection(`ws://${location.host}/rpc`);
+  connection.onEvent = (event) => {
+    if (["photo.changed", "library.changed"].includes(event.type)) showLibrary(connection).catch(() => {});
+  };
+  connection.onEnded = (sessionEnded) => {
+    if (sessionEnded) {
+      say("This browser's session has ended: run splashctl open to come back.", true);
+      return;
+    }
+    say("splashd is not answering; trying again…", true);
+    setTimeout(() => reconnect(Math.min(retryIn * 2, 30000)), retryIn);
+  };
+  try {
+    await connection.open();
+    const status = await connection.call("daemon.status");
+    say(`${status.account.state.replaceAll("_", " ")} · ${status.connectivity.state}`);
+    await connection.call("events.subscribe", { types: ["photo.changed", "library.changed"] });
+    await showLibrary(connection);
+  } catch (error) {
+    if (connection.isOpen()) say(error.message, true);
+  }
 }
+
+// splashd back, but this browser's key refused (its secret was replaced while it was away): say so
+// rather than trying for ever.
+async function reconnect(retryIn) {
+  try {
+    const answer = await fetch("/", { cache: "no-store" });
+    if (answer.status === 401) {
+      say("This browser's session has ended: run splashctl open to come back.", true);
+      return;
+    }
+  } catch {
+    // Not answering yet: the WebSocket's own attempt below says so and tries again.
+  }
+  connect(retryIn);
+}
+
+connect();

@@ -1,5 +1,6 @@
 // JSON-RPC 2.0 over the gallery's WebSocket: calls answered by id, notifications handed to onEvent.
-// A close with code 4001 means the session was ended (splashctl open --revoke-all, a sign-out).
+// onEnded(sessionEnded) once the socket closes: sessionEnded when splashd closed it with 4001 (the
+// session was ended: splashctl open --revoke-all, a sign-out), false when it went away.
 export class Connection {
   constructor(url) {
     this.url = url;
@@ -18,11 +19,13 @@ export class Connection {
       this.socket.onclose = (close) => {
         for (const { reject } of this.waiting.values()) reject(new Error("connection closed"));
         this.waiting.clear();
-        this.onEnded(close.code === 4001
-          ? "This browser's session has ended: run splashctl open to come back."
-          : "splashd is not answering; reload the page when it runs again.");
+        this.onEnded(close.code === 4001);
       };
     });
+  }
+
+  isOpen() {
+    return this.socket?.readyState === WebSocket.OPEN;
   }
 
   call(method, params = {}) {

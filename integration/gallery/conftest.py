@@ -1,6 +1,7 @@
 """Fixtures of the gallery's browser tests: a devstack of the module's own, splashd daemons on it,
 and a headless Chromium whose screenshot and page source are kept when a test fails."""
 import os
+import socket
 import subprocess
 import tempfile
 
@@ -31,8 +32,9 @@ def daemons(devstack, tmp_path):
     """Starts daemons on demand (`daemons()` → a running Daemon, its gallery on a port of its own)."""
     started = []
 
-    def start():
-        daemon = Daemon(str(tmp_path / f"device{len(started)}"), os.path.join(BIN, "splashd"), env=devstack.daemon_env())
+    def start(web_port=0):
+        env = dict(devstack.daemon_env(), SPLASHD_WEB_PORT=str(web_port))
+        daemon = Daemon(str(tmp_path / f"device{len(started)}"), os.path.join(BIN, "splashd"), env=env)
         daemon.start()
         started.append(daemon)
         return daemon
@@ -40,6 +42,13 @@ def daemons(devstack, tmp_path):
     yield start
     for daemon in started:
         daemon.stop()
+
+
+def free_port():
+    """A port free now, for a gallery that must keep its port across a restart."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def gallery_address(daemon):

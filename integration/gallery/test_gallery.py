@@ -5,7 +5,7 @@ import time
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import gallery_address
+from conftest import free_port, gallery_address
 
 
 def search(daemon, count):
@@ -40,6 +40,26 @@ def test_a_like_made_on_another_device_appears_in_the_grid_without_a_reload(daem
     WebDriverWait(browser, 60).until(lambda b: second in grid_ids(b))
     assert browser.current_url.endswith("/"), "no reload, no new address"
     print(f"a like on the desk in the laptop's gallery after {time.monotonic() - start:.2f} s")
+
+
+def test_a_tab_left_open_across_a_restart_comes_back_by_itself(daemons, browser):
+    """The session is the daemon's secret's, kept on disk: a restart of splashd on its port leaves
+    the tab to reconnect, subscribe again and follow the library as before."""
+    port = free_port()
+    desk, laptop = daemons(), daemons(web_port=port)
+    email = desk.signup()
+    laptop.login(email)
+    first, second = search(desk, 2)
+    laptop.call("photos.search", {"query": "lake", "per_page": 30})
+    browser.get(gallery_address(laptop))
+    WebDriverWait(browser, 30).until(lambda b: "signed in" in b.find_element(By.ID, "status").text)
+
+    laptop.stop()
+    WebDriverWait(browser, 30).until(lambda b: "not answering" in b.find_element(By.ID, "status").text)
+    laptop.start()
+    WebDriverWait(browser, 60).until(lambda b: "signed in" in b.find_element(By.ID, "status").text)
+    desk.call("photos.like", {"id": first})
+    WebDriverWait(browser, 60).until(lambda b: first in grid_ids(b))
 
 
 def test_a_tab_without_the_key_is_told_how_to_open_the_gallery(daemons, browser):
