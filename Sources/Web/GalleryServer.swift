@@ -5,6 +5,7 @@ import Control
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -65,39 +66,58 @@ public final class GalleryServer: Service, Sendable {
 
     public func run() async throws {
         let routes = makeRoutes()
-        let ipv4 = application(routes, host: "127.0.0.1", port: configuration.port) { [address] port in address.listening(port: port) }
+        let port = configuration.port
+        let ipv4: any Service
+        do {
+            ipv4 = try server(routes, host: "127.0.0.1", port: port) { [address] in address.listening(port: $0) }
+        } catch {
+            return refused(port: port, error)
+        }
         await withTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { [address, logger] in
-                do {
-                    try await ipv4.run()
-                } catch {
-                    address.failed("127.0.0.1:\(self.configuration.port): \(error)")
-                    logger.warning("web gallery: cannot listen on 127.0.0.1:\(self.configuration.port): \(error)", metadata: ["splashd_op": "web"])
-                }
+            tasks.addTask {
+                do { try await ipv4.run() } catch { self.refused(port: port, error) }
             }
             // ::1 on the port 127.0.0.1 got, so that both are one origin's; a machine without IPv6
             // has the gallery on 127.0.0.1 alone.
             guard case .listening(let port) = await address.settled(within: .seconds(30)) else { return }
             logger.notice("web gallery on http://127.0.0.1:\(port)/", metadata: ["splashd_op": "web"])
-            let ipv6 = application(routes, host: "::1", port: port) { _ in }
             do {
-                try await ipv6.run()
+                try await server(routes, host: "::1", port: port) { _ in }.run()
             } catch {
                 logger.info("web gallery: not on [::1]:\(port) (\(error)); on 127.0.0.1 only", metadata: ["splashd_op": "web"])
             }
         }
     }
 
-    private func application(
+    private func refused(port: Int, _ error: any Error) {
+        address.failed("127.0.0.1:\(port): \(error)")
+        logger.warning("web gallery: cannot listen on 127.0.0.1:\(port): \(error)", metadata: ["splashd_op": "web"])
+    }
+
+    /// One address's server, as Hummingbird's `Application.run` builds it but without the service that
+    /// formats the `Date` header once a second: idle, splashd wakes for nothing (the header is made
+    /// per answer instead, a few microseconds).
+    private func server(
         _ routes: Hummingbird.Router<BasicWebSocketRequestContext>, host: String, port: Int, running: @escaping @Sendable (Int) -> Void
-    ) -> some ApplicationProtocol {
-        Application(
-            router: routes,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: routes, configuration: .init(ws: .init(maxFrameSize: configuration.maximumMessageBytes))),
-            configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in running(channel.localAddress?.port ?? port) },
-            eventLoopGroupProvider: .shared(group), logger: Self.silent)
+    ) throws -> any Service {
+        let responder = routes.buildResponder()
+        let builder = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: routes, configuration: .init(ws: .init(maxFrameSize: configuration.maximumMessageBytes)))
+        return try builder.buildServer(
+            configuration: ServerConfiguration(address: .hostname(host, port: port)), eventLoopGroup: group, logger: Self.silent,
+            responder: { request, writer, channel in
+                let context = BasicWebSocketRequestContext(source: .init(channel: channel, logger: Self.silent))
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch {
+                    response = GalleryGuard.refusal(.internalServerError, "The gallery failed to answer.")
+                    GalleryGuard.secure(&response.headers)
+                }
+                response.headers[.date] = HTTPDate.now()
+                try await writer.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in running(channel.localAddress?.port ?? port) })
     }
 
     private func makeRoutes() -> Hummingbird.Router<BasicWebSocketRequestContext> {
