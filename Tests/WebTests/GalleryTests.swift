@@ -202,6 +202,24 @@ import TestSupport
         #expect(try await session().isEmpty == false, "splashctl open lets a browser in again")
     }
 
+    /// A message longer than the control socket's longest line closes that connection (1009, too big)
+    /// and nothing else: the gallery answers the next one.
+    @Test func aMessageLongerThanALineClosesItsConnectionAndNothingElse() async throws {
+        let cookie = try await session()
+        let headers = [("Host", host), ("Origin", origin), ("Cookie", cookie)]
+        let closed = try await BrowserSocket.open(port: port, headers: headers) { socket in
+            try await socket.send(String(repeating: "x", count: daemon.config.maximumLineBytes + 1))
+            while try await socket.next() != nil {}
+        }
+        #expect(closed == 1009, "\(String(describing: closed))")
+        var pong = ""
+        try await BrowserSocket.open(port: port, headers: headers) { socket in
+            try await socket.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#)
+            pong = try await socket.next() ?? ""
+        }
+        #expect(pong.contains(#""pong":true"#))
+    }
+
     static func session(of daemon: InProcessDaemon, port: Int) async throws -> String {
         let opened = try await daemon.client { try await $0.send(WebOpenRequest()) }
         let token = String(opened.url.split(separator: "=").last!)

@@ -43,7 +43,16 @@ struct RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw POSIXError(.init(rawValue: errno) ?? .ECONNREFUSED) }
-        _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        // All of it, or until the server closes its end (MSG_NOSIGNAL: a closed end is an error
+        // here, not SIGPIPE for the whole test process); then whatever it answered.
+        request.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let count = Glibc.send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                if count <= 0 { break }
+                sent += count
+            }
+        }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
