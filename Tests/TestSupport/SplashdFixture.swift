@@ -13,6 +13,8 @@ public final class SplashdFixture: Sendable {
     /// The suite's devstack, when it has one (`Devstack.current`).
     public let devstack: Devstack?
     private let cleanups = Mutex<[@Sendable () async -> Void]>([])
+    /// What each daemon started said, for a body that throws: its log is gone with its directory after.
+    private let logs = Mutex<[@Sendable () -> String]>([])
 
     private init(devstack: Devstack?) {
         self.devstack = devstack
@@ -26,6 +28,7 @@ public final class SplashdFixture: Sendable {
         do {
             result = try await body(fixture)
         } catch {
+            for log in fixture.logs.withLock({ $0 }) { print(log()) }
             await fixture.cleanUp()
             throw error
         }
@@ -53,6 +56,7 @@ public final class SplashdFixture: Sendable {
         }
         let daemon = try await Splashd.start(options, devstack: devstack, directory: options.directory ?? directory())
         onCleanup { await daemon.stop() }
+        logs.withLock { $0.append { "splashd \(daemon.process.socketPath) said, to the end:\n" + daemon.process.stderr.split(separator: "\n").suffix(300).joined(separator: "\n") } }
         return daemon
     }
 
