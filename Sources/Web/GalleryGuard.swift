@@ -78,12 +78,19 @@ struct GalleryGuard: RouterMiddleware {
     static func secure(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] =
             "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "same-origin"
-        headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+        headers[Self.frameOptions] = "DENY"
+        headers[Self.contentTypeOptions] = "nosniff"
+        headers[Self.referrerPolicy] = "no-referrer"
+        headers[Self.resourcePolicy] = "same-origin"
+        headers[Self.openerPolicy] = "same-origin"
     }
+
+    // Named once, not parsed again for every answer (every thumbnail of a grid passes here).
+    static let frameOptions = HTTPField.Name("X-Frame-Options")!
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let resourcePolicy = HTTPField.Name("Cross-Origin-Resource-Policy")!
+    static let openerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
 
     /// A refusal a person may see in the tab: plain text that says what to do.
     static func refusal(_ status: HTTPResponse.Status, _ words: String) -> Response {

@@ -97,7 +97,7 @@ public final class GallerySessions: Sendable {
     }
 
     private static func digest(_ token: String) -> String {
-        Crypto.SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        FileDigest.hex(Support.SHA256.hash(Array(token.utf8)))
     }
 
     static func base64URL(_ data: Data) -> String {

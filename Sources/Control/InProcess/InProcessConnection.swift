@@ -17,10 +17,7 @@ public enum InProcessConnection {
         let channel = InProcessChannel(router: router, context: context)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                let encoder = JSONCoding.encoder()
-                try await context.sink.drain { notification in
-                    await channel.push(try encoder.encode(NotificationEnvelope(method: EventNotification.method, params: notification)))
-                }
+                try await context.sink.drainMessages { await channel.push($0) }
                 return nil
             }
             defer { context.close() }

@@ -13,16 +13,10 @@ public enum MessageSession {
     ) async throws where Incoming.Element == Data {
         defer { context.close() }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let encoder = JSONCoding.encoder()
-                try await context.sink.drain { notification in
-                    try await send(try encoder.encode(NotificationEnvelope(method: EventNotification.method, params: notification)))
-                }
-            }
+            group.addTask { try await context.sink.drainMessages(send) }
             for try await message in incoming {
                 if let answer = await router.handle(line: message, context: context) { try await send(answer) }
             }
-            context.close()
             group.cancelAll()
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Shared
 import Synchronization
 
@@ -54,6 +55,14 @@ public final class NotificationSink: Sendable {
             if let missed {
                 try await write(EventNotification(seq: missed.seq, time: notification.time, event: .eventsMissed(count: missed.count)))
             }
+        }
+    }
+
+    /// `drain`, each event as the JSON-RPC notification a client reads (one JSON text, no newline).
+    func drainMessages(_ write: (Data) async throws -> Void) async throws {
+        let encoder = JSONCoding.encoder()
+        try await drain { notification in
+            try await write(try encoder.encode(NotificationEnvelope(method: EventNotification.method, params: notification)))
         }
     }
 

@@ -194,11 +194,7 @@ public final class ControlServer: Service, Sendable {
                 immediate.eventLoop.execute { immediate.value.arm() }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        let encoder = JSONCoding.encoder()
-                        try await context.sink.drain { notification in
-                            let envelope = NotificationEnvelope(method: EventNotification.method, params: notification)
-                            try await outbound.write(.unprompted(Self.line(try encoder.encode(envelope))))
-                        }
+                        try await context.sink.drainMessages { try await outbound.write(.unprompted(Self.line($0))) }
                     }
                     do {
                         for try await line in inbound {
