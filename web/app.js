@@ -13,7 +13,7 @@ function say(text, ended = false) {
 
 async function showLibrary(connection) {
   const page = await connection.call("photos.list", { liked: true, sort: "-liked", limit: 200 });
-  count.textContent = `${page.total} photos`;
+  count.textContent = `${page.total} ${page.total === 1 ? "photo" : "photos"}`;
   grid.replaceChildren(...page.photos.map((photo) => {
     const item = document.createElement("li");
     const picture = document.createElement("img");

@@ -147,6 +147,10 @@ import TestSupport
         #expect(unchanged.status == 304 && unchanged.body.isEmpty)
         let part = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=10-19"])
         #expect(part.status == 206 && part.body == bytes[10...19] && part.header("Content-Range") == "bytes 10-19/5000")
+        // No thumbnail here and none to fetch (the photo has no addresses, as one imported from a
+        // folder): the grid gets the file that is here.
+        let thumb = try await http.send("/images/unsplash:abc/thumb", headers: ["Host": host, "Cookie": cookie])
+        #expect(thumb.status == 200 && thumb.body == bytes, "\(thumb.status)")
         let tail = try await http.send("/images/unsplash:abc/screen", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=-100"])
         #expect(tail.status == 206 && tail.body == bytes.suffix(100))
         let beyond = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=5000-"])

@@ -33,13 +33,15 @@ struct GalleryImageFiles: GalleryImages {
         try library.files(photoId: photoId, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)?.filter(\.present)
     }
 
-    /// A thumbnail for the grid; a screen-sized copy for one photo on a screen, else the file; the
-    /// file as it came for an original (the library's, else the largest the cache holds).
+    /// A thumbnail for the grid, else what is here already (a screen-sized copy, else the file: a
+    /// photo imported from a folder has no thumbnail anywhere to fetch); a screen-sized copy for one
+    /// photo on a screen, else the file; the file as it came for an original (the library's, else the
+    /// largest the cache holds).
     static func choose(_ files: [PhotoFileInfo], _ size: GalleryImageSize) -> PhotoFileInfo? {
         let whole = files.filter { !$0.variant.hasPrefix("edit:") && $0.variant != "thumb" && $0.variant != ScreenRendition.variant }
         let original = whole.first { $0.location == .library } ?? whole.max { $0.bytes < $1.bytes }
         switch size {
-        case .thumb: return files.first { $0.variant == "thumb" }
+        case .thumb: return files.first { $0.variant == "thumb" } ?? files.first { $0.variant == ScreenRendition.variant } ?? original
         case .screen: return files.first { $0.variant == ScreenRendition.variant } ?? original
         case .original: return original
         }
