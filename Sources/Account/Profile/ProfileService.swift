@@ -22,6 +22,8 @@ public final class ProfileService: Sendable {
     private struct PushState {
         var running = false
         var again = false
+        /// Callers that came during a push: they return when the round they asked for has ended.
+        var waiting: [CheckedContinuation<Bool, Never>] = []
         var timer: Task<Void, Never>?
     }
 
@@ -116,28 +118,37 @@ public final class ProfileService: Sendable {
     }
 
     /// Pushes queued profile changes of the signed-in account until none is due. One push runs at a
-    /// time; a call during a push makes it go round once more.
+    /// time; a call during a push makes it go round once more and returns when that round has ended,
+    /// so `sync.now`, which waits for the outbox after this returns, hears of the push it started.
     public func push() async {
-        let proceed = pushing.withLock { state in
-            if state.running {
-                state.again = true
-                return false
+        let proceed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let first = pushing.withLock { state in
+                if state.running {
+                    state.again = true
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.running = true
+                return true
             }
-            state.running = true
-            return true
+            if first { continuation.resume(returning: true) }
         }
         guard proceed else { return }
         while true {
             await pushDue()
-            let again = pushing.withLock { state in
+            let (again, waiting) = pushing.withLock { state in
                 if state.again {
                     state.again = false
-                    return true
+                    return (true, [CheckedContinuation<Bool, Never>]())
                 }
                 state.running = false
-                return false
+                defer { state.waiting = [] }
+                return (false, state.waiting)
             }
-            if !again { return }
+            if !again {
+                for waiter in waiting { waiter.resume(returning: false) }
+                return
+            }
         }
     }
 

@@ -390,6 +390,28 @@ struct AccountDaemonTests {
         }
     }
 
+    /// `sync.now` asked while a rename is already on its way answers when that push ends. (A `--wait`
+    /// in CI sat out its whole timeout: the second push call returned at once, its round still to come,
+    /// and nothing told `sync.now` when the first one's answer came.)
+    @Test func syncNowDuringARenamesPushAnswersWhenThePushEnds() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.accountTests())
+            let signedUp = try await daemon.send(SignupRequest(email: uniqueEmail("during"), password: "secret12", username: uniqueUsername()))
+            let userId = try #require(signedUp.account.userId)
+            try await devstack.faults(#"[{"path": "/rest/v1/profiles*", "method": "PATCH", "delay_ms": 1500, "times": 1}]"#)
+            let renamed = uniqueUsername("during")
+            _ = try await daemon.send(SetUsernameRequest(username: renamed))
+            try await daemon.wait(for: "the rename to be on its way") {
+                try await daemon.send(QueueListRequest()).ops.contains { $0.entity == "profile" && $0.state == "in_flight" }
+            }
+            let synced = try await daemon.send(SyncNowRequest(wait: true, timeoutSeconds: 20))
+            #expect(synced.outcome == .drained, "\(synced)")
+            let rows = try await devstack.serviceRead("profiles?id=eq.\(userId)&select=username")
+            #expect(rows.first?["username"] as? String == renamed, "\(rows)")
+        }
+    }
+
     @Test func aRenamePostponedWhileALaterOneWaitedNeverOverwritesIt() async throws {
         // Chaos converge seed 91877383: the first rename was on its way when the second was made; it
         // came back postponed, and went out after the second, which the server then lost.
