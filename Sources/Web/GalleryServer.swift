@@ -33,6 +33,8 @@ public final class GalleryServer: Service, Sendable {
         public var maximumMessageBytes: Int
         /// Events queued for a tab that does not read, before they are counted as missed.
         public var eventQueueCapacity: Int
+        /// How long a connection may be quiet between requests, or before its first one's head has come.
+        public var idleSeconds: Int64 = 60
 
         public init(port: Int, root: String?, maximumMessageBytes: Int, eventQueueCapacity: Int) {
             self.port = port
@@ -101,8 +103,14 @@ public final class GalleryServer: Service, Sendable {
         _ routes: Hummingbird.Router<BasicWebSocketRequestContext>, host: String, port: Int, running: @escaping @Sendable (Int) -> Void
     ) throws -> any Service {
         let responder = routes.buildResponder()
-        let builder = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: routes, configuration: .init(ws: .init(maxFrameSize: configuration.maximumMessageBytes)))
+        let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(configuration.idleSeconds)),
+            ws: .init(maxFrameSize: configuration.maximumMessageBytes))
+        let builder = HTTPServerBuilder { [webSocketResponder = routes.buildResponder(), patience = configuration.idleSeconds] responder in
+            GalleryChildChannel(upgrading: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+                patience: .seconds(patience))
+        }
         return try builder.buildServer(
             configuration: ServerConfiguration(address: .hostname(host, port: port)), eventLoopGroup: group, logger: Self.silent,
             responder: { request, writer, channel in

@@ -34,12 +34,13 @@ public final class InProcessDaemon: Sendable {
     public var dataDirectory: String { directory.path + "/data" }
 
     /// The gallery, when a test starts it, listens on a port the kernel gives and serves the
-    /// repository's own page.
-    public init(photos: [String] = ["a", "b"]) async throws {
+    /// repository's own page. `configure` changes the config before the graph is made of it.
+    public init(photos: [String] = ["a", "b"], configure: (inout DaemonConfig) -> Void = { _ in }) async throws {
         let home = directory.path
         let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../web").standardizedFileURL.path
         let environment = ["HOME": home, "SPLASHD_WEB_PORT": "0", "SPLASHD_WEB_ROOT": web]
-        let config = try DaemonConfig.load(file: nil, environment: environment)
+        var config = try DaemonConfig.load(file: nil, environment: environment)
+        configure(&config)
         let directories = try DaemonDirectories.resolve(
             flags: .init(stateDir: home + "/state", dataDir: home + "/data", cacheDir: home + "/cache", socket: home + "/control.sock"),
             environment: environment)

@@ -224,6 +224,29 @@ import TestSupport
         #expect(pong.contains(#""pong":true"#))
     }
 
+    /// A head longer than the decoder reads (a 10 MB query string) is answered 431 and its connection
+    /// ended; the next request is answered as ever. (It was held open without a word.)
+    @Test func aHeadTooLongToReadIsAnsweredAndItsConnectionEnded() async throws {
+        let cookie = try await session()
+        let query = String(repeating: "q", count: 10 << 20)
+        let answer = try await http.send("/?q=" + query, headers: ["Host": host, "Cookie": cookie])
+        #expect(answer.status == 431, "\(answer.status)")
+        let garbage = try await http.sendRaw(Data("\u{1}\u{2} nonsense\r\n\r\n".utf8))
+        #expect(String(decoding: garbage, as: UTF8.self).hasPrefix("HTTP/1.1 400"), "\(String(decoding: garbage, as: UTF8.self))")
+        #expect(try await http.send("/", headers: ["Host": host, "Cookie": cookie]).status == 200)
+    }
+
+    /// A connection that never finishes its first head (or sends nothing) is ended after the idle
+    /// time: another local user cannot hold the gallery's connections open for good.
+    @Test func aConnectionThatNeverFinishesItsHeadIsEnded() async throws {
+        let daemon = try await InProcessDaemon(photos: []) { $0.webIdleSeconds = 1 }
+        let port = try await daemon.startGallery()
+        for partial in ["", "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"] {
+            let answer = try await RawHTTP(port: port).sendRaw(Data(partial.utf8))
+            #expect(answer.isEmpty, "\(String(decoding: answer, as: UTF8.self))")
+        }
+    }
+
     static func session(of daemon: InProcessDaemon, port: Int) async throws -> String {
         let opened = try await daemon.client { try await $0.send(WebOpenRequest()) }
         let token = String(opened.url.split(separator: "=").last!)

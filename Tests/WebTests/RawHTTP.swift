@@ -31,10 +31,25 @@ struct RawHTTP {
         return try await blockingWork { [self] in Result { try exchange(bytes) } }.get()
     }
 
+    /// Sends `request` as it is (nothing added) and reads until the server ends the connection.
+    func sendRaw(_ request: Data) async throws -> Data {
+        try await blockingWork { [self] in Result { try exchangeBytes(request) } }.get()
+    }
+
     func exchange(_ request: Data) throws -> Answer {
+        try Self.parse(try exchangeBytes(request))
+    }
+
+    /// The server held the connection open without a word for `patience`.
+    struct Unanswered: Error {}
+
+    func exchangeBytes(_ request: Data, patience: Int = 30) throws -> Data {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
+        // A server that never answers is a failure to report, not a test that hangs.
+        var timeout = timeval(tv_sec: patience, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -57,10 +72,11 @@ struct RawHTTP {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = read(fd, &buffer, buffer.count)
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw Unanswered() }
             if count <= 0 { break }
             received.append(contentsOf: buffer[0..<count])
         }
-        return try Self.parse(received)
+        return received
     }
 
     struct Unreadable: Error {}

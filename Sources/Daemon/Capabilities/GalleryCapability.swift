@@ -29,9 +29,10 @@ struct GalleryCapability: Sendable {
             return nil
         }
         Self.endSessionsAtSignOut(state: state, sessions: sessions, logger: logger)
-        let configuration = GalleryServer.Configuration(
+        var configuration = GalleryServer.Configuration(
             port: config.webPort, root: config.webRoot ?? Self.installedRoot(), maximumMessageBytes: config.maximumLineBytes,
             eventQueueCapacity: config.eventQueueCapacity)
+        configuration.idleSeconds = config.webIdleSeconds
         return GalleryCapability(sessions: sessions, address: GalleryAddress(), configuration: configuration, logger: logger)
     }
 

@@ -83,6 +83,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var webPort = 8426
     /// The gallery page's files; nil: where they are installed beside the binary.
     public var webRoot: String?
+    /// How long a gallery connection may be quiet, between requests or before its first one's head
+    /// (no key: a browser closes an idle connection well before; tests shorten it).
+    public var webIdleSeconds: Int64 = 60
 
     public init() {}
 
