@@ -1,52 +1,121 @@
 // The gallery's page: one WebSocket to /rpc that speaks splashd's control protocol (JSON-RPC 2.0),
 // the same methods and events as splashctl. No other API, nothing fetched from another host.
+// Screens by the address's fragment: #/library (the default), #/triage, #/photo/<id>.
+import { PhotoDetail } from "/detail.js";
+import { t, translate } from "/i18n.js";
+import { LibraryGrid } from "/library.js";
 import { Connection } from "/rpc.js";
+import { Triage } from "/triage.js";
 
 const statusLine = document.getElementById("status");
-const grid = document.getElementById("grid");
-const count = document.getElementById("count");
+const filters = document.getElementById("filters");
+const EVENTS = ["photo.changed", "library.changed", "account.changed", "connectivity.changed"];
+
+translate();
 
 function say(text, ended = false) {
   statusLine.textContent = text;
   statusLine.className = ended ? "ended" : "";
 }
 
-async function showLibrary(connection) {
-  const page = await connection.call("photos.list", { liked: true, sort: "-liked", limit: 200 });
-  count.textContent = `${page.total} ${page.total === 1 ? "photo" : "photos"}`;
-  grid.replaceChildren(...page.photos.map((photo) => {
-    const item = document.createElement("li");
-    const picture = document.createElement("img");
-    picture.src = `/images/${encodeURIComponent(photo.id)}/thumb`;
-    picture.alt = photo.title ?? photo.id;
-    picture.loading = "lazy";
-    item.dataset.id = photo.id;
-    item.append(picture);
-    return item;
-  }));
+function describe(status) {
+  return `${t(`account.${status.account.state}`)} · ${t(`connectivity.${status.connectivity.state}`)}`;
 }
+
+/// The filter form as `photos.list` parameters.
+function filterParams() {
+  const form = new FormData(filters);
+  const params = {};
+  const view = form.get("view");
+  if (view === "liked") params.liked = true;
+  if (view === "edited") params.edited = true;
+  if (view === "dismissed") params.dismissed = true;
+  for (const name of ["source", "color", "sort"]) if (form.get(name)) params[name] = form.get(name);
+  const text = form.get("text").trim();
+  if (text) params.text = text;
+  return params;
+}
+
+/// The connection of the moment: the screens are made once and call through it, so a reconnection
+/// (a new connection) leaves them, their listeners and their place as they were.
+const rpc = {
+  connection: null,
+  call(method, params) {
+    return this.connection.call(method, params);
+  },
+};
+
+class Screens {
+  constructor() {
+    this.grid = new LibraryGrid(rpc, document.getElementById("grid"), document.getElementById("count"),
+      (id, afterClose) => this.openPhoto(id, afterClose));
+    this.detail = new PhotoDetail(rpc, document.getElementById("detail"));
+    this.triage = new Triage(rpc, document.getElementById("triage"));
+    this.pending = null;
+  }
+
+  openPhoto(id, afterClose) {
+    this.detail.open(id, afterClose).catch(() => {});
+  }
+
+  /// The screen the address names.
+  async route() {
+    const [, screen, id] = location.hash.split("/");
+    const triage = screen === "triage";
+    document.getElementById("library").hidden = triage;
+    document.getElementById("triage").hidden = !triage;
+    for (const link of document.querySelectorAll("nav a")) {
+      link.toggleAttribute("aria-current", link.id === `nav-${triage ? "triage" : "library"}`);
+    }
+    if (triage) await this.triage.start();
+    else if (screen === "photo" && id) this.openPhoto(decodeURIComponent(id), () => history.replaceState(null, "", "#/library"));
+  }
+
+  /// Events come in bursts (a sync applies many changes): one refresh per frame at most.
+  changed(event) {
+    if (event.type === "photo.changed") this.detail.changed(event.data.id);
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => {
+      this.pending = null;
+      this.grid.refresh().catch(() => {});
+      if (!document.getElementById("triage").hidden) this.triage.fill().then(() => this.triage.draw()).catch(() => {});
+    });
+  }
+}
+
+const screens = new Screens();
 
 // Connects, and connects again when splashd goes away (a restart, a stop): the session is the
 // daemon's and outlives it, so the page comes back as it was. Only an ended session (4001) stops it.
 async function connect(retryIn = 1000) {
   const connection = new Connection(`ws://${location.host}/rpc`);
   connection.onEvent = (event) => {
-    if (["photo.changed", "library.changed"].includes(event.type)) showLibrary(connection).catch(() => {});
+    if (event.type === "account.changed" || event.type === "connectivity.changed") {
+      connection.call("daemon.status").then((status) => say(describe(status))).catch(() => {});
+    }
+    if (["photo.changed", "library.changed"].includes(event.type)) screens.changed(event);
   };
   connection.onEnded = (sessionEnded) => {
     if (sessionEnded) {
-      say("This browser's session has ended: run splashctl open to come back.", true);
+      say(t("status.ended"), true);
       return;
     }
-    say("splashd is not answering; trying again…", true);
+    say(t("status.notAnswering"), true);
     setTimeout(() => reconnect(Math.min(retryIn * 2, 30000)), retryIn);
   };
   try {
     await connection.open();
     const status = await connection.call("daemon.status");
-    say(`${status.account.state.replaceAll("_", " ")} · ${status.connectivity.state}`);
-    await connection.call("events.subscribe", { types: ["photo.changed", "library.changed"] });
-    await showLibrary(connection);
+    say(describe(status));
+    await connection.call("events.subscribe", { types: EVENTS });
+    const first = rpc.connection === null;
+    rpc.connection = connection;
+    if (first) {
+      await screens.grid.show(filterParams());
+      await screens.route();
+    } else {
+      screens.changed({ type: "library.changed" });
+    }
   } catch (error) {
     if (connection.isOpen()) say(error.message, true);
   }
@@ -58,7 +127,7 @@ async function reconnect(retryIn) {
   try {
     const answer = await fetch("/", { cache: "no-store" });
     if (answer.status === 401) {
-      say("This browser's session has ended: run splashctl open to come back.", true);
+      say(t("status.ended"), true);
       return;
     }
   } catch {
@@ -66,5 +135,14 @@ async function reconnect(retryIn) {
   }
   connect(retryIn);
 }
+
+filters.addEventListener("submit", (event) => event.preventDefault());
+filters.addEventListener("change", () => rpc.connection && screens.grid.show(filterParams()));
+let typing = null;
+filters.elements.text.addEventListener("input", () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => rpc.connection && screens.grid.show(filterParams()), 250);
+});
+addEventListener("hashchange", () => rpc.connection && screens.route());
 
 connect();

@@ -44,7 +44,7 @@ export class Connection {
     const call = this.waiting.get(message.id);
     if (!call) return;
     this.waiting.delete(message.id);
-    if (message.error) call.reject(Object.assign(new Error(message.error.message), { kind: message.error.data?.kind }));
+    if (message.error) call.reject(Object.assign(new Error(message.error.message), { kind: message.error.data?.kind, text: message.error.data?.text }));
     else call.resolve(message.result);
   }
 }

@@ -68,11 +68,14 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture
 def browser(request):
+    """Headless Chromium in English, or in the language a test names (indirect parametrisation)."""
+    language = getattr(request, "param", "en-US")
     options = Options()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900",
-                     "--lang=en-US"):
+                     f"--lang={language}"):
         options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     try:
         yield driver
