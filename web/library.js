@@ -59,10 +59,12 @@ export class LibraryGrid {
   /// Something changed in the store: the pages in view are asked for again.
   async refresh() {
     const generation = ++this.generation;
+    // The pages in view, and the first for the total (an empty grid has none in view: the total
+    // it had may be the one that changed).
     const [first, last] = this.visibleRange();
     const wanted = new Set([0]);
     for (let index = first; index <= last; index += PAGE) wanted.add(Math.floor(index / PAGE));
-    wanted.add(Math.floor(last / PAGE));
+    if (last >= 0) wanted.add(Math.floor(last / PAGE));
     this.asked.clear();
     const answers = await Promise.all([...wanted].map((page) => this.fetch(page, generation)));
     if (generation !== this.generation) return;

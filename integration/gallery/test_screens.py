@@ -146,3 +146,14 @@ def test_the_page_speaks_the_browsers_portuguese(daemons, browser):
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pt-BR"
     Select(browser.find_element(By.NAME, "view")).select_by_value("all")
     WebDriverWait(browser, 30).until(lambda b: text(b, "count") == f"{total} fotos")
+
+
+def test_an_empty_library_fills_as_photos_are_liked(daemons, browser):
+    """The grid opened on nothing follows the first like."""
+    daemon = daemons()  # a guest's: no push after the like, whose events would refresh the grid again
+    first = stored(daemon)[0]
+    open_gallery(browser, daemon)
+    WebDriverWait(browser, 30).until(lambda b: text(b, "count") == "No photos here yet.")
+    daemon.call("photos.like", {"id": first})
+    WebDriverWait(browser, 30).until(lambda b: grid_ids(b) == [first])
+    assert text(browser, "count") == "1 photo"
