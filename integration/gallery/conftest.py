@@ -76,6 +76,8 @@ def browser(request):
                      f"--lang={language}"):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    # The WebSocket's frames, for the tests that read what the page asked and what it was told.
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     try:
         yield driver
@@ -86,3 +88,18 @@ def browser(request):
             with open(base + ".html", "w") as page:
                 page.write(driver.page_source)
         driver.quit()
+
+
+def refusals(browser):
+    """The JSON-RPC errors the page has received since the last look (each frame of the gallery's
+    WebSocket is in Chromium's performance log)."""
+    import json
+    errors = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] != "Network.webSocketFrameReceived":
+            continue
+        frame = json.loads(message["params"]["response"]["payloadData"])
+        if "error" in frame:
+            errors.append(frame["error"])
+    return errors

@@ -7,7 +7,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import pytest
 
-from conftest import gallery_address
+from conftest import gallery_address, refusals
 
 
 # Every word devstack's Unsplash gives its photos, in two searches of at most 200 characters.
@@ -105,6 +105,7 @@ def test_filters_a_virtualised_grid_and_a_photos_detail_with_its_chart(daemons, 
     browser.find_element(By.NAME, "text").send_keys(detail["author"].split()[0])
     noun = "photo" if expected == 1 else "photos"
     WebDriverWait(browser, 30).until(lambda b: text(b, "count") == f"{expected} {noun}")
+    assert refusals(browser) == []
 
 
 def test_triage_with_the_arrow_keys_and_undo(daemons, browser):
@@ -134,6 +135,7 @@ def test_triage_with_the_arrow_keys_and_undo(daemons, browser):
     WebDriverWait(browser, 30).until(lambda b: card.get_attribute("data-id") == first)
     assert not daemon.call("photos.show", {"id": first}).get("liked_at")
     assert "back" in browser.find_element(By.CSS_SELECTOR, "#triage .said").text
+    assert refusals(browser) == []
 
 
 @pytest.mark.parametrize("browser", ["pt-BR"], indirect=True)
@@ -157,3 +159,5 @@ def test_an_empty_library_fills_as_photos_are_liked(daemons, browser):
     daemon.call("photos.like", {"id": first})
     WebDriverWait(browser, 30).until(lambda b: grid_ids(b) == [first])
     assert text(browser, "count") == "1 photo"
+    # Nothing it asked was refused: it asked for no page before the first.
+    assert refusals(browser) == []
