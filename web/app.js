@@ -1,16 +1,35 @@
 // The gallery's page: one WebSocket to /rpc that speaks splashd's control protocol (JSON-RPC 2.0),
 // the same methods and events as splashctl. No other API, nothing fetched from another host.
-// Screens by the address's fragment: #/library (the default), #/triage, #/photo/<id>.
+// Screens by the address's fragment: #/library (the default), #/photo/<id>, #/search, #/triage,
+// #/edit/<id>, #/account, #/status.
+import { Account } from "/account.js";
 import { PhotoDetail } from "/detail.js";
+import { Editor } from "/editor.js";
 import { t, translate } from "/i18n.js";
 import { LibraryGrid } from "/library.js";
 import { Connection } from "/rpc.js";
+import { Search } from "/search.js";
+import { Status } from "/status.js";
 import { Triage } from "/triage.js";
 
 const statusLine = document.getElementById("status");
 const filters = document.getElementById("filters");
-const EVENTS = ["photo.changed", "library.changed", "account.changed", "connectivity.changed"];
+const EVENTS = [
+  "photo.changed", "library.changed", "account.changed", "connectivity.changed", "live.changed", "outbox.changed",
+  "images.changed", "import.progress", "profile.updated", "users.changed", "search.refreshed",
+];
+const COLORS = ["black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue"];
+/// Screen → its section's id.
+const SECTIONS = { library: "library", search: "search", triage: "triage", edit: "edit", account: "account", status: "status-screen" };
 
+for (const select of document.querySelectorAll("select.colors")) {
+  for (const bucket of COLORS) {
+    const option = document.createElement("option");
+    option.value = bucket;
+    option.dataset.i18n = `color.${bucket}`;
+    select.append(option);
+  }
+}
 translate();
 
 function say(text, ended = false) {
@@ -47,10 +66,14 @@ const rpc = {
 
 class Screens {
   constructor() {
-    this.grid = new LibraryGrid(rpc, document.getElementById("grid"), document.getElementById("count"),
-      (id, afterClose) => this.openPhoto(id, afterClose));
+    const open = (id, afterClose) => this.openPhoto(id, afterClose);
+    this.grid = new LibraryGrid(rpc, document.getElementById("grid"), document.getElementById("count"), open);
     this.detail = new PhotoDetail(rpc, document.getElementById("detail"));
+    this.search = new Search(rpc, document.getElementById("search"), open);
     this.triage = new Triage(rpc, document.getElementById("triage"));
+    this.editor = new Editor(rpc, document.getElementById("edit"));
+    this.account = new Account(rpc, document.getElementById("account"));
+    this.status = new Status(rpc, document.getElementById("status-screen"));
     this.pending = null;
   }
 
@@ -60,20 +83,33 @@ class Screens {
 
   /// The screen the address names.
   async route() {
-    const [, screen, id] = location.hash.split("/");
-    const triage = screen === "triage";
-    document.getElementById("library").hidden = triage;
-    document.getElementById("triage").hidden = !triage;
-    for (const link of document.querySelectorAll("nav a")) {
-      link.toggleAttribute("aria-current", link.id === `nav-${triage ? "triage" : "library"}`);
+    const [, named, id] = location.hash.split("/");
+    const screen = named in SECTIONS ? named : "library";
+    if (this.detail.dialog.open && named !== "photo") this.detail.dialog.close();
+    for (const [name, section] of Object.entries(SECTIONS)) document.getElementById(section).hidden = name !== screen;
+    for (const link of document.querySelectorAll("nav a")) link.toggleAttribute("aria-current", link.id === `nav-${screen}`);
+    if (screen === "search") await this.search.start();
+    else if (screen === "triage") await this.triage.start();
+    else if (screen === "edit" && id) await this.editor.start(decodeURIComponent(id));
+    else if (screen === "account") await this.account.start();
+    else if (screen === "status") await this.status.start();
+    else if (named === "photo" && id) {
+      this.openPhoto(decodeURIComponent(id), () => {
+        if (location.hash.startsWith("#/photo/")) history.replaceState(null, "", "#/library");
+      });
     }
-    if (triage) await this.triage.start();
-    else if (screen === "photo" && id) this.openPhoto(decodeURIComponent(id), () => history.replaceState(null, "", "#/library"));
   }
 
-  /// Events come in bursts (a sync applies many changes): one refresh per frame at most.
   changed(event) {
-    if (event.type === "photo.changed") this.detail.changed(event.data.id);
+    if (event.type === "photo.changed") {
+      this.detail.changed(event.data.id);
+      this.editor.changed(event.data.id);
+    }
+    if (event.type === "search.refreshed") this.search.refreshed();
+    this.account.changed(event);
+    this.status.changed(event);
+    if (event.type !== "photo.changed" && event.type !== "library.changed") return;
+    // Events come in bursts (a sync applies many changes): one refresh per frame at most.
     if (this.pending) return;
     this.pending = requestAnimationFrame(() => {
       this.pending = null;
@@ -93,7 +129,7 @@ async function connect(retryIn = 1000) {
     if (event.type === "account.changed" || event.type === "connectivity.changed") {
       connection.call("daemon.status").then((status) => say(describe(status))).catch(() => {});
     }
-    if (["photo.changed", "library.changed"].includes(event.type)) screens.changed(event);
+    screens.changed(event);
   };
   connection.onEnded = (sessionEnded) => {
     if (sessionEnded) {

@@ -3,35 +3,9 @@
 // and the focus goes back where it was.
 import { lineChart } from "/chart.js";
 import { dates, numbers, t } from "/i18n.js";
+import { bytes, element, outLink } from "/ui.js";
 
 const SITES = { unsplash: "Unsplash", nasa: "NASA" };
-
-function element(name, attributes = {}, ...children) {
-  const made = document.createElement(name);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key === "text") made.textContent = value;
-    else made.setAttribute(key, value);
-  }
-  made.append(...children);
-  return made;
-}
-
-/// A link out of the gallery: a new tab, no opener, no referrer.
-function outLink(href, text) {
-  return element("a", { href, text, target: "_blank", rel: "noopener noreferrer" });
-}
-
-function bytes(count) {
-  if (count === undefined || count === null) return "";
-  const units = ["B", "KB", "MB", "GB"];
-  let value = count;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${numbers.format(Math.round(value * 10) / 10)} ${units[unit]}`;
-}
 
 export class PhotoDetail {
   constructor(connection, dialog) {
@@ -90,7 +64,8 @@ export class PhotoDetail {
     like.addEventListener("click", () => this.act(liked ? "photos.unlike" : "photos.like", photo.id));
     const dismiss = element("button", { type: "button", class: "dismiss", text: t(dismissed ? "detail.restore" : "detail.dismiss") });
     dismiss.addEventListener("click", () => this.act("photos.dismiss", photo.id, dismissed ? { undo: true } : {}));
-    const actions = element("p", { class: "actions" }, like, dismiss);
+    const edit = element("a", { href: `#/edit/${encodeURIComponent(photo.id)}`, class: "edit", text: t("detail.edit") });
+    const actions = element("p", { class: "actions" }, like, dismiss, edit);
 
     const facts = element("dl", { class: "facts" });
     const fact = (label, value) => {

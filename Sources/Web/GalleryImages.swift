@@ -4,6 +4,8 @@ public protocol GalleryImages: Sendable {
     /// The file that shows `photoId` at `size`, fetched first when it is not on this machine; nil
     /// when the store holds no such photo.
     func file(photoId: String, size: GalleryImageSize) async throws -> GalleryImageFile?
+    /// The rendering of `photoId`'s edit `editId` on this machine; nil when there is none.
+    func rendering(photoId: String, editId: String) async throws -> GalleryImageFile?
 }
 
 /// The pictures of a photo the gallery asks for, by the last part of `/images/<id>/<size>`.

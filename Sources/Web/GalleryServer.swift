@@ -151,6 +151,14 @@ public final class GalleryServer: Service, Sendable {
             }
             return try await responder.respond(try await Self.picture { try await images.file(photoId: id, size: size) }, to: request, context: context)
         }
+        routes.get("/images/:id/edit/:edit") { [images] request, context in
+            guard let id = context.parameters.get("id")?.removingPercentEncoding, Self.plausible(id: id),
+                  let edit = context.parameters.get("edit"), Self.plausible(editId: edit) else {
+                throw HTTPError(.badRequest)
+            }
+            return try await responder.respond(
+                try await Self.picture { try await images.rendering(photoId: id, editId: edit) }, to: request, context: context)
+        }
         routes.ws("/rpc") { [self] inbound, outbound, _ in
             await serve(inbound: inbound, outbound: outbound)
         }
@@ -190,6 +198,11 @@ public final class GalleryServer: Service, Sendable {
     /// Hummingbird's own logger: what matters of the gallery this server logs itself, and a request's
     /// address (a token in it) must never reach the journal, whatever the daemon's log level.
     static let silent = Logger(label: "splashd.web.hummingbird", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// An edit id as the daemon makes them (a UUID): letters, digits and dashes.
+    static func plausible(editId: String) -> Bool {
+        (1...64).contains(editId.count) && editId.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
 
     /// A photo id as the store writes them (`source:remote id`): anything with a path's marks in it
     /// is refused before the store is asked.

@@ -117,6 +117,7 @@ import TestSupport
         for path in [
             "/images/..%2F..%2Fetc%2Fpasswd/original", "/images/%2Fetc%2Fpasswd/original", "/images/unsplash:..%2F..%2Fx/thumb",
             "/images/unsplash:abc%00/thumb", "/images/unsplash:abc/huge", "/images/abc/thumb",
+            "/images/unsplash:abc/edit/..%2F..%2Fetc%2Fpasswd", "/images/unsplash:abc/edit/a%00b", "/images/unsplash:abc/edit/nope",
         ] {
             let refused = try await http.send(path, headers: ["Host": host, "Cookie": cookie])
             #expect(refused.status == 400 || refused.status == 404, "\(path): \(refused.status)")

@@ -29,6 +29,12 @@ struct GalleryImageFiles: GalleryImages {
         return try Self.choose(files(photoId) ?? [], size).map { try Self.galleryFile($0, size) }
     }
 
+    func rendering(photoId: String, editId: String) async throws -> GalleryImageFile? {
+        guard let file = try files(photoId)?.first(where: { $0.variant == "edit:" + editId }) else { return nil }
+        // An edit's rendering is made once and never changes: a changed edit is a new one.
+        return GalleryImageFile(path: file.path, contentHash: try file.checksum ?? Self.sha256(file.path), immutable: true)
+    }
+
     private func files(_ photoId: String) throws -> [PhotoFileInfo]? {
         try library.files(photoId: photoId, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory)?.filter(\.present)
     }

@@ -1,0 +1,153 @@
+"""The gallery's search, editor, account and status screens in a real browser against devstack."""
+import os
+import uuid
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from conftest import gallery_address, refusals
+from test_screens import attribute, open_gallery, stored
+
+
+def visible(browser, selector):
+    return [element for element in browser.find_elements(By.CSS_SELECTOR, selector) if element.is_displayed()]
+
+
+def test_search_with_its_options_history_topics_and_a_like(daemons, browser):
+    daemon = daemons()
+    daemon.signup()
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-search").click()
+    form = browser.find_element(By.CSS_SELECTOR, "#search form")
+    WebDriverWait(browser, 30).until(lambda b: browser.switch_to.active_element == form.find_element(By.NAME, "query"))
+    # NASA's options in place of Unsplash's.
+    Select(form.find_element(By.NAME, "source")).select_by_value("nasa")
+    assert form.find_element(By.NAME, "year_from").is_displayed() and not form.find_element(By.NAME, "orientation").is_displayed()
+    Select(form.find_element(By.NAME, "source")).select_by_value("unsplash")
+    assert not form.find_element(By.NAME, "year_from").is_displayed()
+
+    Select(form.find_element(By.NAME, "orientation")).select_by_value("landscape")
+    form.find_element(By.NAME, "query").send_keys("lake forest", Keys.ENTER)
+    expected = daemon.call("photos.search", {"query": "lake forest", "orientation": "landscape", "per_page": 30})
+    WebDriverWait(browser, 30).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#search .results > li")) == len(expected["photos"]))
+    shown = [item.get_attribute("data-id") for item in browser.find_elements(By.CSS_SELECTOR, "#search .results > li")]
+    assert shown == [photo["id"] for photo in expected["photos"]]
+    # The history has it, first.
+    WebDriverWait(browser, 30).until(lambda b: "lake forest" in b.find_element(By.CSS_SELECTOR, "#search .history li").text)
+
+    first = shown[0]
+    browser.find_element(By.CSS_SELECTOR, f"#search .results > li[data-id='{first}'] .heart").click()
+    WebDriverWait(browser, 30).until(lambda b: attribute(b, f"#search .results > li[data-id='{first}'] .heart", "aria-pressed") == "true")
+    assert daemon.call("photos.show", {"id": first}).get("liked_at")
+
+    # A topic's photos.
+    topic = browser.find_element(By.CSS_SELECTOR, "#search .topics button")
+    slug_photos = None
+    title = topic.text
+    topic.click()
+    topics = daemon.call("topics.list")["topics"]
+    slug = next(item["slug"] for item in topics if item["title"] == title)
+    slug_photos = [photo["id"] for photo in daemon.call("topics.photos", {"slug": slug, "per_page": 30})["photos"]]
+    WebDriverWait(browser, 30).until(
+        lambda b: [item.get_attribute("data-id") for item in b.find_elements(By.CSS_SELECTOR, "#search .results > li")] == slug_photos)
+    assert refusals(browser) == []
+
+
+def test_editor_preview_follows_the_slider_and_the_saved_edit_reaches_the_server(daemons, devstack, browser):
+    daemon = daemons()
+    email = daemon.signup()
+    photo = stored(daemon)[0]
+    daemon.call("photos.like", {"id": photo})
+    open_gallery(browser, daemon)
+    browser.get(browser.current_url.split("#")[0] + f"#/edit/{photo}")
+    section = browser.find_element(By.ID, "edit")
+    WebDriverWait(browser, 60).until(lambda b: section.is_displayed() and b.find_elements(By.CSS_SELECTOR, "#edit fieldset"))
+    WebDriverWait(browser, 60).until(lambda b: (attribute(b, "#edit .preview", "src") or "").startswith("http"))
+
+    filters = daemon.call("filters.list")["filters"]
+    name = filters[0]["name"]
+    slider = browser.find_element(By.CSS_SELECTOR, f"#edit fieldset[data-filter='{name}'] input[type=range]")
+    slider.send_keys(Keys.ARROW_LEFT)
+    WebDriverWait(browser, 60).until(lambda b: (attribute(b, "#edit .preview", "src") or "").startswith("data:image/jpeg"))
+    first_preview = attribute(browser, "#edit .preview", "src")
+    for _ in range(30):
+        slider.send_keys(Keys.ARROW_LEFT)
+    WebDriverWait(browser, 60).until(lambda b: attribute(b, "#edit .preview", "src") not in (first_preview, None))
+    # The last position's preview ends up shown, whatever was in flight while the key was held.
+    settled = browser.find_element(By.CSS_SELECTOR, "#edit").get_attribute("data-previewed")
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script(
+        "const p = document.querySelector('#edit .preview'); return p.complete && p.naturalWidth > 0"))
+    assert int(settled) >= 2
+
+    browser.find_element(By.CSS_SELECTOR, "#edit .save").click()
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#edit .edits li[data-edit]"))
+    edit_id = browser.find_element(By.CSS_SELECTOR, "#edit .edits li[data-edit]").get_attribute("data-edit")
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script(
+        "const i = document.querySelector('#edit .edits li[data-edit] img'); return !!i && i.complete && i.naturalWidth > 0"))
+    daemon.wait_drained(daemon.rpc())
+    rows = devstack.service_get(f"edits?select=id,photo_id,pipeline&id=eq.{edit_id}")
+    assert len(rows) == 1 and rows[0]["photo_id"] == photo, rows
+    assert rows[0]["pipeline"][0]["filter"] == name, rows
+
+    browser.find_element(By.CSS_SELECTOR, f"#edit .edits li[data-edit='{edit_id}'] button").click()
+    WebDriverWait(browser, 60).until(lambda b: not b.find_elements(By.CSS_SELECTOR, f"#edit .edits li[data-edit='{edit_id}']"))
+    assert refusals(browser) == []
+
+
+def test_account_sign_up_rename_with_the_servers_verdict_and_live_sign_ups(daemons, devstack, browser):
+    daemon = daemons()
+    taken = "taken" + uuid.uuid4().hex[:8]
+    devstack.signup(f"other-{uuid.uuid4().hex[:8]}@example.com", username=taken)
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-account").click()
+    WebDriverWait(browser, 30).until(lambda b: visible(b, "#account form.sign-up"))
+    sign_up = browser.find_element(By.CSS_SELECTOR, "#account form.sign-up")
+    email = f"gallery-{uuid.uuid4().hex[:8]}@example.com"
+    mine = "mine" + uuid.uuid4().hex[:8]
+    sign_up.find_element(By.NAME, "email").send_keys(email)
+    sign_up.find_element(By.NAME, "password").send_keys("secret12")
+    sign_up.find_element(By.NAME, "username").send_keys(mine, Keys.ENTER)
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#account .username"))
+    assert browser.find_element(By.CSS_SELECTOR, "#account .username").text == mine
+    WebDriverWait(browser, 30).until(lambda b: "signed in" in b.find_element(By.ID, "status").text)
+
+    rename = browser.find_element(By.CSS_SELECTOR, "#account form.rename")
+    field = rename.find_element(By.NAME, "username")
+    field.clear()
+    field.send_keys(taken, Keys.ENTER)
+    WebDriverWait(browser, 60).until(lambda b: "Refused" in b.find_element(By.CSS_SELECTOR, "#account .verdict").text)
+    assert "already taken" in browser.find_element(By.CSS_SELECTOR, "#account .verdict").text
+    fresh = "fresh" + uuid.uuid4().hex[:8]
+    rename = browser.find_element(By.CSS_SELECTOR, "#account form.rename")
+    field = rename.find_element(By.NAME, "username")
+    field.clear()
+    field.send_keys(fresh, Keys.ENTER)
+    WebDriverWait(browser, 60).until(lambda b: "Updated!" in b.find_element(By.CSS_SELECTOR, "#account .verdict").text)
+    assert devstack.service_get(f"profiles?select=username&email=eq.{email}")[0]["username"] == fresh
+
+    # Someone signs up elsewhere: the recent sign-ups follow without a reload.
+    newcomer = "new" + uuid.uuid4().hex[:8]
+    devstack.signup(f"newcomer-{uuid.uuid4().hex[:8]}@example.com", username=newcomer)
+    WebDriverWait(browser, 60).until(lambda b: newcomer in b.find_element(By.CSS_SELECTOR, "#account .recent").text)
+    assert "users have signed up" in browser.find_element(By.CSS_SELECTOR, "#account .user-count").text
+
+
+def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_path):
+    daemon = daemons()
+    folder = tmp_path / "Camera"
+    folder.mkdir()
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-status").click()
+    WebDriverWait(browser, 30).until(lambda b: visible(b, "#status-screen .status-body dl"))
+    text = browser.find_element(By.CSS_SELECTOR, "#status-screen .status-body").text
+    assert "Network" in text and "Live changes" in text and "Nothing waiting to be sent." in text
+
+    add = browser.find_element(By.CSS_SELECTOR, "#status-screen form.add-folder")
+    add.find_element(By.NAME, "path").send_keys(str(folder), Keys.ENTER)
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, f"#status-screen .folders li[data-path='{folder}']"))
+    assert [entry["path"] for entry in daemon.call("library.watching")["folders"]] == [str(folder)]
+    browser.find_element(By.CSS_SELECTOR, f"#status-screen .folders li[data-path='{folder}'] button").click()
+    WebDriverWait(browser, 60).until(lambda b: not b.find_elements(By.CSS_SELECTOR, "#status-screen .folders li"))
+    assert daemon.call("library.watching")["folders"] == []
+    assert refusals(browser) == []

@@ -1,0 +1,114 @@
+// What splashd is doing: each service's reachability, the live channel, the outbox with retry and
+// drop, the cache's tiers, the watched folders (add, watch, unwatch), a Google Photos pick, and the
+// progress of downloads and imports as the events tell it.
+import { dates, numbers, t } from "/i18n.js";
+import { button, bytes, element, outLink, refusal } from "/ui.js";
+
+export class Status {
+  constructor(connection, section) {
+    this.connection = connection;
+    this.section = section;
+    this.body = section.querySelector(".status-body");
+    this.progress = section.querySelector(".progress");
+  }
+
+  async start() {
+    await this.draw();
+  }
+
+  async draw() {
+    const [status, queue, cache, watching, google] = await Promise.all([
+      this.connection.call("daemon.status"),
+      this.connection.call("queue.list"),
+      this.connection.call("cache.status"),
+      this.connection.call("library.watching"),
+      this.connection.call("google.status").catch(() => null),
+    ]);
+    const said = element("div", { class: "status-said", role: "status" });
+    const act = (method, params) => async () => {
+      try {
+        await this.connection.call(method, params);
+      } catch (error) {
+        said.replaceChildren(refusal(error));
+      }
+      await this.draw();
+    };
+    const rows = (pairs) => element("dl", { class: "facts" }, ...pairs.flatMap(([label, value]) => [element("dt", { text: label }), element("dd", { text: value })]));
+    const services = element("section", { "aria-labelledby": "services-title" },
+      element("h3", { id: "services-title", text: t("status.services") }),
+      rows([
+        [t("status.network"), `${t(`connectivity.${status.connectivity.state}`)}${status.connectivity.reason ? ` — ${status.connectivity.reason}` : ""}`],
+        [t("status.live"), status.live.state + (status.live.reason ? ` — ${status.live.reason}` : "")],
+        [t("status.account"), t(`account.${status.account.state}`) + (status.account.email ? ` (${status.account.email})` : "")],
+        [t("status.library"), t("status.libraryCounts", { photos: numbers.format(status.library.photos), liked: numbers.format(status.library.liked), edited: numbers.format(status.library.edited) })],
+        [t("status.version"), `splashd ${status.version} · pid ${status.pid} · ${t("status.since", { when: dates.format(new Date(status.started_at)) })}`],
+      ]));
+    const outbox = element("section", { "aria-labelledby": "outbox-title" },
+      element("h3", { id: "outbox-title", text: t("status.outbox", { pending: status.outbox.pending, rejected: status.outbox.rejected }) }),
+      queue.ops.length === 0 ? element("p", { class: "quiet", text: t("status.outboxEmpty") }) : element("ul", { class: "ops" },
+        ...queue.ops.map((op) => element("li", { "data-op": op.op_id },
+          element("span", { text: `${op.op} ${op.entity_id ?? ""} · ${op.state}${op.last_error ? ` — ${op.last_error}` : ""}` }), " ",
+          button(t("status.retry"), act("queue.retry", { op_id: op.op_id })), " ",
+          button(t("status.drop"), act("queue.drop", { op_id: op.op_id }))))));
+    const tiers = element("section", { "aria-labelledby": "cache-title" },
+      element("h3", { id: "cache-title", text: t("status.cache") }),
+      rows([
+        [t("status.libraryFiles"), `${numbers.format(cache.library_files)} · ${bytes(cache.library_bytes)}`],
+        [t("status.cacheFiles"), `${numbers.format(cache.cache_files)} · ${bytes(cache.cache_bytes)} / ${bytes(cache.max_bytes)}`],
+        [t("status.memory"), cache.pictures ? `${numbers.format(cache.pictures.memory_entries)} · ${bytes(cache.pictures.memory_bytes)} / ${bytes(cache.pictures.memory_max_bytes)}` : "—"],
+        [t("status.downloads"), t("status.downloadCounts", { downloading: cache.downloading, waiting: cache.waiting })],
+      ]));
+    const addFolder = element("form", { class: "add-folder" },
+      element("label", {}, element("span", { text: t("status.folderPath") }), element("input", { name: "path", required: true, placeholder: "/home/…/Pictures" })),
+      element("label", {}, element("input", { type: "checkbox", name: "recursive", checked: true }), ` ${t("status.recursive")}`),
+      element("label", {}, element("input", { type: "checkbox", name: "watch", checked: true }), ` ${t("status.watch")}`),
+      element("button", { type: "submit", text: t("status.import") }));
+    addFolder.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const form = new FormData(addFolder);
+      act("library.import", { path: form.get("path"), recursive: form.get("recursive") === "on", watch: form.get("watch") === "on" })();
+    });
+    const folders = element("section", { "aria-labelledby": "folders-title" },
+      element("h3", { id: "folders-title", text: t("status.folders") }),
+      element("ul", { class: "folders" }, ...watching.folders.map((folder) => element("li", { "data-path": folder.path },
+        element("span", { text: `${folder.path}${folder.recursive ? " (+)" : ""}` }), " ",
+        button(t("status.unwatch"), act("library.unwatch", { path: folder.path }))))),
+      addFolder);
+    const googlePhotos = element("section", { "aria-labelledby": "google-title" }, element("h3", { id: "google-title", text: "Google Photos" }));
+    if (!google?.configured) googlePhotos.append(element("p", { class: "quiet", text: t("status.googleOff") }));
+    else if (!google.connected) googlePhotos.append(element("p", { class: "quiet", text: t("status.googleConnect") }));
+    else {
+      googlePhotos.append(button(t("status.googlePick"), async () => {
+        try {
+          const pick = await this.connection.call("google.pick");
+          googlePhotos.append(element("p", {}, outLink(pick.picker_uri, t("status.googleOpen"))));
+        } catch (error) {
+          said.replaceChildren(refusal(error));
+        }
+      }));
+    }
+    this.body.replaceChildren(services, outbox, tiers, folders, googlePhotos, said);
+  }
+
+  /// Events: progress lines as they come, the rest drawn again.
+  changed(event) {
+    if (this.section.hidden) return;
+    if (event.type === "images.changed") {
+      const data = event.data;
+      this.progress.textContent = t("status.imageProgress", { photo: data.photo, change: data.change, downloading: data.downloading, waiting: data.waiting });
+    } else if (event.type === "import.progress") {
+      this.progress.textContent = t("status.importProgress", { done: event.data.done, total: event.data.total, root: event.data.root });
+    }
+    this.scheduleDraw();
+  }
+
+  /// Downloads and imports send events many times a second: the screen is drawn again at most five
+  /// times a second.
+  scheduleDraw() {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.draw().catch(() => {});
+    }, 200);
+  }
+}
