@@ -105,7 +105,7 @@ class Screens {
       this.detail.changed(event.data.id);
       this.editor.changed(event.data.id);
     }
-    if (event.type === "search.refreshed") this.search.refreshed();
+    if (event.type === "search.refreshed") this.search.refreshed(event.data);
     this.account.changed(event);
     this.status.changed(event);
     if (event.type !== "photo.changed" && event.type !== "library.changed") return;

@@ -69,22 +69,37 @@ export class Search {
       return;
     }
     if (this.current !== what) return;
+    this.show(answer, append);
+  }
+
+  show(answer, append = false) {
+    const what = this.current;
     const items = answer.photos.map((photo) => this.result(photo));
     if (append) this.results.append(...items);
     else this.results.replaceChildren(...items);
     const shown = this.results.children.length;
     const total = answer.total ?? shown;
     const words = [t(total === 1 ? "count.one" : "count.other", { n: numbers.format(total) })];
-    if (answer.stale) words.push(t("search.stale", { when: dates.format(new Date(answer.fetched_at)) }));
+    if (answer.stale) {
+      words.push(t("search.stale", { when: dates.format(new Date(answer.fetched_at)) }));
+      if (answer.refreshing) words.push(t("search.refreshing"));
+      else if (answer.stale_reason) words.push(answer.stale_reason);
+    }
     this.said.textContent = words.join(" · ");
     this.said.classList.toggle("stale", Boolean(answer.stale));
     this.more.hidden = what.kind === "random" || shown >= total || answer.photos.length < PER_PAGE;
     if (what.kind === "search" && !append) this.history();
   }
 
-  /// The source answered again (a search answered from this machine first): the fresh answer.
-  refreshed() {
-    if (this.current?.kind !== "random" && this.said.classList.contains("stale")) this.run({ ...this.current, page: 1 });
+  /// The source answered again for a search answered from this machine first: its fresh page, when
+  /// it is the one shown.
+  refreshed(data) {
+    const shown = this.current;
+    if (shown?.kind !== "search" || !data.result || !this.said.classList.contains("stale")) return;
+    const asked = data.request;
+    const same = ["query", "source", "color", "orientation", "order", "year_from", "year_to"]
+      .every((name) => (asked[name] ?? "") === (shown.params[name] ?? "") || (name === "source" && !asked.source && shown.params.source === "unsplash"));
+    if (same && (asked.page ?? 1) === (shown.page ?? 1)) this.show(data.result);
   }
 
   result(photo) {

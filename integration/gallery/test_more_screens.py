@@ -6,6 +6,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from splashtest.devstack import PASSWORD
+
 from conftest import gallery_address, refusals
 from test_screens import attribute, open_gallery, stored
 
@@ -35,6 +37,10 @@ def test_search_with_its_options_history_topics_and_a_like(daemons, browser):
     assert shown == [photo["id"] for photo in expected["photos"]]
     # The history has it, first.
     WebDriverWait(browser, 30).until(lambda b: "lake forest" in b.find_element(By.CSS_SELECTOR, "#search .history li").text)
+
+    # Asked again: answered from this machine at once, and marked so.
+    form.find_element(By.NAME, "query").send_keys(Keys.ENTER)
+    WebDriverWait(browser, 30).until(lambda b: "from this machine" in b.find_element(By.CSS_SELECTOR, "#search .search-said").text)
 
     first = shown[0]
     browser.find_element(By.CSS_SELECTOR, f"#search .results > li[data-id='{first}'] .heart").click()
@@ -150,4 +156,27 @@ def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_pa
     browser.find_element(By.CSS_SELECTOR, f"#status-screen .folders li[data-path='{folder}'] button").click()
     WebDriverWait(browser, 60).until(lambda b: not b.find_elements(By.CSS_SELECTOR, "#status-screen .folders li"))
     assert daemon.call("library.watching")["folders"] == []
+    assert refusals(browser) == []
+
+
+def test_sign_in_bringing_the_guests_likes_into_the_account(daemons, devstack, browser):
+    daemon = daemons()
+    email = f"guest-{uuid.uuid4().hex[:8]}@example.com"
+    name = "guest" + uuid.uuid4().hex[:8]
+    devstack.signup(email, username=name)
+    photo = stored(daemon)[0]
+    daemon.call("photos.like", {"id": photo})  # signed out: the guest's like
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-account").click()
+    WebDriverWait(browser, 30).until(lambda b: visible(b, "#account form.sign-in"))
+    assert "Made here without an account: likes 1, edits 0." in browser.find_element(By.CSS_SELECTOR, "#account").text
+    sign_in = browser.find_element(By.CSS_SELECTOR, "#account form.sign-in")
+    assert sign_in.find_element(By.NAME, "adopt_guest").is_selected(), "bringing them in is offered, and chosen"
+    sign_in.find_element(By.NAME, "email").send_keys(email)
+    sign_in.find_element(By.NAME, "password").send_keys(PASSWORD, Keys.ENTER)
+    WebDriverWait(browser, 60).until(lambda b: visible(b, "#account .username"))
+    assert browser.find_element(By.CSS_SELECTOR, "#account .username").text == name
+    daemon.wait_drained(daemon.rpc())
+    likes, _ = devstack.server_likes(email)
+    assert likes == {photo: True}
     assert refusals(browser) == []
