@@ -3,6 +3,8 @@ import Control
 import Daemon
 import DaemonTestSupport
 import Foundation
+import NIOCore
+import NIOWebSocket
 import GRDB
 import Shared
 import SplashClient
@@ -246,6 +248,43 @@ import TestSupport
             let answer = try await RawHTTP(port: port).sendRaw(Data(partial.utf8))
             #expect(answer.isEmpty, "\(String(decoding: answer, as: UTF8.self))")
         }
+    }
+
+    /// A tab that floods requests and never reads its answers: the gallery stops reading from it once
+    /// the answers back up (the tab's writes stop being taken), instead of buffering without end, and
+    /// other tabs are served meanwhile.
+    @Test func aTabThatFloodsAndNeverReadsIsThrottledNotBuffered() async throws {
+        let cookie = try await session()
+        let headers = [("Host", host), ("Origin", origin), ("Cookie", cookie)]
+        let tab = try RawWebSocket(port: port, headers: headers)
+        let batch = RawWebSocket.frames(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#, count: 1000)
+        var sent = 0
+        var blockedAt: Int?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, sent < 200 << 20 {
+            let taken = tab.sendSome(batch)
+            if taken > 0 {
+                sent += taken
+                continue
+            }
+            guard taken == 0 else { break }
+            // Full: a moment for the gallery; if it still takes nothing, it has stopped reading from us.
+            try await Task.sleep(for: .milliseconds(200))
+            let again = tab.sendSome(batch)
+            if again == 0 {
+                blockedAt = sent
+                break
+            }
+            sent += max(0, again)
+        }
+        var pong = ""
+        try await BrowserSocket.open(port: port, headers: headers) { other in
+            try await other.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#)
+            pong = try await other.next() ?? ""
+        }
+        #expect(pong.contains(#""pong":true"#), "another tab is served while this one is stuck")
+        let blocked = try #require(blockedAt, "the gallery kept reading \(sent) bytes from a tab that never reads")
+        #expect(blocked < 50 << 20)
     }
 
     static func session(of daemon: InProcessDaemon, port: Int) async throws -> String {
