@@ -121,7 +121,7 @@ install: man release
 
 uninstall:
 	rm -f $(BINDIR)/splashd $(BINDIR)/splashctl $(COMPLETIONS_BASH)/splashctl $(COMPLETIONS_ZSH)/_splashctl $(COMPLETIONS_FISH)/splashctl.fish
-	rm -f $(USER_UNITS)/splashd.service $(USER_UNITS)/splashd.socket $(SYSTEM_UNITS)/splashd@.service $(SYSTEM_UNITS)/splashd@.socket
+	rm -f $(USER_UNITS)/splashd.service $(USER_UNITS)/splashd.socket $(USER_UNITS)/splashd-web.socket $(SYSTEM_UNITS)/splashd@.service $(SYSTEM_UNITS)/splashd@.socket
 	rm -f $(MAN1)/splashd.1.gz $(MAN1)/splashctl.1.gz $(MAN1)/splashctl.*.1.gz
 	rm -rf $(WEBDIR)
 

@@ -52,7 +52,7 @@ struct DaemonGraph {
     /// backoff, the background image work's patience, the Pictures folder's settle): the daemon's is
     /// the continuous clock, a test's may be one it advances by hand.
     static func make(
-        config: DaemonConfig, directories: DaemonDirectories, store: Store, socket: ListeningSocket,
+        config: DaemonConfig, directories: DaemonDirectories, store: Store, socket: ListeningSocket, gallerySockets: [Int32] = [],
         notifier: SystemdNotifier, clock: AnyClock<Duration>, http: HTTPClients = HTTPClients(), logger: Logger
     ) async throws(Unreadable) -> DaemonGraph {
         let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
@@ -102,7 +102,8 @@ struct DaemonGraph {
                 downloadPatience: images.map { _ in .seconds(2) }, clock: clock, logger: logger)
         }
         picturesFolder?.follow(state.bus, library: state.current.library)
-        let gallery = GalleryCapability.make(config: config, directories: directories, state: state, clock: clock, logger: logger)
+        let gallery = GalleryCapability.make(
+            config: config, directories: directories, inherited: gallerySockets, state: state, clock: clock, logger: logger)
 
         let router = Routes.make(
             state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,

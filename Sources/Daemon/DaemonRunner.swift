@@ -81,11 +81,15 @@ public enum DaemonRunner {
             return Exit.ioError
         }
 
+        // splashd.socket's control socket and splashd-web.socket's gallery sockets, by their names.
+        let listened = SystemdNotifier.listenedSockets()
+        let control = listened.first { $0.name != SystemdNotifier.gallerySocketName }
+        let gallery = listened.filter { $0.name == SystemdNotifier.gallerySocketName }.map(\.fd)
         let graph: DaemonGraph
         do {
             graph = try await DaemonGraph.make(
                 config: config, directories: directories, store: store,
-                socket: SystemdNotifier.listenedSocket().map { .inherited(fd: $0) } ?? .path(directories.socket), notifier: notifier,
+                socket: control.map { .inherited(fd: $0.fd) } ?? .path(directories.socket), gallerySockets: gallery, notifier: notifier,
                 clock: AnyClock(ContinuousClock()), logger: logger)
         } catch {
             logger.critical("\(error)", metadata: ["splashd_op": "start"])

@@ -39,11 +39,28 @@ public struct SystemdNotifier: Sendable {
         return .microseconds(Int64(usec))
     }
 
-    /// The first socket passed by socket activation (LISTEN_FDS/LISTEN_PID), if any. The variables are
-    /// unset so that children never see them.
-    public static func listenedSocket() -> Int32? {
-        let count = sd_listen_fds(1)
-        guard count >= 1 else { return nil }
-        return SD_LISTEN_FDS_START
+    /// One socket passed by socket activation, with the name its unit gave it (FileDescriptorName=,
+    /// by default the socket unit's name).
+    public struct ListenedSocket: Sendable, Equatable {
+        public var fd: Int32
+        public var name: String
     }
+
+    /// The sockets passed by socket activation (LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES), in order. The
+    /// variables are unset so that children never see them.
+    public static func listenedSockets() -> [ListenedSocket] {
+        var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        let count = sd_listen_fds_with_names(1, &names)
+        guard count >= 1 else { return [] }
+        defer {
+            for index in 0..<Int(count) { free(names?[index]) }
+            free(names)
+        }
+        return (0..<count).map { index in
+            ListenedSocket(fd: SD_LISTEN_FDS_START + index, name: names?[Int(index)].map { String(cString: $0) } ?? "")
+        }
+    }
+
+    /// The name `splashd-web.socket` gives the gallery's sockets; every other one is the control socket.
+    public static let gallerySocketName = "web"
 }

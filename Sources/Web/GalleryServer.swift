@@ -9,6 +9,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import NIOWebSocket
 import Shared
@@ -35,6 +36,8 @@ public final class GalleryServer: Service, Sendable {
         public var eventQueueCapacity: Int
         /// How long a connection may be quiet between requests, or before its first one's head has come.
         public var idleSeconds: Int64 = 60
+        /// Listening sockets systemd passed (`splashd-web.socket`): served instead of binding `port`.
+        public var inherited: [Int32] = []
 
         public init(port: Int, root: String?, maximumMessageBytes: Int, eventQueueCapacity: Int) {
             self.port = port
@@ -67,11 +70,16 @@ public final class GalleryServer: Service, Sendable {
     }
 
     public func run() async throws {
-        let routes = makeRoutes()
+        let child = childChannel(makeRoutes())
+        if !configuration.inherited.isEmpty {
+            // Hummingbird's own servers stop on the service group's graceful shutdown; these are ours.
+            try? await cancelWhenGracefulShutdown { await self.serveInherited(child) }
+            return
+        }
         let port = configuration.port
         let ipv4: any Service
         do {
-            ipv4 = try server(routes, host: "127.0.0.1", port: port) { [address] in address.listening(port: $0) }
+            ipv4 = try server(child, host: "127.0.0.1", port: port) { [address] in address.listening(port: $0) }
         } catch {
             return refused(port: port, error)
         }
@@ -84,9 +92,73 @@ public final class GalleryServer: Service, Sendable {
             guard case .listening(let port) = await address.settled(within: .seconds(30)) else { return }
             logger.notice("web gallery on http://127.0.0.1:\(port)/", metadata: ["splashd_op": "web"])
             do {
-                try await server(routes, host: "::1", port: port) { _ in }.run()
+                try await server(child, host: "::1", port: port) { _ in }.run()
             } catch {
                 logger.info("web gallery: not on [::1]:\(port) (\(error)); on 127.0.0.1 only", metadata: ["splashd_op": "web"])
+            }
+        }
+    }
+
+    /// The sockets `splashd-web.socket` passed (socket activation): listening already, on the port of
+    /// its ListenStream= lines. They are one origin only if they share a port; the first one's is the
+    /// gallery's.
+    private func serveInherited(_ child: GalleryChildChannel) async {
+        let ports = configuration.inherited.map(Self.localPort)
+        guard let port = ports.first ?? nil else {
+            address.failed("the socket systemd passed is not a TCP socket")
+            return
+        }
+        if Set(ports).count > 1 {
+            logger.warning(
+                "web gallery: the sockets systemd passed listen on different ports (\(ports.compactMap { $0 })); the gallery's is \(port)",
+                metadata: ["splashd_op": "web"])
+        }
+        if configuration.port != 0 && configuration.port != port {
+            logger.notice(
+                "web.port \(configuration.port) is not used: the gallery's port is the one splashd-web.socket passed, \(port)",
+                metadata: ["splashd_op": "web"])
+        }
+        address.listening(port: port)
+        logger.notice("web gallery on http://127.0.0.1:\(port)/ (socket activation)", metadata: ["splashd_op": "web"])
+        await withTaskGroup(of: Void.self) { tasks in
+            for fd in configuration.inherited {
+                tasks.addTask {
+                    do {
+                        try await self.serve(fd: fd, child)
+                    } catch {
+                        self.logger.warning("web gallery: cannot serve the socket systemd passed (fd \(fd)): \(error)", metadata: ["splashd_op": "web"])
+                    }
+                }
+            }
+        }
+    }
+
+    /// One inherited socket, served as Hummingbird's `Server` serves the one it binds.
+    private func serve(fd: Int32, _ child: GalleryChildChannel) async throws {
+        let listening = try await ServerBootstrap(group: group)
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .bind(NIOBSDSocket.Handle(fd)) { channel in child.setup(channel: channel, logger: Self.silent) }
+        await withDiscardingTaskGroup { connections in
+            try? await listening.executeThenClose { inbound in
+                for try await connection in inbound {
+                    connections.addTask { await child.handle(value: connection, logger: Self.silent) }
+                }
+            }
+        }
+    }
+
+    static func localPort(_ fd: Int32) -> Int? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { pointer -> Int? in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET: pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            case AF_INET6: pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            default: nil
             }
         }
     }
@@ -96,35 +168,39 @@ public final class GalleryServer: Service, Sendable {
         logger.warning("web gallery: cannot listen on 127.0.0.1:\(port): \(error)", metadata: ["splashd_op": "web"])
     }
 
-    /// One address's server, as Hummingbird's `Application.run` builds it but without the service that
-    /// formats the `Date` header once a second: idle, splashd wakes for nothing (the header is made
-    /// per answer instead, a few microseconds).
-    private func server(
-        _ routes: Hummingbird.Router<BasicWebSocketRequestContext>, host: String, port: Int, running: @escaping @Sendable (Int) -> Void
-    ) throws -> any Service {
+    /// Hummingbird's HTTP/1 and WebSocket channel with the gallery's guard of the request head, answering
+    /// from `routes`; the same for a socket the server binds and for one systemd passed.
+    private func childChannel(_ routes: Hummingbird.Router<BasicWebSocketRequestContext>) -> GalleryChildChannel {
         let responder = routes.buildResponder()
         let channel = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(configuration.idleSeconds)),
             ws: .init(maxFrameSize: configuration.maximumMessageBytes))
-        let builder = HTTPServerBuilder { [webSocketResponder = routes.buildResponder(), patience = configuration.idleSeconds] responder in
-            GalleryChildChannel(upgrading: HTTP1WebSocketUpgradeChannel(
-                responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
-                patience: .seconds(patience))
+        let respond: HTTPChannelHandler.Responder = { request, writer, channel in
+            let context = BasicWebSocketRequestContext(source: .init(channel: channel, logger: Self.silent))
+            var response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch {
+                response = GalleryGuard.refusal(.internalServerError, "The gallery failed to answer.")
+                GalleryGuard.secure(&response.headers)
+            }
+            response.headers[.date] = HTTPDate.now()
+            try await writer.write(response: response.head, body: response.body)
         }
-        return try builder.buildServer(
+        return GalleryChildChannel(
+            upgrading: HTTP1WebSocketUpgradeChannel(responder: respond, webSocketResponder: responder, configuration: channel),
+            patience: .seconds(configuration.idleSeconds))
+    }
+
+    /// One address's server, as Hummingbird's `Application.run` builds it but without the service that
+    /// formats the `Date` header once a second: idle, splashd wakes for nothing (the header is made
+    /// per answer instead, a few microseconds).
+    private func server(
+        _ child: GalleryChildChannel, host: String, port: Int, running: @escaping @Sendable (Int) -> Void
+    ) throws -> any Service {
+        try HTTPServerBuilder { _ in child }.buildServer(
             configuration: ServerConfiguration(address: .hostname(host, port: port)), eventLoopGroup: group, logger: Self.silent,
-            responder: { request, writer, channel in
-                let context = BasicWebSocketRequestContext(source: .init(channel: channel, logger: Self.silent))
-                var response: Response
-                do {
-                    response = try await responder.respond(to: request, context: context)
-                } catch {
-                    response = GalleryGuard.refusal(.internalServerError, "The gallery failed to answer.")
-                    GalleryGuard.secure(&response.headers)
-                }
-                response.headers[.date] = HTTPDate.now()
-                try await writer.write(response: response.head, body: response.body)
-            },
+            responder: child.upgrading.responder,
             onServerRunning: { channel in running(channel.localAddress?.port ?? port) })
     }
 

@@ -181,6 +181,43 @@ import TestSupport
         }
     }
 
+    /// The gallery's sockets by socket activation, told from the control socket by their name
+    /// ("web", as splashd-web.socket names them): served instead of the port the config names.
+    @Test func theGallerysSocketsComeFromSocketActivationByName() async throws {
+        let dir = TemporaryDirectory()
+        let socket = dir.file("activated.sock")
+        let port = try Self.freePort()
+        try await SplashdFixture.run { fixture in
+            let daemon = try fixture.process(
+                directory: dir.path,
+                launcher: ["/usr/bin/systemd-socket-activate", "-l", socket, "-l", "127.0.0.1:\(port)", "--fdname=control:web", "-E", "NOTIFY_SOCKET"])
+            try await Task.sleep(for: .milliseconds(300))
+            let client = try await connect(socket)
+            let opened = try await client.send(WebOpenRequest())
+            #expect(opened.url.hasPrefix("http://127.0.0.1:\(port)/?token="), "\(opened.url)")
+            let answer = try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/"])
+            #expect(answer.stdout == "401", "the gallery answers on the passed socket: \(answer)")
+            await client.close()
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
+
+    /// A TCP port nobody listens on now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     private func connect(_ path: String) async throws -> SplashClient {
         for _ in 0..<200 {
             if let client = try? SplashClient.connect(socketPath: path) { return client }

@@ -22,7 +22,7 @@ mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
 mkdir -p "$STAGE" /run/systemd/system
 cp "$REPO"/systemd/system/splashd@.service "$REPO"/systemd/system/splashd@.socket /run/systemd/system/
 mkdir -p "$STAGE/user"
-cp "$REPO"/systemd/user/splashd.service "$REPO"/systemd/user/splashd.socket "$STAGE/user/"
+cp "$REPO"/systemd/user/splashd.service "$REPO"/systemd/user/splashd.socket "$REPO"/systemd/user/splashd-web.socket "$STAGE/user/"
 cp -r "$REPO"/integration/system/fixtures/. "$STAGE/"
 cp "$REPO"/integration/system/fake_backend.py "$REPO"/integration/system/rpc.py "$STAGE/"
 cp -r "$REPO"/python/splashtest "$STAGE/"
@@ -79,7 +79,7 @@ UNIT
 # file of the same name takes its place: the same `systemd --user`, in the same slice and cgroup
 # (which is how journald tells user units apart, for `journalctl --user -u splashd`).
 mkdir -p /run/systemd/user
-cp "$STAGE"/user/splashd.service "$STAGE"/user/splashd.socket /run/systemd/user/
+cp "$STAGE"/user/splashd.service "$STAGE"/user/splashd.socket "$STAGE"/user/splashd-web.socket /run/systemd/user/
 cat >/run/systemd/system/user@59234.service <<'UNIT'
 [Unit]
 Description=User Manager for UID 59234 (splashd system test)

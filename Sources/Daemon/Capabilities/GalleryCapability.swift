@@ -18,9 +18,15 @@ struct GalleryCapability: Sendable {
     let logger: Logger
 
     static func make(
-        config: DaemonConfig, directories: DaemonDirectories, state: DaemonState, clock: AnyClock<Duration>, logger: Logger
+        config: DaemonConfig, directories: DaemonDirectories, inherited: [Int32], state: DaemonState, clock: AnyClock<Duration>,
+        logger: Logger
     ) -> GalleryCapability? {
-        guard config.webEnabled else { return nil }
+        guard config.webEnabled else {
+            if !inherited.isEmpty {
+                logger.warning("web.enabled is off, yet splashd-web.socket passed the gallery's sockets: disable the socket unit", metadata: ["splashd_op": "web"])
+            }
+            return nil
+        }
         let sessions: GallerySessions
         do {
             sessions = try GallerySessions(secretPath: directories.state + "/web-secret", clock: clock)
@@ -33,6 +39,7 @@ struct GalleryCapability: Sendable {
             port: config.webPort, root: config.webRoot ?? Self.installedRoot(), maximumMessageBytes: config.maximumLineBytes,
             eventQueueCapacity: config.eventQueueCapacity)
         configuration.idleSeconds = config.webIdleSeconds
+        configuration.inherited = inherited
         return GalleryCapability(sessions: sessions, address: GalleryAddress(), configuration: configuration, logger: logger)
     }
 
