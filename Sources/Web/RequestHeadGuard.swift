@@ -2,17 +2,23 @@ import NIOCore
 import NIOHTTP1
 
 /// What Hummingbird's WebSocket-upgrading channel does not do for a connection's first request, just
-/// after the HTTP decoder: a head the decoder cannot read (over its limit, or not HTTP) is answered and
-/// the connection ended — the decoder's error went to a future nobody answered, and the connection
-/// stayed open and silent — and a head that has not arrived within `patience` ends the connection
-/// (Hummingbird's idle timeout starts only once a request is under way). After it, it only passes
-/// things on: inbound alone, so WebSocket frames go by it untouched after an upgrade.
+/// after the HTTP decoder:
+/// - a head the decoder cannot read (over its limit, or not HTTP) is answered and the connection ended
+///   (the decoder's error went to a future nobody answered, and the connection stayed open and silent);
+/// - a head that has not arrived within `patience` ends the connection (Hummingbird's idle timeout
+///   starts only once a request is under way);
+/// - an HTTP/1.0 request is answered with the connection closed after it (`Connection: close` added
+///   to its head): Hummingbird answers 1.0 as 1.1 and keeps the connection, so a 1.0 client, which
+///   reads until the close, waited for good.
+/// Once the first head has passed it leaves the pipeline: Hummingbird's own HTTP/1 handling answers
+/// a later request's parse error, and an upgraded connection's frames never meet it.
 ///
-/// It ends the connection as a careful server does: the answer, then its own half of the connection,
+/// It ends a connection as a careful server does: the answer, then its own half of the connection,
 /// dropping what the client still sends until it closes or `linger` passes. Closing with the
 /// client's bytes unread resets the connection, and a reset can overtake the answer.
 final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
 
     private let patience: TimeAmount
     private let linger: TimeAmount
@@ -35,11 +41,13 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !headRead {
-            headRead = true
-            waitingForHead?.cancel()
-        }
-        context.fireChannelRead(data)
+        guard !headRead else { return context.fireChannelRead(data) }
+        headRead = true
+        waitingForHead?.cancel()
+        guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
+        if head.version.major == 1 && head.version.minor == 0 { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -48,11 +56,6 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         guard let parserError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
         answered = true
         waitingForHead?.cancel()
-        guard !headRead else {
-            // A request of this connection was read and may be being answered: no second head may
-            // go out in the middle of its answer.
-            return context.close(promise: nil)
-        }
         let overflow = parserError == .headerOverflow
         let reason = overflow ? "The request's head is longer than the gallery reads.\n" : "The gallery cannot read this request.\n"
         var body = context.channel.allocator.buffer(capacity: reason.utf8.count)

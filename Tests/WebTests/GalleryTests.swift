@@ -239,6 +239,18 @@ import TestSupport
         #expect(try await http.send("/", headers: ["Host": host, "Cookie": cookie]).status == 200)
     }
 
+    /// An HTTP/1.0 client (ab, old scripts) reads until the connection closes: it is answered and the
+    /// connection closed after the answer, keep-alive asked for or not. (Hummingbird kept it open, and
+    /// the client waited for good.)
+    @Test func anHTTP10RequestIsAnsweredAndItsConnectionClosed() async throws {
+        let cookie = try await session()
+        for keepAlive in ["", "Connection: Keep-Alive\r\n"] {
+            let request = "GET / HTTP/1.0\r\nHost: \(host)\r\nCookie: \(cookie)\r\n\(keepAlive)\r\n"
+            let answer = try RawHTTP.parse(try await http.sendRaw(Data(request.utf8)))
+            #expect(answer.status == 200, "\(keepAlive): \(answer.status)")
+        }
+    }
+
     /// A connection that never finishes its first head (or sends nothing) is ended after the idle
     /// time: another local user cannot hold the gallery's connections open for good.
     @Test func aConnectionThatNeverFinishesItsHeadIsEnded() async throws {
