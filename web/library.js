@@ -8,6 +8,10 @@ const PAGE = 240;
 const MIN_CELL = 160;
 const GAP = 8;
 const SPARE_ROWS = 3;
+/// Pages asked for at once while scrolling. The connection answers in order: pages asked for on the
+/// way past a region would hold up everything after them (a like's refresh waited 55 s behind the
+/// pages of a grid scrolled end to end), so only pages still in view when a slot frees are asked for.
+const IN_FLIGHT = 2;
 
 export class LibraryGrid {
   constructor(connection, list, count, open) {
@@ -25,6 +29,8 @@ export class LibraryGrid {
     this.columns = 1;
     this.cell = MIN_CELL;
     this.drawing = false;
+    this.wanted = [];
+    this.loading = 0;
 
     this.onScroll = () => this.schedule();
     addEventListener("scroll", this.onScroll, { passive: true });
@@ -96,6 +102,22 @@ export class LibraryGrid {
     return asking;
   }
 
+  /// Asks for the pages in view that are neither here nor asked for, at most IN_FLIGHT at a time.
+  pump() {
+    const generation = this.generation;
+    for (const page of this.wanted) {
+      if (this.loading >= IN_FLIGHT) return;
+      if (this.pages.has(page) || this.asked.has(page)) continue;
+      this.loading++;
+      // A page refused or cut off is asked for again at the next draw, not at once.
+      this.page(page, generation)
+        .then(() => {
+          this.loading--;
+          this.schedule();
+        }, () => this.loading--);
+    }
+  }
+
   photoAt(index) {
     return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE];
   }
@@ -131,11 +153,10 @@ export class LibraryGrid {
     this.count.textContent =
       this.total === 0 ? t("count.none") : this.total === 1 ? t("count.one") : t("count.other", { n: numbers.format(this.total) });
     const [first, last] = this.visibleRange();
-    const generation = this.generation;
-    for (let index = first; index <= last; index++) {
-      const page = Math.floor(index / PAGE);
-      if (!this.pages.has(page) && !this.asked.has(page)) this.page(page, generation).then(() => this.schedule());
-    }
+    this.wanted = [];
+    for (let index = first; index <= last; index += PAGE) this.wanted.push(Math.floor(index / PAGE));
+    if (last >= 0 && !this.wanted.includes(Math.floor(last / PAGE))) this.wanted.push(Math.floor(last / PAGE));
+    this.pump();
     for (const [index, item] of this.items) {
       if (index < first || index > last) {
         item.remove();
