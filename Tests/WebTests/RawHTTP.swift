@@ -44,20 +44,11 @@ struct RawHTTP {
     struct Unanswered: Error {}
 
     func exchangeBytes(_ request: Data, patience: Int = 30) throws -> Data {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        let fd = try Self.connect(port: port)
         defer { close(fd) }
         // A server that never answers is a failure to report, not a test that hangs.
         var timeout = timeval(tv_sec: patience, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.init(rawValue: errno) ?? .ECONNREFUSED) }
         // All of it, or until the server closes its end (MSG_NOSIGNAL: a closed end is an error
         // here, not SIGPIPE for the whole test process); then whatever it answered.
         request.withUnsafeBytes { bytes in
@@ -80,6 +71,25 @@ struct RawHTTP {
     }
 
     struct Unreadable: Error {}
+
+    /// A TCP connection to 127.0.0.1:`port`, blocking; the caller closes it.
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let failure = POSIXError(.init(rawValue: errno) ?? .ECONNREFUSED)
+            close(fd)
+            throw failure
+        }
+        return fd
+    }
 
     static func parse(_ data: Data) throws -> Answer {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { throw Unreadable() }

@@ -6,26 +6,14 @@ import Foundation
 /// A WebSocket on a plain TCP socket, every byte the test's: the upgrade by hand, then frames written
 /// without ever reading an answer, as a tab whose page is stuck. NIO's client would read ahead and
 /// keep frames in its own buffers, which hides whether the server stopped reading.
-struct RawWebSocket: ~Copyable {
+final class RawWebSocket {
     struct Refused: Error { let answer: String }
 
     let fd: Int32
 
     /// Connects to 127.0.0.1:`port` and upgrades `/rpc` with `headers`; the socket is non-blocking after.
     init(port: Int, headers: [(String, String)]) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .ECONNREFUSED)
-        }
+        fd = try RawHTTP.connect(port: port)
         var request = "GET /rpc HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
@@ -36,10 +24,8 @@ struct RawWebSocket: ~Copyable {
         var byte: UInt8 = 0
         while !head.suffix(4).elementsEqual([13, 10, 13, 10]), read(fd, &byte, 1) == 1 { head.append(byte) }
         let answer = String(decoding: head, as: UTF8.self)
-        guard answer.hasPrefix("HTTP/1.1 101") else {
-            close(fd)
-            throw Refused(answer: answer)
-        }
+        // A refusal leaves the socket to deinit.
+        guard answer.hasPrefix("HTTP/1.1 101") else { throw Refused(answer: answer) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
