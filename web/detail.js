@@ -3,7 +3,7 @@
 // and the focus goes back where it was.
 import { lineChart } from "/chart.js";
 import { dates, numbers, t } from "/i18n.js";
-import { bytes, element, outLink } from "/ui.js";
+import { bytes, element, imageAddress, outLink } from "/ui.js";
 
 const SITES = { unsplash: "Unsplash", nasa: "NASA" };
 
@@ -50,7 +50,7 @@ export class PhotoDetail {
 
   render(photo) {
     const title = photo.title ?? t("untitled");
-    const picture = element("img", { src: `/images/${encodeURIComponent(photo.id)}/screen`, alt: title, class: "detail-picture" });
+    const picture = element("img", { src: imageAddress(photo.id, "screen"), alt: title, class: "detail-picture" });
     const heading = element("h2", { id: "detail-title", text: title });
     const credit = element("p", { class: "credit" });
     if (photo.author) {

@@ -6,7 +6,7 @@
 // asked for behind another would only wait. A newer slider position replaces the one waiting to be
 // sent, and an answer older than the newest position asked for is never shown.
 import { dates, t } from "/i18n.js";
-import { button, element, refusal } from "/ui.js";
+import { button, element, imageAddress, refusal } from "/ui.js";
 
 const PREVIEW_SIZE = 768;
 
@@ -35,7 +35,7 @@ export class Editor {
     this.drawControls();
     const photo = await this.connection.call("photos.show", { id: photoId }).catch(() => null);
     this.section.querySelector("h2").textContent = `${t("editor.title")}: ${photo?.title ?? t("untitled")}`;
-    this.original.src = `/images/${encodeURIComponent(photoId)}/screen`;
+    this.original.src = imageAddress(photoId, "screen");
     this.preview.removeAttribute("src");
     this.said.textContent = "";
     await this.listEdits();
@@ -129,7 +129,7 @@ export class Editor {
   async listEdits() {
     const { edits } = await this.connection.call("edits.list", { id: this.photoId });
     this.editList.replaceChildren(...edits.map((edit) => element("li", { "data-edit": edit.edit_id },
-      element("img", { src: `/images/${encodeURIComponent(edit.photo_id)}/edit/${edit.edit_id}`, alt: "", loading: "lazy" }),
+      element("img", { src: imageAddress(edit.photo_id, `edit/${edit.edit_id}`), alt: "", loading: "lazy" }),
       element("span", { text: `${edit.filters.map((step) => step.filter).join(" + ")} · ${dates.format(new Date(edit.created_at))} · ${t(`editState.${edit.state}`)}` }),
       button(t("editor.remove"), () => this.remove(edit.edit_id)))));
     if (edits.length === 0) this.editList.append(element("li", { class: "quiet", text: t("editor.none") }));

@@ -3,6 +3,7 @@
 // as they come into view. A change (a like here or on another device) asks again for the pages in
 // view only; what is on screen stays until their answers come, so nothing flickers.
 import { t, numbers } from "/i18n.js";
+import { imageAddress } from "/ui.js";
 
 const PAGE = 240;
 const MIN_CELL = 160;
@@ -71,10 +72,7 @@ export class LibraryGrid {
     const generation = ++this.generation;
     // The pages in view, and the first for the total (an empty grid has none in view: the total
     // it had may be the one that changed).
-    const [first, last] = this.visibleRange();
-    const wanted = new Set([0]);
-    for (let index = first; index <= last; index += PAGE) wanted.add(Math.floor(index / PAGE));
-    if (last >= 0) wanted.add(Math.floor(last / PAGE));
+    const wanted = new Set([0, ...this.pagesIn(...this.visibleRange())]);
     this.asked.clear();
     const answers = await Promise.all([...wanted].map((page) => this.fetch(page, generation)));
     if (generation !== this.generation) return;
@@ -118,6 +116,13 @@ export class LibraryGrid {
     }
   }
 
+  /// The pages that hold the photos from `first` to `last` (none when `last` is before `first`).
+  pagesIn(first, last) {
+    const pages = [];
+    for (let page = Math.floor(first / PAGE); page * PAGE <= last; page++) pages.push(page);
+    return pages;
+  }
+
   photoAt(index) {
     return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE];
   }
@@ -153,9 +158,7 @@ export class LibraryGrid {
     this.count.textContent =
       this.total === 0 ? t("count.none") : this.total === 1 ? t("count.one") : t("count.other", { n: numbers.format(this.total) });
     const [first, last] = this.visibleRange();
-    this.wanted = [];
-    for (let index = first; index <= last; index += PAGE) this.wanted.push(Math.floor(index / PAGE));
-    if (last >= 0 && !this.wanted.includes(Math.floor(last / PAGE))) this.wanted.push(Math.floor(last / PAGE));
+    this.wanted = this.pagesIn(first, last);
     this.pump();
     for (const [index, item] of this.items) {
       if (index < first || index > last) {
@@ -189,7 +192,7 @@ export class LibraryGrid {
     if (item.dataset.id === photo.id) return;
     item.dataset.id = photo.id;
     const picture = document.createElement("img");
-    picture.src = `/images/${encodeURIComponent(photo.id)}/thumb`;
+    picture.src = imageAddress(photo.id, "thumb");
     picture.alt = photo.title ?? t("untitled");
     picture.decoding = "async";
     if (photo.color) item.style.backgroundColor = photo.color;

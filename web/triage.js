@@ -3,6 +3,7 @@
 // Backspace undoes the last. The daemon's answer moves the card on; a refusal (a near-duplicate of a
 // photo already liked) says why and names the twin, and the card stays.
 import { numbers, t } from "/i18n.js";
+import { imageAddress } from "/ui.js";
 
 const BATCH = 50;
 const DRAG_DECIDES = 0.25;
@@ -52,7 +53,7 @@ export class Triage {
     this.section.querySelector(".undo").disabled = this.done.length === 0;
     if (!photo) return;
     this.card.dataset.id = photo.id;
-    this.picture.src = `/images/${encodeURIComponent(photo.id)}/screen`;
+    this.picture.src = imageAddress(photo.id, "screen");
     this.picture.alt = photo.title ?? t("untitled");
     this.caption.textContent = [photo.title ?? t("untitled"), photo.author].filter(Boolean).join(" — ");
     this.card.style.transform = "";

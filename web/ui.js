@@ -37,10 +37,16 @@ export function bytes(count) {
   return `${numbers.format(Math.round(value * 10) / 10)} ${units[unit]}`;
 }
 
+/// Where the gallery serves a photo's picture: `thumb`, `screen`, `original`, or `edit/<edit id>` for an
+/// edit's rendering.
+export function imageAddress(photoId, what) {
+  return `/images/${encodeURIComponent(photoId)}/${what}`;
+}
+
 /// A photo's thumbnail as the grid and the search show it; Enter or a click opens it.
 export function thumbnail(photo, open) {
   const item = element("li", { "data-id": photo.id, tabindex: 0, title: [photo.title, photo.author].filter(Boolean).join(" — ") });
-  item.append(element("img", { src: `/images/${encodeURIComponent(photo.id)}/thumb`, alt: photo.title ?? t("untitled"), decoding: "async" }));
+  item.append(element("img", { src: imageAddress(photo.id, "thumb"), alt: photo.title ?? t("untitled"), decoding: "async" }));
   if (photo.color) item.style.backgroundColor = photo.color;
   item.addEventListener("click", () => open(photo.id));
   item.addEventListener("keydown", (event) => {

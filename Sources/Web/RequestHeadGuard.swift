@@ -22,7 +22,6 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     private let patience: TimeAmount
     private let linger: TimeAmount
-    private var headRead = false
     private var answered = false
     private var waitingForHead: Scheduled<Void>?
 
@@ -40,9 +39,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         waitingForHead?.cancel()
     }
 
+    /// The decoder's first part is the first request's head; the guard leaves the pipeline with it.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !headRead else { return context.fireChannelRead(data) }
-        headRead = true
         waitingForHead?.cancel()
         guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
         if head.version.major == 1 && head.version.minor == 0 { head.headers.replaceOrAdd(name: "Connection", value: "close") }

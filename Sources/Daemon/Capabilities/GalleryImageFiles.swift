@@ -15,7 +15,7 @@ struct GalleryImageFiles: GalleryImages {
 
     func file(photoId: String, size: GalleryImageSize) async throws -> GalleryImageFile? {
         guard let listed = try files(photoId) else { return nil }
-        if let chosen = Self.choose(listed, size) { return try Self.galleryFile(chosen, size) }
+        if let chosen = Self.choose(listed, size) { return try Self.galleryFile(chosen, immutable: size == .original) }
         guard let images else { throw DaemonFailure.noPictureHere(id: photoId, offline: true) }
         do throws(ImageFailure) {
             if size == .thumb {
@@ -26,13 +26,13 @@ struct GalleryImageFiles: GalleryImages {
         } catch {
             throw WireErrors.image(error, photoId: photoId, forEdit: false)
         }
-        return try Self.choose(files(photoId) ?? [], size).map { try Self.galleryFile($0, size) }
+        return try Self.choose(files(photoId) ?? [], size).map { try Self.galleryFile($0, immutable: size == .original) }
     }
 
     func rendering(photoId: String, editId: String) async throws -> GalleryImageFile? {
         guard let file = try files(photoId)?.first(where: { $0.variant == "edit:" + editId }) else { return nil }
         // An edit's rendering is made once and never changes: a changed edit is a new one.
-        return GalleryImageFile(path: file.path, contentHash: try file.checksum ?? Self.sha256(file.path), immutable: true)
+        return try Self.galleryFile(file, immutable: true)
     }
 
     private func files(_ photoId: String) throws -> [PhotoFileInfo]? {
@@ -53,8 +53,8 @@ struct GalleryImageFiles: GalleryImages {
         }
     }
 
-    static func galleryFile(_ file: PhotoFileInfo, _ size: GalleryImageSize) throws -> GalleryImageFile {
-        GalleryImageFile(path: file.path, contentHash: try file.checksum ?? sha256(file.path), immutable: size == .original)
+    static func galleryFile(_ file: PhotoFileInfo, immutable: Bool) throws -> GalleryImageFile {
+        GalleryImageFile(path: file.path, contentHash: try file.checksum ?? sha256(file.path), immutable: immutable)
     }
 
     /// A file's hash, read now (a thumbnail's row keeps none); one that cannot be read is a fetch
