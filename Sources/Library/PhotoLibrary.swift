@@ -52,10 +52,7 @@ public final class PhotoLibrary: Sendable {
 
     /// A photo's files on this machine, as `detail` lists them; nil for a photo the store does not hold.
     public func files(photoId: String, dataDirectory: String, cacheDirectory: String) throws -> [PhotoFileInfo]? {
-        let found = try store.read { db -> [PhotoFileStore.File]? in
-            guard try PhotoRecord.exists(db, key: photoId) else { return nil }
-            return try PhotoFileStore.files(db, photoId: photoId)
-        }
+        let found = try store.read { db in try PhotoFileStore.files(db, ofPhoto: photoId) }
         return found?.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
     }
 

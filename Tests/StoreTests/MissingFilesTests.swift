@@ -45,6 +45,18 @@ import TestSupport
         #expect(try missing(limit: 100) == ["unsplash:edited", "unsplash:d", "unsplash:c", "unsplash:a", "unsplash:b"])
     }
 
+    /// The gallery's one question per picture: nil for a photo the store does not hold, no files for
+    /// one that has none, its files for one that has.
+    @Test func aPhotosFilesAreNoneOrItsOwnAndNilForNoSuchPhoto() throws {
+        try store.read { db in
+            #expect(try PhotoFileStore.files(db, ofPhoto: "unsplash:nope") == nil)
+            #expect(try PhotoFileStore.files(db, ofPhoto: "unsplash:a") == [])
+            let had = try #require(try PhotoFileStore.files(db, ofPhoto: "unsplash:had"))
+            let listed = try PhotoFileStore.files(db, photoId: "unsplash:had")
+            #expect(had.map(\.path) == ["library/unsplash/had.regular.jpg"] && had == listed)
+        }
+    }
+
     /// Each limit gives the head of the whole list: the merge of the two newest-first walks loses nothing.
     @Test func everyLimitIsTheHeadOfTheWholeList() throws {
         let all = try missing(limit: 100)

@@ -156,8 +156,21 @@ public enum PhotoFileStore {
     }
 
     public static func files(_ db: Database, photoId: String) throws -> [File] {
-        try Row.fetchAll(db, sql: "SELECT * FROM photo_files WHERE photo_id = ? ORDER BY in_library DESC, variant", arguments: [photoId])
-            .map(File.init(row:))
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM photo_files WHERE photo_id = ? ORDER BY in_library DESC, variant"), arguments: [photoId]
+        ).map(File.init(row:))
+    }
+
+    /// `files` of a photo the store holds; nil when it holds no such photo. One prepared statement,
+    /// kept: the gallery asks this for every picture a grid shows.
+    public static func files(_ db: Database, ofPhoto photoId: String) throws -> [File]? {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT f.* FROM photos p LEFT JOIN photo_files f ON f.photo_id = p.id WHERE p.id = ?
+            ORDER BY f.in_library DESC, f.variant
+            """), arguments: [photoId])
+        guard !rows.isEmpty else { return nil }
+        // A photo without files is one row of NULLs.
+        return rows.filter { ($0["photo_id"] as String?) != nil }.map(File.init(row:))
     }
 
     /// Every row the library ↔ cache moves handle: downloads, not edits' renderings nor imported files
