@@ -254,6 +254,8 @@ def add_library_files(daemon, photo_ids, sample):
     """Gives liked photos their library file (a hard link to one real JPEG) and photo_files row, so the image
     queue has nothing to fetch for them and does not compete with what a scenario measures."""
     size = os.path.getsize(sample)
+    with open(sample, "rb") as f:
+        checksum = hashlib.sha256(f.read()).hexdigest()  # as the daemon records a download's
     lib = os.path.join(daemon.directory, "data", "library", "unsplash")
     os.makedirs(lib, exist_ok=True)
     con = sqlite3.connect(daemon.db_path, timeout=60)
@@ -265,8 +267,9 @@ def add_library_files(daemon, photo_ids, sample):
             if not os.path.exists(os.path.join(daemon.directory, "data", rel)):
                 os.link(sample, os.path.join(daemon.directory, "data", rel))
             con.execute("INSERT INTO photo_files (photo_id, variant, path, in_library, bytes, checksum, created_at, "
-                        "last_access_at) VALUES (?, 'regular', ?, 1, ?, NULL, ?, ?) "
-                        "ON CONFLICT (photo_id, variant) DO UPDATE SET path = excluded.path, bytes = excluded.bytes", (pid, rel, size, now, now))
+                        "last_access_at) VALUES (?, 'regular', ?, 1, ?, ?, ?, ?) "
+                        "ON CONFLICT (photo_id, variant) DO UPDATE SET path = excluded.path, bytes = excluded.bytes, "
+                        "checksum = excluded.checksum", (pid, rel, size, checksum, now, now))
             # a downloaded photo's perceptual hash, as the daemon leaves it (one it lacks, it takes at start)
             con.execute("UPDATE photos SET phash = ? WHERE id = ?", (perceptual_hash_for(pid), pid))
     con.close()

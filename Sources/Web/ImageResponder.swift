@@ -1,6 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
+import NIOPosix
 
 /// Answers a picture's file: its content hash as the ETag (`If-None-Match` → 304), one byte range on
 /// request (206, or 416 when it lies outside), its media type from its name.
@@ -17,7 +22,8 @@ struct ImageResponder: Sendable {
         if let asked = request.headers[.ifNoneMatch], asked.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
             return Response(status: .notModified, headers: headers)
         }
-        let size = Int((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0)
+        let contents = try await Self.read(file.path)
+        let size = contents.size
         if let range = request.headers[.range], request.headers[.ifRange].map({ $0 == etag }) ?? true {
             guard let bytes = Self.byteRange(range, size: size) else {
                 headers[.contentRange] = "bytes */\(size)"
@@ -25,10 +31,65 @@ struct ImageResponder: Sendable {
             }
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             headers[.contentLength] = String(bytes.count)
-            return Response(status: .partialContent, headers: headers, body: try await fileIO.loadFile(path: file.path, range: bytes, context: context))
+            let body = switch contents {
+            case .whole(let buffer): ResponseBody(byteBuffer: buffer.getSlice(at: bytes.lowerBound, length: bytes.count)!)
+            case .large: try await fileIO.loadFile(path: file.path, range: bytes, context: context)
+            }
+            return Response(status: .partialContent, headers: headers, body: body)
         }
         headers[.contentLength] = String(size)
-        return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file.path, context: context))
+        let body = switch contents {
+        case .whole(let buffer): ResponseBody(byteBuffer: buffer)
+        case .large: try await fileIO.loadFile(path: file.path, context: context)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// A picture's bytes as one answer sends them: a file up to `wholeLimit` (a grid's thumbnail, a
+    /// screen copy) read whole, opened, sized, read and closed in one trip to NIO's thread pool; a
+    /// larger one only sized there, and streamed in chunks by `FileIO`. One trip, not one per call
+    /// (`FileIO` makes four for a file, and the thread hand-overs were most of a thumbnail's cost).
+    enum Contents {
+        case whole(ByteBuffer)
+        case large(size: Int)
+
+        var size: Int {
+            switch self {
+            case .whole(let buffer): buffer.readableBytes
+            case .large(let size): size
+            }
+        }
+    }
+
+    static let wholeLimit = 1 << 20
+
+    /// `path`'s contents; 404 when it cannot be opened (the store named a file that has gone since).
+    static func read(_ path: String) async throws -> Contents {
+        let read = try await NIOThreadPool.singleton.runIfActive { () -> Contents? in
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            let end = lseek(fd, 0, SEEK_END)
+            guard end >= 0 else { return nil }
+            let size = Int(end)
+            guard size <= wholeLimit else { return .large(size: size) }
+            var buffer = ByteBufferAllocator().buffer(capacity: size)
+            var complete = true
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { space in
+                var done = 0
+                while done < size {
+                    let n = pread(fd, space.baseAddress! + done, size - done, off_t(done))
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    done += n
+                }
+                complete = done == size
+                return done
+            }
+            return complete ? .whole(buffer) : nil
+        }
+        guard let read else { throw HTTPError(.notFound) }
+        return read
     }
 
     /// One range of `bytes=first-last`, `bytes=first-` or `bytes=-suffix`, within `size`; nil when

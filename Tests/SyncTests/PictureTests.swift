@@ -2,6 +2,7 @@ import CLIText
 import Foundation
 import Shared
 import SplashClient
+import Support
 import Testing
 import TestSupport
 
@@ -78,6 +79,8 @@ enum KittyPlaceholdersProbe {
             try await daemon.wait(for: "the screen copy of \(photos[0].id)") { try await screenCopy(photos[0].id) != nil }
             let copy = try #require(try await screenCopy(photos[0].id))
             #expect(copy.location == .cache && copy.path.hasSuffix(".screen.jpg"), "\(copy)")
+            // Its hash kept with it: the gallery's ETag, not a file read again for every answer.
+            #expect(copy.checksum == (try FileDigest.sha256Hex(path: copy.path)))
             let drawn = try await daemon.send(PhotosPictureRequest(id: photos[0].id, terminal: Self.terminal))
             #expect(drawn.from == .screen && drawn.path == copy.path, "\(drawn.from) \(drawn.path)")
             // 2000 pixels wide: wider than the copy (its picture is small, kept so: the payload is JSON).

@@ -160,6 +160,27 @@ import TestSupport
         #expect(beyond.status == 416 && beyond.header("Content-Range") == "bytes */5000")
     }
 
+    /// A file too large to read whole for one answer (an original) is streamed: whole, and in ranges
+    /// that cross the chunks it is read in.
+    @Test func aLargePictureIsStreamedWholeAndInRanges() async throws {
+        let cookie = try await session()
+        let bytes = Data((0..<(3 << 20) / 2).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+        let relative = "library/unsplash/abc.full.jpg"
+        try FileManager.default.createDirectory(atPath: daemon.dataDirectory + "/library/unsplash", withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: daemon.dataDirectory + "/" + relative))
+        try daemon.store.write { db in
+            try PhotoFileStore.record(db, .init(
+                photoId: "unsplash:abc", variant: "full", path: relative, inLibrary: true, bytes: Int64(bytes.count), checksum: "f00d",
+                createdAt: Date(), lastAccessAt: Date()))
+        }
+        let whole = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie])
+        #expect(whole.status == 200 && whole.header("Content-Length") == String(bytes.count))
+        #expect(whole.body == bytes)
+        let across = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=131000-1200000"])
+        #expect(across.status == 206 && across.body == bytes[131_000...1_200_000])
+        #expect(across.header("Content-Range") == "bytes 131000-1200000/\(bytes.count)")
+    }
+
     @Test func theWebSocketSpeaksTheControlProtocolToTheGallerysOwnPageOnly() async throws {
         let cookie = try await session()
         var texts: [String] = []

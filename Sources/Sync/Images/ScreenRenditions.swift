@@ -99,7 +99,7 @@ public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
                 guard try PulledRows.photoExists(db, id: photoId) else { return false }
                 try PhotoFileStore.record(db, PhotoFileStore.File(
                     photoId: photoId, variant: ScreenRendition.variant, path: relative, inLibrary: false,
-                    bytes: Int64(rendition.jpeg.count), checksum: nil, createdAt: now, lastAccessAt: now))
+                    bytes: Int64(rendition.jpeg.count), checksum: FileDigest.hex(SHA256.hash([UInt8](rendition.jpeg))), createdAt: now, lastAccessAt: now))
                 return true
             }
             guard kept else {
