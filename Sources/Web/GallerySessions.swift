@@ -100,14 +100,29 @@ public final class GallerySessions: Sendable {
         FileDigest.hex(Support.SHA256.hash(Array(token.utf8)))
     }
 
+    // Byte by byte, not by `replacingOccurrences`: a cookie is read back for every request the page
+    // makes, each thumbnail of a grid included, and Foundation's string replacing was half its cost.
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let bytes = Array(data.base64EncodedData()).compactMap { byte -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            case UInt8(ascii: "="): nil
+            default: byte
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func data(base64URL text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        var bytes = text.utf8.map { byte -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        bytes += repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4)
+        return Data(base64Encoded: Data(bytes))
     }
 }
