@@ -236,7 +236,12 @@ public final class GalleryServer: Service, Sendable {
                 try await Self.picture { try await images.rendering(photoId: id, editId: edit) }, to: request, context: context)
         }
         routes.ws("/rpc") { [self] inbound, outbound, _ in
-            await serve(inbound: inbound, outbound: outbound)
+            // The connection's task prefers its event loop (`GalleryChildChannel`); a tab's requests
+            // go to the daemon's services (a preview render, a page of 100,000 photos) and belong on
+            // the cooperative pool, not on a loop other connections' bytes wait for.
+            await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await serve(inbound: inbound, outbound: outbound)
+            }
         }
         return routes
     }
