@@ -25,6 +25,9 @@ export class LibraryGrid {
     this.pages = new Map();
     this.asked = new Map();
     this.generation = 0;
+    this.shown = 0;
+    this.refreshes = 0;
+    this.refreshShown = 0;
     this.items = new Map();
     this.active = 0;
     this.columns = 1;
@@ -56,6 +59,7 @@ export class LibraryGrid {
     this.pages.clear();
     this.asked.clear();
     this.generation++;
+    this.shown++;
     for (const item of this.items.values()) item.remove();
     this.items.clear();
     await this.page(0, this.generation);
@@ -69,32 +73,37 @@ export class LibraryGrid {
 
   /// Something changed in the store: the pages in view are asked for again.
   async refresh() {
-    const generation = ++this.generation;
+    this.generation++;
+    const shown = this.shown;
+    const asked = ++this.refreshes;
     // The pages in view, and the first for the total (an empty grid has none in view: the total
     // it had may be the one that changed).
     const wanted = new Set([0, ...this.pagesIn(...this.visibleRange())]);
     this.asked.clear();
-    const answers = await Promise.all([...wanted].map((page) => this.fetch(page, generation)));
-    if (generation !== this.generation) return;
+    const answers = await Promise.all([...wanted].map((page) => this.fetch(page)));
+    // A newer refresh may be on its way (a like, then its picture arriving), but this answer holds
+    // the change that asked for it: it is shown unless the filter changed since. Answers come in
+    // order, so a newer refresh's never comes before it.
+    if (shown !== this.shown || asked < this.refreshShown) return;
+    this.refreshShown = asked;
+    this.total = answers[0].total;
     this.pages.clear();
-    for (const [page, photos] of answers) this.pages.set(page, photos);
+    for (const { page, photos } of answers) this.pages.set(page, photos);
     this.draw();
   }
 
   async page(page, generation) {
     if (this.pages.has(page) || this.asked.has(page)) return;
-    const [, photos] = await this.fetch(page, generation);
+    const { photos, total } = await this.fetch(page);
     if (generation !== this.generation) return;
+    this.total = total;
     this.pages.set(page, photos);
   }
 
-  fetch(page, generation) {
+  fetch(page) {
     const asking = this.connection
       .call("photos.list", { ...this.filter, limit: PAGE, offset: page * PAGE })
-      .then((answer) => {
-        if (generation === this.generation) this.total = answer.total;
-        return [page, answer.photos];
-      })
+      .then((answer) => ({ page, photos: answer.photos, total: answer.total }))
       .finally(() => this.asked.delete(page));
     this.asked.set(page, asking);
     return asking;
