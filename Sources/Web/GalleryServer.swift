@@ -292,17 +292,29 @@ public final class GalleryServer: Service, Sendable {
         return !id.contains("/") && !id.contains("\\") && !id.contains("\0") && !id.contains("..")
     }
 
-    /// A picture from the daemon, or the answer that says why not: 404 for no such photo, 503 (try
-    /// again soon) for one that is not here and cannot be fetched now.
+    /// A picture from the daemon, or the answer that says why not: 404 for no such photo or none
+    /// to be had, 503 (try again soon) for one that is not here and cannot be fetched now.
     static func picture(_ find: () async throws -> GalleryImageFile?) async throws -> GalleryImageFile {
         let found: GalleryImageFile?
         do {
             found = try await find()
+        } catch let unavailable as GalleryPictureUnavailable {
+            throw unavailable
         } catch {
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "30"], message: "not on this machine, and cannot be fetched now: \(error)")
+            throw GalleryPictureUnavailable(words: "not on this machine, and cannot be fetched now: \(error)", lasting: false)
         }
         guard let found else { throw HTTPError(.notFound) }
         return found
+    }
+}
+
+extension GalleryPictureUnavailable: HTTPResponseError {
+    public var status: HTTPResponse.Status { lasting ? .notFound : .serviceUnavailable }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = GalleryGuard.refusal(status, words)
+        if !lasting { response.headers[.retryAfter] = "30" }
+        return response
     }
 }
 

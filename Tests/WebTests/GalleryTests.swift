@@ -160,6 +160,17 @@ import TestSupport
         #expect(beyond.status == 416 && beyond.header("Content-Range") == "bytes */5000")
     }
 
+    /// A photo the store holds with no picture here and none to be had (its source has no address for
+    /// one): 404 with the daemon's words, not "try again in 30 s" for good.
+    @Test func aPictureThatCannotBeHadIsNotFoundInTheDaemonsWords() async throws {
+        let cookie = try await session()
+        let answer = try await http.send("/images/unsplash:abc/thumb", headers: ["Host": host, "Cookie": cookie])
+        let words = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 404 && answer.header("Retry-After") == nil, "\(answer.status) \(words)")
+        #expect(words.contains("unsplash:abc") && answer.header("Content-Type")?.hasPrefix("text/plain") == true, "\(words)")
+        #expect(answer.header("Content-Security-Policy") != nil, "a refusal is secured as every answer")
+    }
+
     /// A file too large to read whole for one answer (an original) is streamed: whole, and in ranges
     /// that cross the chunks it is read in.
     @Test func aLargePictureIsStreamedWholeAndInRanges() async throws {

@@ -16,7 +16,9 @@ struct GalleryImageFiles: GalleryImages {
     func file(photoId: String, size: GalleryImageSize) async throws -> GalleryImageFile? {
         guard let listed = try files(photoId) else { return nil }
         if let chosen = Self.choose(listed, size) { return try Self.galleryFile(chosen, immutable: size == .original) }
-        guard let images else { throw DaemonFailure.noPictureHere(id: photoId, offline: true) }
+        guard let images else {
+            throw GalleryPictureUnavailable(words: DaemonText.noPictureHere(id: photoId).english, lasting: false)
+        }
         do throws(ImageFailure) {
             if size == .thumb {
                 let path = try await images.queue.thumbnailNow(photoId: photoId)
@@ -24,7 +26,8 @@ struct GalleryImageFiles: GalleryImages {
             }
             try await images.queue.fetchNow(photoId: photoId)
         } catch {
-            throw WireErrors.image(error, photoId: photoId, forEdit: false)
+            throw GalleryPictureUnavailable(
+                words: DaemonText.noPictureHereBecause(id: photoId, reason: error.message).english, lasting: !error.transient)
         }
         return try Self.choose(files(photoId) ?? [], size).map { try Self.galleryFile($0, immutable: size == .original) }
     }
