@@ -60,6 +60,80 @@ def test_search_with_its_options_history_topics_and_a_like(daemons, browser):
     assert refusals(browser) == []
 
 
+def test_a_nasa_search_with_its_years_and_a_like(daemons, browser):
+    """NASA's Image and Video Library through the same form: its year range instead of Unsplash's
+    options, the results the daemon gives for them, a like from them."""
+    daemon = daemons()
+    daemon.signup()
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-search").click()
+    form = browser.find_element(By.CSS_SELECTOR, "#search form")
+    WebDriverWait(browser, 30).until(lambda b: browser.switch_to.active_element == form.find_element(By.NAME, "query"))
+    Select(form.find_element(By.NAME, "source")).select_by_value("nasa")
+    form.find_element(By.NAME, "year_from").send_keys("2000")
+    form.find_element(By.NAME, "year_to").send_keys("2015")
+    form.find_element(By.NAME, "query").send_keys("mars", Keys.ENTER)
+    expected = daemon.call("photos.search", {"query": "mars", "source": "nasa", "year_from": 2000, "year_to": 2015, "per_page": 30})
+    assert expected["photos"], "devstack's NASA has photos of mars in those years"
+    wanted = [photo["id"] for photo in expected["photos"]]
+    WebDriverWait(browser, 30).until(
+        lambda b: [item.get_attribute("data-id") for item in b.find_elements(By.CSS_SELECTOR, "#search .results > li")] == wanted)
+    assert all(pid.startswith("nasa:") for pid in wanted)
+    WebDriverWait(browser, 30).until(lambda b: "mars · NASA" in b.find_element(By.CSS_SELECTOR, "#search .history li").text)
+
+    first = wanted[0]
+    browser.find_element(By.CSS_SELECTOR, f"#search .results > li[data-id='{first}'] .heart").click()
+    WebDriverWait(browser, 30).until(lambda b: attribute(b, f"#search .results > li[data-id='{first}'] .heart", "aria-pressed") == "true")
+    assert daemon.call("photos.show", {"id": first}).get("liked_at")
+    assert refusals(browser) == []
+
+
+def test_a_near_duplicate_is_refused_with_its_twin_and_can_be_liked_anyway(daemons, browser):
+    """A search result that looks like a photo already liked: its like is refused, the twin is shown
+    beside it, and "like anyway" likes it."""
+    import sqlite3
+    import time
+    daemon = daemons()
+    daemon.signup()
+    found = [photo["id"] for photo in daemon.call("photos.search", {"query": "lake", "per_page": 30})["photos"]]
+    liked, lookalike = found[0], found[1]
+    daemon.call("photos.like", {"id": liked})
+
+    def phash(photo_id):
+        with sqlite3.connect(daemon.db_path, timeout=30) as db:
+            return db.execute("SELECT phash FROM photos WHERE id = ?", (photo_id,)).fetchone()[0]
+    # The liked photo's file arrives and is hashed (DuplicateScanner, at once for a library arrival).
+    deadline = time.monotonic() + 60
+    while phash(liked) is None:
+        assert time.monotonic() < deadline, f"{liked} was never hashed"
+        time.sleep(0.2)
+
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-search").click()
+    form = browser.find_element(By.CSS_SELECTOR, "#search form")
+    WebDriverWait(browser, 30).until(lambda b: browser.switch_to.active_element == form.find_element(By.NAME, "query"))
+    form.find_element(By.NAME, "query").send_keys("lake", Keys.ENTER)
+    item = f"#search .results > li[data-id='{lookalike}']"
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, item))
+    # The second result's picture, as if it were the first's re-encoded: the same perceptual hash, as
+    # the scanner would have taken it (devstack's Unsplash has no two photos alike). Only a library
+    # arrival is hashed, so a search result's hash stays as written.
+    with sqlite3.connect(daemon.db_path, timeout=30) as db:
+        db.execute("UPDATE photos SET phash = ? WHERE id = ?", (phash(liked), lookalike))
+
+    browser.find_element(By.CSS_SELECTOR, f"{item} .heart").click()
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, f"{item} .twin li[data-id='{liked}']"))
+    assert attribute(browser, f"{item} .heart", "aria-pressed") != "true"
+    assert not daemon.call("photos.show", {"id": lookalike}).get("liked_at")
+    assert [error["data"]["kind"] for error in refusals(browser)] == ["duplicate"]
+
+    browser.find_element(By.CSS_SELECTOR, f"{item} .twin button").click()
+    WebDriverWait(browser, 30).until(lambda b: attribute(b, f"{item} .heart", "aria-pressed") == "true")
+    assert not browser.find_elements(By.CSS_SELECTOR, f"{item} .twin")
+    assert daemon.call("photos.show", {"id": lookalike}).get("liked_at")
+    assert refusals(browser) == []
+
+
 def test_editor_preview_follows_the_slider_and_the_saved_edit_reaches_the_server(daemons, devstack, browser):
     daemon = daemons()
     email = daemon.signup()

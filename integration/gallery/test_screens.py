@@ -138,6 +138,41 @@ def test_triage_with_the_arrow_keys_and_undo(daemons, browser):
     assert refusals(browser) == []
 
 
+def test_triage_by_dragging_the_card_aside(daemons, browser):
+    """A drag of a quarter of the card's width or more decides (right: favourite, left: dismiss); a
+    shorter one springs back and decides nothing."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    daemon = daemons()
+    daemon.signup()
+    stored(daemon)
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-triage").click()
+    card = browser.find_element(By.CSS_SELECTOR, "#triage .card")
+    WebDriverWait(browser, 30).until(lambda b: card.get_attribute("data-id"))
+    width = card.size["width"]
+
+    def drag(fraction):
+        ActionChains(browser).click_and_hold(card).move_by_offset(int(width * fraction / 2), 0) \
+            .move_by_offset(int(width * fraction / 2), 0).release().perform()
+
+    first = card.get_attribute("data-id")
+    drag(0.1)
+    # Nothing decided: the same photo, neither liked nor dismissed, the card back in place.
+    WebDriverWait(browser, 30).until(lambda b: card.value_of_css_property("transform") in ("none", ""))
+    assert card.get_attribute("data-id") == first
+    shown = daemon.call("photos.show", {"id": first})
+    assert not shown.get("liked_at") and not shown.get("dismissed_at")
+
+    drag(0.5)
+    WebDriverWait(browser, 30).until(lambda b: card.get_attribute("data-id") != first)
+    assert daemon.call("photos.show", {"id": first}).get("liked_at")
+    second = card.get_attribute("data-id")
+    drag(-0.5)
+    WebDriverWait(browser, 30).until(lambda b: card.get_attribute("data-id") != second)
+    assert daemon.call("photos.show", {"id": second}).get("dismissed_at")
+    assert refusals(browser) == []
+
+
 @pytest.mark.parametrize("browser", ["pt-BR"], indirect=True)
 def test_the_page_speaks_the_browsers_portuguese(daemons, browser):
     daemon = daemons()
