@@ -71,14 +71,16 @@ public final class BrowserFlows: Sendable {
 
     /// Opens the listener; `url` makes the authorisation address from the redirect URI, the state and
     /// the challenge (nil: it cannot, and nothing is left listening).
+    /// `returnTo`: the address of the gallery that began the sign-in, which the browser's last page
+    /// links back to; nil for one begun in the terminal.
     public func start(
-        url: (_ redirectURI: String, _ state: String, _ challenge: String) -> String?
+        returnTo: String? = nil, url: (_ redirectURI: String, _ state: String, _ challenge: String) -> String?
     ) async throws(BrowserFlowFailure) -> Started? {
         let pkce = PKCE.make()
         let state = PKCE.randomToken(bytes: 16)
         let listener: LoopbackRedirect
         do {
-            listener = try await LoopbackRedirect.open(timeout: timeout) { query in Self.page(for: query, state: state) }
+            listener = try await LoopbackRedirect.open(timeout: timeout) { query in Self.page(for: query, state: state, returnTo: returnTo) }
         } catch {
             throw .cannotListen(detail: "\(error)")
         }
@@ -148,20 +150,25 @@ public final class BrowserFlows: Sendable {
         return LoopbackRedirect.query(of: components)
     }
 
-    /// What the browser is shown: the flow's verdict as far as the listener can tell.
-    static func page(for query: [String: String], state: String) -> LoopbackRedirect.Page {
+    /// What the browser is shown: the flow's verdict as far as the listener can tell, and the way back
+    /// to where the sign-in began (the terminal, or the gallery's page, linked).
+    static func page(for query: [String: String], state: String, returnTo: String? = nil) -> LoopbackRedirect.Page {
+        let there = returnTo == nil ? "in the terminal" : "in the gallery"
+        let link = returnTo.map { LoopbackRedirect.Page.Link(words: "Back to the gallery", url: $0) }
         guard query["state"] == state else {
             return LoopbackRedirect.Page(
                 status: 400, title: "Not this sign-in",
-                message: "This address does not belong to the sign-in splashctl began. Nothing was signed in; start again in the terminal.")
+                message: "This address does not belong to the sign-in splashd began. Nothing was signed in; start again \(there).", link: link)
         }
         if let error = query["error"] {
-            return LoopbackRedirect.Page(status: 400, title: "Sign-in refused", message: "\(query["error_description"] ?? error). You can close this tab.")
+            return LoopbackRedirect.Page(
+                status: 400, title: "Sign-in refused", message: "\(query["error_description"] ?? error). You can close this tab.", link: link)
         }
         guard query["code"]?.isEmpty == false else {
-            return LoopbackRedirect.Page(status: 400, title: "Sign-in incomplete", message: "The answer carried no code. Start again in the terminal.")
+            return LoopbackRedirect.Page(status: 400, title: "Sign-in incomplete", message: "The answer carried no code. Start again \(there).", link: link)
         }
-        // The code is exchanged after this page is sent: the terminal says whether it worked.
-        return LoopbackRedirect.Page(status: 200, title: "Back to splashd", message: "The sign-in finishes in the terminal. You can close this tab.")
+        // The code is exchanged after this page is sent: the terminal or the gallery says whether it worked.
+        return LoopbackRedirect.Page(
+            status: 200, title: "Back to splashd", message: "The sign-in finishes \(there). You can close this tab.", link: link)
     }
 }

@@ -22,15 +22,28 @@ public final class LoopbackRedirect: Sendable {
     }
 
     /// What the browser is shown, chosen from the callback's query by the flow that owns the listener.
-    public struct Page: Sendable {
+    public struct Page: Sendable, Equatable {
         public var status: Int
         public var title: String
         public var message: String
+        /// Where to go from here (the gallery that began the sign-in), with the link's words.
+        public var link: Link?
 
-        public init(status: Int, title: String, message: String) {
+        public struct Link: Sendable, Equatable {
+            public var words: String
+            public var url: String
+
+            public init(words: String, url: String) {
+                self.words = words
+                self.url = url
+            }
+        }
+
+        public init(status: Int, title: String, message: String, link: Link? = nil) {
             self.status = status
             self.title = title
             self.message = message
+            self.link = link
         }
     }
 
@@ -189,7 +202,8 @@ private final class CallbackHandler: ChannelInboundHandler, Sendable {
     private func respond(_ context: ChannelHandlerContext, _ page: LoopbackRedirect.Page) {
         let html = """
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>\(Self.escaped(page.title))</title></head>\
-            <body style="font-family: sans-serif; margin: 3em"><h1>\(Self.escaped(page.title))</h1><p>\(Self.escaped(page.message))</p></body></html>
+            <body style="font-family: sans-serif; margin: 3em"><h1>\(Self.escaped(page.title))</h1><p>\(Self.escaped(page.message))</p>\
+            \(page.link.map { "<p><a href=\"\(Self.escaped($0.url))\">\(Self.escaped($0.words))</a></p>" } ?? "")</body></html>
 
             """
         var headers = HTTPHeaders()

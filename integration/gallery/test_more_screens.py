@@ -213,6 +213,35 @@ def test_account_sign_up_rename_with_the_servers_verdict_and_live_sign_ups(daemo
     assert "users have signed up" in browser.find_element(By.CSS_SELECTOR, "#account .user-count").text
 
 
+def test_a_provider_sign_in_begun_in_the_gallery_leads_back_to_it(daemons, browser):
+    """Sign in with GitHub from the account screen: the provider's tab ends on the daemon's page, which
+    links back to the gallery (let in already: its cookie goes with a link from the same host), and
+    the gallery's own tab is signed in."""
+    daemon = daemons()
+    open_gallery(browser, daemon)
+    gallery_tab = browser.current_window_handle
+    origin = browser.current_url.split("#")[0].rstrip("/")
+    browser.find_element(By.ID, "nav-account").click()
+    WebDriverWait(browser, 30).until(lambda b: visible(b, "#account .providers button"))
+    browser.find_element(By.XPATH, "//section[@id='account']//button[text()='Sign in with GitHub']").click()
+    WebDriverWait(browser, 30).until(lambda b: len(b.window_handles) == 2)
+    browser.switch_to.window(next(handle for handle in browser.window_handles if handle != gallery_tab))
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.LINK_TEXT, "Back to the gallery"))
+    assert "finishes in the gallery" in browser.find_element(By.TAG_NAME, "body").text
+    back = browser.find_element(By.LINK_TEXT, "Back to the gallery")
+    assert back.get_attribute("href") == origin + "/#/account"
+
+    browser.switch_to.window(gallery_tab)
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#account .username"))
+    assert daemon.call("auth.whoami")["account"]["email"] == "github-user@devstack.test"
+
+    browser.switch_to.window(next(handle for handle in browser.window_handles if handle != gallery_tab))
+    back.click()
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#account .username"))
+    assert browser.current_url == origin + "/#/account"
+    assert refusals(browser) == []
+
+
 def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_path):
     daemon = daemons()
     folder = tmp_path / "Camera"

@@ -21,10 +21,11 @@ public final class ProviderSignIn: Sendable {
     }
 
     /// Opens the listener and answers where the browser starts.
-    public func start(_ provider: SignInProvider) async throws -> BrowserFlowStart {
+    /// `returnTo`: the gallery's address, for a sign-in begun there (the browser's last page links back).
+    public func start(_ provider: SignInProvider, returnTo: String? = nil) async throws -> BrowserFlowStart {
         let started: BrowserFlows.Started?
         do throws(BrowserFlowFailure) {
-            started = try await flows.start { redirectURI, state, challenge in
+            started = try await flows.start(returnTo: returnTo) { redirectURI, state, challenge in
                 manager.authorizeURL(provider: provider.rawValue, redirectTo: redirectURI + "?state=" + state, challenge: challenge)
             }
         } catch {

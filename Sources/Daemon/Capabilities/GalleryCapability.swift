@@ -64,6 +64,13 @@ struct GalleryCapability: Sendable {
         }
     }
 
+    /// A screen of the gallery's page at its address (the one `web.open` gives, without a token: a
+    /// browser let in already opens it), nil while the gallery does not listen.
+    func pageAddress(screen: String) -> String? {
+        guard case .listening(let port) = address.current else { return nil }
+        return "http://127.0.0.1:\(port)/#/\(screen)"
+    }
+
     /// `web.revoke`.
     func revoke() throws {
         try sessions.revokeAll()

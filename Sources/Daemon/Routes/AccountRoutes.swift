@@ -6,7 +6,9 @@ import Supabase
 /// The Account capability's methods: auth.*, profile.*, users.*. Without a capability (tests that
 /// build a bare router) every method is still routed and answers that accounts are unavailable.
 enum AccountRoutes {
-    static func register(into router: inout Router, account: AccountCapability?, state: DaemonState, guests: GuestCapability?) {
+    static func register(
+        into router: inout Router, account: AccountCapability?, state: DaemonState, guests: GuestCapability?, gallery: GalleryCapability?
+    ) {
         let unavailable = CapabilityMissing("accounts")
 
         router.register(SignupRequest.self) { request, _ in
@@ -19,9 +21,11 @@ enum AccountRoutes {
             try await account.manager.signIn(email: request.email, password: request.password)
             return await Self.afterSignIn(account, guests: guests, adoptGuest: request.adoptGuest == true)
         }
-        router.register(ProviderLoginRequest.self) { request, _ in
+        router.register(ProviderLoginRequest.self) { request, connection in
             guard let account else { throw unavailable }
-            return try await account.providers.start(request.provider)
+            // Begun in the gallery: the browser's last page links back to it.
+            let returnTo = connection.transport == .gallery ? gallery?.pageAddress(screen: "account") : nil
+            return try await account.providers.start(request.provider, returnTo: returnTo)
         }
         router.register(ProviderFinishRequest.self) { request, _ in
             guard let account else { throw unavailable }

@@ -20,7 +20,7 @@ enum Routes {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let guests = guests ?? GuestCapability(
             adoption: GuestAdoption(store: library.store, announce: sync?.announce ?? state.announcements(outboxQueued: {})), logger: logger)
-        AccountRoutes.register(into: &router, account: account, state: state, guests: guests)
+        AccountRoutes.register(into: &router, account: account, state: state, guests: guests, gallery: gallery)
         GuestRoutes.register(into: &router, state: state, guests: guests)
         LibraryRoutes.register(
             into: &router, state: state, library: library, sync: sync,
