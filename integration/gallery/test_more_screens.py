@@ -16,13 +16,27 @@ def visible(browser, selector):
     return [element for element in browser.find_elements(By.CSS_SELECTOR, selector) if element.is_displayed()]
 
 
-def test_search_with_its_options_history_topics_and_a_like(daemons, browser):
-    daemon = daemons()
-    daemon.signup()
+def search_form(browser, daemon):
+    """The gallery opened on its search screen: the form, its query field focused."""
     open_gallery(browser, daemon)
     browser.find_element(By.ID, "nav-search").click()
     form = browser.find_element(By.CSS_SELECTOR, "#search form")
     WebDriverWait(browser, 30).until(lambda b: browser.switch_to.active_element == form.find_element(By.NAME, "query"))
+    return form
+
+
+def like_result(browser, daemon, photo_id):
+    """Likes a search result by its heart; the heart says so and the daemon's store has the like."""
+    heart = f"#search .results > li[data-id='{photo_id}'] .heart"
+    browser.find_element(By.CSS_SELECTOR, heart).click()
+    WebDriverWait(browser, 30).until(lambda b: attribute(b, heart, "aria-pressed") == "true")
+    assert daemon.call("photos.show", {"id": photo_id}).get("liked_at")
+
+
+def test_search_with_its_options_history_topics_and_a_like(daemons, browser):
+    daemon = daemons()
+    daemon.signup()
+    form = search_form(browser, daemon)
     # NASA's options in place of Unsplash's.
     Select(form.find_element(By.NAME, "source")).select_by_value("nasa")
     assert form.find_element(By.NAME, "year_from").is_displayed() and not form.find_element(By.NAME, "orientation").is_displayed()
@@ -43,9 +57,7 @@ def test_search_with_its_options_history_topics_and_a_like(daemons, browser):
     WebDriverWait(browser, 30).until(lambda b: "from this machine" in b.find_element(By.CSS_SELECTOR, "#search .search-said").text)
 
     first = shown[0]
-    browser.find_element(By.CSS_SELECTOR, f"#search .results > li[data-id='{first}'] .heart").click()
-    WebDriverWait(browser, 30).until(lambda b: attribute(b, f"#search .results > li[data-id='{first}'] .heart", "aria-pressed") == "true")
-    assert daemon.call("photos.show", {"id": first}).get("liked_at")
+    like_result(browser, daemon, first)
 
     # A topic's photos.
     topic = browser.find_element(By.CSS_SELECTOR, "#search .topics button")
@@ -65,10 +77,7 @@ def test_a_nasa_search_with_its_years_and_a_like(daemons, browser):
     options, the results the daemon gives for them, a like from them."""
     daemon = daemons()
     daemon.signup()
-    open_gallery(browser, daemon)
-    browser.find_element(By.ID, "nav-search").click()
-    form = browser.find_element(By.CSS_SELECTOR, "#search form")
-    WebDriverWait(browser, 30).until(lambda b: browser.switch_to.active_element == form.find_element(By.NAME, "query"))
+    form = search_form(browser, daemon)
     Select(form.find_element(By.NAME, "source")).select_by_value("nasa")
     form.find_element(By.NAME, "year_from").send_keys("2000")
     form.find_element(By.NAME, "year_to").send_keys("2015")
@@ -82,9 +91,7 @@ def test_a_nasa_search_with_its_years_and_a_like(daemons, browser):
     WebDriverWait(browser, 30).until(lambda b: "mars · NASA" in b.find_element(By.CSS_SELECTOR, "#search .history li").text)
 
     first = wanted[0]
-    browser.find_element(By.CSS_SELECTOR, f"#search .results > li[data-id='{first}'] .heart").click()
-    WebDriverWait(browser, 30).until(lambda b: attribute(b, f"#search .results > li[data-id='{first}'] .heart", "aria-pressed") == "true")
-    assert daemon.call("photos.show", {"id": first}).get("liked_at")
+    like_result(browser, daemon, first)
     assert refusals(browser) == []
 
 
@@ -108,10 +115,7 @@ def test_a_near_duplicate_is_refused_with_its_twin_and_can_be_liked_anyway(daemo
         assert time.monotonic() < deadline, f"{liked} was never hashed"
         time.sleep(0.2)
 
-    open_gallery(browser, daemon)
-    browser.find_element(By.ID, "nav-search").click()
-    form = browser.find_element(By.CSS_SELECTOR, "#search form")
-    WebDriverWait(browser, 30).until(lambda b: browser.switch_to.active_element == form.find_element(By.NAME, "query"))
+    form = search_form(browser, daemon)
     form.find_element(By.NAME, "query").send_keys("lake", Keys.ENTER)
     item = f"#search .results > li[data-id='{lookalike}']"
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, item))
