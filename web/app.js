@@ -67,7 +67,8 @@ const rpc = {
 class Screens {
   constructor() {
     const open = (id, afterClose) => this.openPhoto(id, afterClose);
-    this.grid = new LibraryGrid(rpc, document.getElementById("grid"), document.getElementById("count"), open);
+    this.grid = new LibraryGrid(
+      rpc, document.getElementById("grid"), document.getElementById("count"), document.getElementById("library-start"), open);
     this.detail = new PhotoDetail(rpc, document.getElementById("detail"));
     this.search = new Search(rpc, document.getElementById("search"), open);
     this.triage = new Triage(rpc, document.getElementById("triage"));

@@ -17,6 +17,7 @@ const strings = {
     "sort.-created": "Taken, newest first", "sort.created": "Taken, oldest first",
     "filter.text": "Words", "filter.textPlaceholder": "Title, tags, author…",
     "count.one": "1 photo", "count.other": "{n} photos", "count.none": "No photos here yet.",
+    "library.start": "Nothing in your collection yet. Photos to like are in {search} (Unsplash and NASA), one at a time in {triage}, or in a folder of yours watched from {status}.",
     "status.connecting": "Connecting…",
     "status.notAnswering": "splashd is not answering; trying again…",
     "status.ended": "This browser's session has ended: run splashctl open to come back.",
@@ -94,6 +95,7 @@ const strings = {
     "sort.-created": "Tiradas, mais novas primeiro", "sort.created": "Tiradas, mais antigas primeiro",
     "filter.text": "Palavras", "filter.textPlaceholder": "Título, tags, autor…",
     "count.one": "1 foto", "count.other": "{n} fotos", "count.none": "Nenhuma foto aqui ainda.",
+    "library.start": "Nada na sua coleção ainda. Há fotos para curtir na {search} (Unsplash e NASA), uma de cada vez na {triage}, ou numa pasta sua vigiada em {status}.",
     "status.connecting": "Conectando…",
     "status.notAnswering": "O splashd não está respondendo; tentando de novo…",
     "status.ended": "A sessão deste navegador terminou: rode splashctl open para voltar.",
@@ -169,6 +171,12 @@ export const language = (() => {
 export function t(key, values = {}) {
   const text = strings[language][key] ?? strings.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+/// `key`'s words with elements (links) in place of its `{name}`s: a list to append.
+export function tElements(key, elements) {
+  const text = strings[language][key] ?? strings.en[key] ?? key;
+  return text.split(/\{(\w+)\}/).map((part, index) => (index % 2 ? elements[part] ?? "" : part));
 }
 
 export const numbers = new Intl.NumberFormat(language);

@@ -2,8 +2,8 @@
 // the rows in and near the window exist as elements, filled from pages of `photos.list` asked for
 // as they come into view. A change (a like here or on another device) asks again for the pages in
 // view only; what is on screen stays until their answers come, so nothing flickers.
-import { t, numbers } from "/i18n.js";
-import { imageAddress } from "/ui.js";
+import { t, tElements, numbers } from "/i18n.js";
+import { element, imageAddress } from "/ui.js";
 
 const PAGE = 240;
 const MIN_CELL = 160;
@@ -15,10 +15,11 @@ const SPARE_ROWS = 3;
 const IN_FLIGHT = 2;
 
 export class LibraryGrid {
-  constructor(connection, list, count, open) {
+  constructor(connection, list, count, start, open) {
     this.connection = connection;
     this.list = list;
     this.count = count;
+    this.start = start;
     this.open = open;
     this.filter = {};
     this.total = 0;
@@ -153,6 +154,15 @@ export class LibraryGrid {
     this.list.style.height = `${Math.max(0, rows * (this.cell + GAP) - GAP)}px`;
   }
 
+  /// An empty collection (no filter narrowing it) says where photos to like are.
+  drawStart() {
+    const { liked, source, color, text } = this.filter;
+    this.start.hidden = !(this.total === 0 && liked && !source && !color && !text);
+    if (this.start.hidden || this.start.hasChildNodes()) return;
+    const screen = (name) => element("a", { href: `#/${name}`, text: t(`nav.${name}`) });
+    this.start.append(...tElements("library.start", { search: screen("search"), triage: screen("triage"), status: screen("status") }));
+  }
+
   /// The first and last index in or near the window.
   visibleRange() {
     const row = this.cell + GAP;
@@ -166,6 +176,7 @@ export class LibraryGrid {
     this.layout();
     this.count.textContent =
       this.total === 0 ? t("count.none") : this.total === 1 ? t("count.one") : t("count.other", { n: numbers.format(this.total) });
+    this.drawStart();
     const [first, last] = this.visibleRange();
     this.wanted = this.pagesIn(first, last);
     this.pump();

@@ -191,8 +191,13 @@ def test_an_empty_library_fills_as_photos_are_liked(daemons, browser):
     first = stored(daemon)[0]
     open_gallery(browser, daemon)
     WebDriverWait(browser, 30).until(lambda b: text(b, "count") == "No photos here yet.")
+    # It says where photos to like are, each a link to its screen.
+    start = browser.find_element(By.ID, "library-start")
+    assert start.is_displayed() and "Nothing in your collection yet" in start.text
+    assert [link.get_attribute("href").split("#")[1] for link in start.find_elements(By.TAG_NAME, "a")] == ["/search", "/triage", "/status"]
     daemon.call("photos.like", {"id": first})
     WebDriverWait(browser, 30).until(lambda b: grid_ids(b) == [first])
     assert text(browser, "count") == "1 photo"
+    assert not start.is_displayed()
     # Nothing it asked was refused: it asked for no page before the first.
     assert refusals(browser) == []

@@ -22,7 +22,7 @@ def named_keys():
         if name.endswith(".html"):
             keys.update(re.findall(r'data-i18n(?:-label|-placeholder)?="([^"]+)"', text))
         elif name.endswith(".js"):
-            keys.update(re.findall(r'\bt\("([a-zA-Z0-9_.\-]+)"', text))
+            keys.update(re.findall(r'\b(?:t|tElements)\("([a-zA-Z0-9_.\-]+)"', text))
     return keys
 
 
