@@ -1,6 +1,17 @@
 // JSON-RPC 2.0 over the gallery's WebSocket: calls answered by id, notifications handed to onEvent.
 // onEnded(sessionEnded) once the socket closes: sessionEnded when splashd closed it with 4001 (the
-// session was ended: splashctl open --revoke-all, a sign-out), false when it went away.
+// session was ended: splashctl open --revoke-all, a sign-out), false when it went away. A refusal
+// rejects its call with an Error whose message is the daemon's sentence in the page's language, and
+// whose `kind` and `text` are the error's data.
+import { portuguese } from "/daemon-text.js";
+import { language } from "/i18n.js";
+
+/// The daemon's sentence in the page's language: `data.text` rendered in Portuguese when the page
+/// speaks it and knows the sentence, else the English `message`.
+function sentence(error) {
+  return (language === "pt-BR" && error.data?.text && portuguese(error.data.text)) || error.message;
+}
+
 export class Connection {
   constructor(url) {
     this.url = url;
@@ -44,7 +55,7 @@ export class Connection {
     const call = this.waiting.get(message.id);
     if (!call) return;
     this.waiting.delete(message.id);
-    if (message.error) call.reject(Object.assign(new Error(message.error.message), { kind: message.error.data?.kind, text: message.error.data?.text }));
+    if (message.error) call.reject(Object.assign(new Error(sentence(message.error)), { kind: message.error.data?.kind, text: message.error.data?.text }));
     else call.resolve(message.result);
   }
 }

@@ -56,7 +56,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [
+    /// Sentences whose words change with their values (a count of one, an empty list, a value left out),
+    /// each with the words it must read.
+    static let branches: [(DaemonText, String)] = [
         (DaemonText.filterParameterCount(filter: "sepia", expected: 1, parameters: ["amount"], given: 2), "recebe 1 parâmetro (amount)"),
         (.filterParameterCount(filter: "vignette", expected: 2, parameters: ["strength", "radius"], given: 3), "recebe 2 parâmetros"),
         (.lineTooLong(limit: 1), "maior que 1 byte;"),
@@ -73,7 +75,14 @@ import Testing
         (.serverEndedSession(code: "session_not_found", keptChanges: 1), "1 alteração na fila foi mantida"),
         (.serverEndedSession(code: "session_not_found", keptChanges: 0), "0 alterações na fila foram mantidas"),
         (.paramNull(method: "photos.list", path: "", expected: "object"), "a mensagem: esperava um objeto, veio null"),
-    ])
+        (.tooManyAttemptsServerSays(seconds: nil), "tentar de novo mais tarde"),
+        (.tooManyAttemptsServerSays(seconds: 30), "tentar de novo em 30 s"),
+        (.weakPassword(reasons: [], minimumLength: 6, message: "Password is too weak"), "fraca demais: Password is too weak"),
+        (.sourceRateLimited(why: .hourlyLimitUsedUp(service: "Unsplash"), minutes: nil), "por hora do Unsplash se esgotou"),
+        (.filterParameterCount(filter: "grayscale", expected: 0, parameters: [], given: 1), "grayscale recebe 0 parâmetros, não 1"),
+        ]
+
+    @Test(arguments: branches)
     func portugueseCountsAndNumbersReadRight(text: DaemonText, expected: String) {
         let portuguese = text.text(.brazilianPortuguese)
         #expect(portuguese.contains(expected), "\(portuguese)")
@@ -103,5 +112,25 @@ import Testing
         let json = #"{"code":-32602,"message":"page must be 1 or more","data":{"field":"page","kind":"invalid_input","text":{"page_below_one":{}}}}"#
         let error = try JSONCoding.decoder().decode(RPCError.self, from: Data(json.utf8))
         #expect(error.text(.brazilianPortuguese) == "page precisa ser 1 ou mais")
+    }
+
+    /// The gallery's page renders `error.data.text` in Portuguese itself (web/daemon-text.js): every
+    /// example's and branch's wire form beside CLIText's sentence, in the file the page's test
+    /// (integration/gallery/test_words.py) holds it to. `UPDATE_GOLDEN=1 swift test` rewrites it.
+    @Test func thePagesPortugueseSentencesAreSplashctls() throws {
+        let encoder = JSONCoding.encoder()
+        let pairs = try (DaemonText.examples + Self.branches.map(\.0)).map { text -> [String: Any] in
+            ["text": try JSONSerialization.jsonObject(with: encoder.encode(text)), "portuguese": text.text(.brazilianPortuguese)]
+        }
+        let written = try JSONSerialization.data(withJSONObject: pairs, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            + Data("\n".utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let golden = root.appendingPathComponent("integration/gallery/daemon-text-pt-BR.json")
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            try written.write(to: golden)
+            return
+        }
+        #expect(String(decoding: written, as: UTF8.self) == (try String(contentsOf: golden, encoding: .utf8)),
+                "daemon-text-pt-BR.json differs from CLIText's sentences; run UPDATE_GOLDEN=1 swift test, then make web/daemon-text.js agree")
     }
 }

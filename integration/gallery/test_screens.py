@@ -183,6 +183,14 @@ def test_the_page_speaks_the_browsers_portuguese(daemons, browser):
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pt-BR"
     Select(browser.find_element(By.NAME, "view")).select_by_value("all")
     WebDriverWait(browser, 30).until(lambda b: text(b, "count") == f"{total} fotos")
+    # The daemon's refusal in Portuguese too (its data.text, rendered by the page), not its English.
+    browser.find_element(By.ID, "nav-account").click()
+    sign_in = browser.find_element(By.CSS_SELECTOR, "#account form.sign-in")
+    WebDriverWait(browser, 30).until(lambda b: sign_in.is_displayed())
+    sign_in.find_element(By.NAME, "email").send_keys("nobody-here@example.com")
+    sign_in.find_element(By.NAME, "password").send_keys("not the password", Keys.ENTER)
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#account .account-said .error"))
+    assert browser.find_element(By.CSS_SELECTOR, "#account .account-said .error").text == "e-mail ou senha incorretos"
 
 
 def test_an_empty_library_fills_as_photos_are_liked(daemons, browser):

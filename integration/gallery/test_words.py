@@ -1,7 +1,11 @@
-"""The page's words: both languages have every string, and every string the page names exists.
-(A missing one shows its key to the person.)"""
+"""The page's words: both languages have every string, and every string the page names exists (a
+missing one shows its key to the person); and the daemon's sentences in Portuguese as splashctl says them."""
+import json
 import os
 import re
+
+from conftest import refusals
+from test_screens import open_gallery
 
 WEB = os.path.join(os.path.dirname(__file__), "..", "..", "web")
 PAIR = re.compile(r'"([A-Za-z0-9_.\-]+)":\s*"((?:[^"\\]|\\.)*)"')
@@ -37,3 +41,23 @@ def test_every_string_the_page_names_exists():
     strings = catalogue()
     missing = sorted(key for key in named_keys() if key not in strings["en"])
     assert missing == []
+
+
+def test_the_daemons_sentences_in_portuguese_are_splashctls(daemons, browser):
+    """web/daemon-text.js renders every DaemonText example and branch as CLIText does: the pairs in
+    daemon-text-pt-BR.json, which a Swift test keeps equal to the Swift catalogue's sentences."""
+    pairs = json.load(open(os.path.join(os.path.dirname(__file__), "daemon-text-pt-BR.json")))
+    assert len(pairs) > 150
+    open_gallery(browser, daemons())
+    rendered = browser.execute_async_script("""
+        const [texts, done] = arguments;
+        import("/daemon-text.js").then((module) => done(texts.map((text) => module.portuguese(text))), (error) => done(String(error)));""",
+        [pair["text"] for pair in pairs])
+    differ = [(pair["text"], pair["portuguese"], got) for pair, got in zip(pairs, rendered) if got != pair["portuguese"]]
+    assert differ == []
+    unknown = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/daemon-text.js").then((module) => done([module.portuguese({ a_newer_daemons_sentence: {} }),
+                                                          module.portuguese({ not_signed_in_because: { why: { newer: {} } } })]));""")
+    assert unknown == [None, None], "a sentence not known here gives null: the page shows the English"
+    assert refusals(browser) == []
