@@ -123,6 +123,9 @@ public final class GallerySessions: Sendable {
             }
         }
         bytes += repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4)
-        return Data(base64Encoded: Data(bytes))
+        // One spelling per value: a last character that differs only in the bits past the data (which
+        // the decoder drops) would otherwise be a second cookie that the same signature admits.
+        guard let decoded = Data(base64Encoded: Data(bytes)), base64URL(decoded) == text else { return nil }
+        return decoded
     }
 }

@@ -16,6 +16,9 @@ import TestSupport
         #expect(GallerySessions.data(base64URL: "-_-_") == bytes)
         #expect(GallerySessions.base64URL(Data([0xfb])) == "-w" && GallerySessions.data(base64URL: "-w") == Data([0xfb]))
         #expect(GallerySessions.data(base64URL: "a*b") == nil)
+        // 0xfb is "-w"; "-x" carries the same byte with the unused bits set, and "-w=" a padding: neither
+        // is a second spelling of it.
+        #expect(GallerySessions.data(base64URL: "-x") == nil && GallerySessions.data(base64URL: "-w=") == nil)
         for length in 0..<40 {
             let random = Data((0..<length).map { _ in UInt8.random(in: 0...255) })
             #expect(GallerySessions.data(base64URL: GallerySessions.base64URL(random)) == random)
