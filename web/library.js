@@ -26,9 +26,6 @@ export class LibraryGrid {
     this.pages = new Map();
     this.asked = new Map();
     this.generation = 0;
-    this.shown = 0;
-    this.refreshes = 0;
-    this.refreshShown = 0;
     this.items = new Map();
     this.active = 0;
     this.columns = 1;
@@ -60,7 +57,6 @@ export class LibraryGrid {
     this.pages.clear();
     this.asked.clear();
     this.generation++;
-    this.shown++;
     for (const item of this.items.values()) item.remove();
     this.items.clear();
     await this.page(0, this.generation);
@@ -75,18 +71,16 @@ export class LibraryGrid {
   /// Something changed in the store: the pages in view are asked for again.
   async refresh() {
     this.generation++;
-    const shown = this.shown;
-    const asked = ++this.refreshes;
+    const filter = this.filter;
     // The pages in view, and the first for the total (an empty grid has none in view: the total
     // it had may be the one that changed).
     const wanted = new Set([0, ...this.pagesIn(...this.visibleRange())]);
     this.asked.clear();
     const answers = await Promise.all([...wanted].map((page) => this.fetch(page)));
     // A newer refresh may be on its way (a like, then its picture arriving), but this answer holds
-    // the change that asked for it: it is shown unless the filter changed since. Answers come in
-    // order, so a newer refresh's never comes before it.
-    if (shown !== this.shown || asked < this.refreshShown) return;
-    this.refreshShown = asked;
+    // the change that asked for it: it is shown unless the filter changed since (`show` sets a new
+    // one). Answers come in order, so a newer refresh's never comes before it.
+    if (filter !== this.filter) return;
     this.total = answers[0].total;
     this.pages.clear();
     for (const { page, photos } of answers) this.pages.set(page, photos);

@@ -74,7 +74,6 @@ struct ImageResponder: Sendable {
             let size = Int(end)
             guard size <= wholeLimit else { return .large(size: size) }
             var buffer = ByteBufferAllocator().buffer(capacity: size)
-            var complete = true
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { space in
                 var done = 0
                 while done < size {
@@ -83,10 +82,10 @@ struct ImageResponder: Sendable {
                     guard n > 0 else { break }
                     done += n
                 }
-                complete = done == size
                 return done
             }
-            return complete ? .whole(buffer) : nil
+            // Shorter than its size said: the file changed under the read.
+            return buffer.readableBytes == size ? .whole(buffer) : nil
         }
         guard let read else { throw HTTPError(.notFound) }
         return read

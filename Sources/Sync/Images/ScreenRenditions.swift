@@ -95,11 +95,12 @@ public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
             try LocalFile.makeDirectories(for: absolute)
             try DurableFile.replace(absolute, with: rendition.jpeg, temporarySuffix: ".screen-tmp")
             let now = Date()
+            let checksum = FileDigest.hex(SHA256.hash([UInt8](rendition.jpeg)))
             let kept = try store.write { db -> Bool in
                 guard try PulledRows.photoExists(db, id: photoId) else { return false }
                 try PhotoFileStore.record(db, PhotoFileStore.File(
                     photoId: photoId, variant: ScreenRendition.variant, path: relative, inLibrary: false,
-                    bytes: Int64(rendition.jpeg.count), checksum: FileDigest.hex(SHA256.hash([UInt8](rendition.jpeg))), createdAt: now, lastAccessAt: now))
+                    bytes: Int64(rendition.jpeg.count), checksum: checksum, createdAt: now, lastAccessAt: now))
                 return true
             }
             guard kept else {
