@@ -185,8 +185,9 @@ def test_the_page_speaks_the_browsers_portuguese(daemons, browser):
     WebDriverWait(browser, 30).until(lambda b: text(b, "count") == f"{total} fotos")
     # The daemon's refusal in Portuguese too (its data.text, rendered by the page), not its English.
     browser.find_element(By.ID, "nav-account").click()
+    # The screen's forms are made once its first answers come: waited for, not looked for at once.
+    WebDriverWait(browser, 30).until(lambda b: any(form.is_displayed() for form in b.find_elements(By.CSS_SELECTOR, "#account form.sign-in")))
     sign_in = browser.find_element(By.CSS_SELECTOR, "#account form.sign-in")
-    WebDriverWait(browser, 30).until(lambda b: sign_in.is_displayed())
     sign_in.find_element(By.NAME, "email").send_keys("nobody-here@example.com")
     sign_in.find_element(By.NAME, "password").send_keys("not the password", Keys.ENTER)
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#account .account-said .error"))
