@@ -246,7 +246,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "Library", "Shared", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ControlTests",
-            dependencies: ["Control", "Daemon", "DaemonTestSupport", "Shared", "SplashClient", "Library", "Store", "TestSupport"],
+            dependencies: ["Control", "Daemon", "DaemonTestSupport", "Shared", "SplashClient", "Library", "Store", "Support", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DaemonTests",

@@ -300,7 +300,7 @@ import TestSupport
     @Test func aTabThatFloodsAndNeverReadsIsThrottledNotBuffered() async throws {
         let cookie = try await session()
         let headers = [("Host", host), ("Origin", origin), ("Cookie", cookie)]
-        let tab = try RawWebSocket(port: port, headers: headers)
+        let tab = try await RawWebSocket.opened(port: port, headers: headers)
         let batch = RawWebSocket.frames(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#, count: 1000)
         var sent = 0
         var blockedAt: Int?

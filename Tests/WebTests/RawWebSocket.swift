@@ -2,16 +2,18 @@
 import Glibc
 #endif
 import Foundation
+import Support
 
 /// A WebSocket on a plain TCP socket, every byte the test's: the upgrade by hand, then frames written
 /// without ever reading an answer, as a tab whose page is stuck. NIO's client would read ahead and
 /// keep frames in its own buffers, which hides whether the server stopped reading.
-final class RawWebSocket {
+final class RawWebSocket: Sendable {
     struct Refused: Error { let answer: String }
 
     let fd: Int32
 
     /// Connects to 127.0.0.1:`port` and upgrades `/rpc` with `headers`; the socket is non-blocking after.
+    /// The upgrade's reads block: from a task, open one with `opened`.
     init(port: Int, headers: [(String, String)]) throws {
         fd = try RawHTTP.connect(port: port)
         var request = "GET /rpc HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
@@ -27,6 +29,12 @@ final class RawWebSocket {
         // A refusal leaves the socket to deinit.
         guard answer.hasPrefix("HTTP/1.1 101") else { throw Refused(answer: answer) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Opens one on a thread of its own: blocked on a cooperative thread (two on this machine), the
+    /// upgrade's reads could wait for a server that needs that thread, while another test holds the other.
+    static func opened(port: Int, headers: [(String, String)]) async throws -> RawWebSocket {
+        try await blockingWork { Result { try RawWebSocket(port: port, headers: headers) } }.get()
     }
 
     deinit { close(fd) }
