@@ -293,7 +293,7 @@ let package = Package(
             dependencies: ["PhotoSources", "Daemon", "Editing", "HTTP", "Shared", "SplashClient", "Store", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "EditingTests", dependencies: ["Editing", "Pictures", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
+            name: "EditingTests", dependencies: ["Editing", "CVips", "Pictures", "Shared"], exclude: ["Fixtures", "Golden"], swiftSettings: strict),
         .testTarget(
             name: "AccountTests",
             dependencies: ["Account", "Supabase", "Daemon", "OAuth", "Shared", "SplashClient", "Store", "HTTP", "TestSupport"],

@@ -3,8 +3,9 @@
 // like any change) and the photo's edits with their removal.
 //
 // One preview is in flight at a time: the connection answers its requests in order, so a render
-// asked for behind another would only wait. A newer slider position replaces the one waiting to be
-// sent, and an answer older than the newest position asked for is never shown.
+// asked for behind another would only wait. A newer slider position cancels the render in flight
+// ($/cancelRequest: the daemon stops libvips) and replaces the one waiting to be sent; an answer
+// older than the newest position asked for is never shown.
 import { dates, t } from "/i18n.js";
 import { button, element, imageAddress, refusal } from "/ui.js";
 
@@ -23,7 +24,7 @@ export class Editor {
     this.photoId = null;
     this.asked = 0;
     this.shown = 0;
-    this.inFlight = false;
+    this.inFlight = null;
     this.waiting = false;
     section.querySelector(".save").addEventListener("click", () => this.save());
     section.querySelector(".reset").addEventListener("click", () => this.reset());
@@ -85,6 +86,7 @@ export class Editor {
   render() {
     if (this.inFlight) {
       this.waiting = true;
+      this.inFlight.abort();
       return;
     }
     const steps = this.steps();
@@ -95,8 +97,8 @@ export class Editor {
       this.section.dataset.previewed = asked;
       return;
     }
-    this.inFlight = true;
-    this.connection.call("edits.preview", { id: this.photoId, filters: steps, size: PREVIEW_SIZE })
+    this.inFlight = new AbortController();
+    this.connection.call("edits.preview", { id: this.photoId, filters: steps, size: PREVIEW_SIZE }, { signal: this.inFlight.signal })
       .then((answer) => {
         if (asked < this.asked || this.waiting) return;
         this.preview.src = `data:image/jpeg;base64,${answer.jpeg}`;
@@ -104,9 +106,11 @@ export class Editor {
         this.section.dataset.previewed = asked;
         this.said.textContent = "";
       })
-      .catch((error) => this.said.replaceChildren(refusal(error)))
+      .catch((error) => {
+        if (error.kind !== "cancelled") this.said.replaceChildren(refusal(error));
+      })
       .finally(() => {
-        this.inFlight = false;
+        this.inFlight = null;
         if (this.waiting) {
           this.waiting = false;
           this.render();

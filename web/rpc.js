@@ -39,11 +39,17 @@ export class Connection {
     return this.socket?.readyState === WebSocket.OPEN;
   }
 
-  call(method, params = {}) {
+  /// `signal` (an AbortSignal) cancels the call: the daemon is told ($/cancelRequest), and the call
+  /// rejects with `kind` "cancelled" when the daemon stopped it, or settles as it would have when
+  /// the method cannot be stopped or its answer was already on its way.
+  call(method, params = {}, { signal } = {}) {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      signal?.addEventListener("abort", () => {
+        if (this.waiting.has(id) && this.isOpen()) this.socket.send(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }));
+      }, { once: true });
     });
   }
 

@@ -26,6 +26,8 @@ extension DaemonText {
         case .lineTooLong(let limit): "linha de pedido maior que \(BrazilianPortuguese.plural(limit, "byte", "bytes")); a conexão será fechada"
         case .connectionClosing: "a conexão está sendo fechada"
         case .unknownSubscription(let subscription): "não há inscrição \(subscription) nesta conexão"
+        case .cancelledByClient(let method): "\(method) foi cancelado a pedido do cliente"
+        case .cancelIsANotification: "$/cancelRequest é uma notificação: envie sem id"
 
         case .mustBeBetween(let name, let minimum, let maximum): "\(name) precisa estar entre \(minimum) e \(maximum)"
         case .mustBeBetweenNot(let name, let minimum, let maximum, let given):

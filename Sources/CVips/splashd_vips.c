@@ -21,7 +21,7 @@ _Static_assert(SPLASHD_VIPS_FORMAT_FLOAT == VIPS_FORMAT_FLOAT, "VipsBandFormat c
     X(vips_image_copy_memory) X(vips_jpegsave_buffer) X(vips_image_write_to_memory) \
     X(vips_image_get_orientation_swap) X(vips_image_get_orientation) X(vips_foreign_find_load) \
     X(vips_image_get_typeof) X(vips_image_get_string) X(vips_image_get_width) X(vips_image_get_height) \
-    X(vips_image_get_bands) X(vips_image_hasalpha) X(g_object_unref) X(g_free)
+    X(vips_image_get_bands) X(vips_image_hasalpha) X(vips_image_set_kill) X(g_object_unref) X(g_free)
 
 #define SPLASHD_VIPS_POINTER(name) static __typeof__(name) *call_##name;
 SPLASHD_VIPS_FUNCTIONS(SPLASHD_VIPS_POINTER)
@@ -168,6 +168,8 @@ void *splashd_vips_write_memory(VipsImage *in, size_t *size) {
     SPLASHD_VIPS_REQUIRE(NULL);
     return call_vips_image_write_to_memory(in, size);
 }
+
+void splashd_vips_kill(VipsImage *image) { SPLASHD_VIPS_REQUIRE(); call_vips_image_set_kill(image, TRUE); }
 
 void splashd_vips_free(void *memory) { SPLASHD_VIPS_REQUIRE(); call_g_free(memory); }
 int splashd_vips_orientation_swaps(VipsImage *in) { SPLASHD_VIPS_REQUIRE(0); return call_vips_image_get_orientation_swap(in); }

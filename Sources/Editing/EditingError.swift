@@ -17,6 +17,9 @@ public enum EditingError: Error, Equatable, CustomStringConvertible {
     case noSpace(DaemonText)
     /// libvips itself failed.
     case engine(String)
+    /// The render was stopped: its result is not wanted any more (a preview for a slider position
+    /// already left).
+    case cancelled
 
     public var description: String {
         switch self {
@@ -26,6 +29,7 @@ public enum EditingError: Error, Equatable, CustomStringConvertible {
             "the image is \(width) × \(height) (\(megapixels(width * height)) MP), above the limit of \(megapixels(limit)) MP (images.max_megapixels)"
         case .io(let text), .noSpace(let text): text.english
         case .engine(let detail): "the image engine failed: \(detail)"
+        case .cancelled: "the render was cancelled"
         }
     }
 

@@ -54,14 +54,18 @@ public struct ImageEditor: Sendable {
     }
 
     /// A small rendering, `size` pixels on its longer side at most, decoded with shrink-on-load.
+    /// Cancelling the calling task stops it (`EditingError.cancelled`): waiting for its turn, or while
+    /// libvips computes it.
     public func preview(source: URL, steps: [FilterStep], size: Int) async throws(EditingError) -> RenderedImage {
-        try await run { () throws(EditingError) -> RenderedImage in
+        let cancellation = RenderCancellation()
+        return try await run(stoppedBy: cancellation) { () throws(EditingError) -> RenderedImage in
+            guard !cancellation.isCancelled else { throw .cancelled }
             let opened = try Self.open(source, limits: limits, sequential: true)
             let thumbnail = try VipsPicture.make("thumbnail") { out in
                 source.path.withCString { splashd_vips_thumbnail($0, out, Int32(size)) }
             }
             let scale = Double(thumbnail.width) / Double(max(1, opened.info.width))
-            return try Self.render(thumbnail, steps: steps, scale: scale, quality: limits.jpegQuality)
+            return try Self.render(thumbnail, steps: steps, scale: scale, quality: limits.jpegQuality, cancellation: cancellation)
         }
     }
 
@@ -115,7 +119,14 @@ public struct ImageEditor: Sendable {
     }
 
     /// Normalises to 3-band float sRGB (alpha flattened onto white), filters, and encodes.
-    static func render(_ image: VipsPicture, steps: [FilterStep], scale: Double, quality: Int) throws(EditingError) -> RenderedImage {
+    static func render(
+        _ image: VipsPicture, steps: [FilterStep], scale: Double, quality: Int, cancellation: RenderCancellation? = nil
+    ) throws(EditingError) -> RenderedImage {
+        try encode(try pipeline(image, steps: steps, scale: scale), quality: quality, cancellation: cancellation)
+    }
+
+    /// The image as 8-bit sRGB with the steps applied, not computed yet.
+    static func pipeline(_ image: VipsPicture, steps: [FilterStep], scale: Double) throws(EditingError) -> VipsPicture {
         var working = image
         if working.hasAlpha { working = try working.then("flatten") { splashd_vips_flatten_white($0, $1) } }
         working = try working.then("colourspace") { splashd_vips_to_srgb($0, $1) }
@@ -127,7 +138,11 @@ public struct ImageEditor: Sendable {
             var a = 1.0, b = 0.5
             return splashd_vips_linear(input, out, &a, &b, 1)
         }
-        working = try working.then("cast") { splashd_vips_cast($0, $1, Int32(SPLASHD_VIPS_FORMAT_UCHAR)) }
+        return try working.then("cast") { splashd_vips_cast($0, $1, Int32(SPLASHD_VIPS_FORMAT_UCHAR)) }
+    }
+
+    /// Computes `working` into a JPEG: this is where libvips does the work of `pipeline`.
+    static func encode(_ working: VipsPicture, quality: Int, cancellation: RenderCancellation?) throws(EditingError) -> RenderedImage {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // Decoding happens here, as the encoder pulls pixels through the pipeline: a damaged file
@@ -135,18 +150,29 @@ public struct ImageEditor: Sendable {
         // Huffman tables optimised only up to 4 MP: above that libjpeg's second pass would hold all the
         // coefficients (140 MB at 24 MP), the largest cost of an edit, for a file ~4 % smaller.
         let optimize: Int32 = working.width * working.height <= 4_000_000 ? 1 : 0
-        guard splashd_vips_jpegsave_buffer(working.pointer, &buffer, &length, Int32(quality), optimize) == 0, let buffer else {
-            throw .corrupt(VipsRuntime.takeError())
+        func save() throws(EditingError) {
+            guard splashd_vips_jpegsave_buffer(working.pointer, &buffer, &length, Int32(quality), optimize) == 0 else {
+                throw .corrupt(VipsRuntime.takeError())
+            }
         }
+        if let cancellation { try cancellation.computing(working, save) } else { try save() }
+        guard let buffer else { throw .corrupt(VipsRuntime.takeError()) }
         defer { splashd_vips_free(buffer) }
         return RenderedImage(jpeg: Data(bytes: buffer, count: length), width: working.width, height: working.height)
     }
 
-    private func run<T: Sendable>(_ body: @escaping @Sendable () throws(EditingError) -> T) async throws(EditingError) -> T {
-        let result: Result<T, EditingError> = await withCheckedContinuation { continuation in
-            Self.queue.async {
-                continuation.resume(returning: Result { () throws(EditingError) -> T in try body() })
+    /// Runs `body` on the editing queue; with a `cancellation`, cancelling the calling task cancels it.
+    private func run<T: Sendable>(
+        stoppedBy cancellation: RenderCancellation? = nil, _ body: @escaping @Sendable () throws(EditingError) -> T
+    ) async throws(EditingError) -> T {
+        let result: Result<T, EditingError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Self.queue.async {
+                    continuation.resume(returning: Result { () throws(EditingError) -> T in try body() })
+                }
             }
+        } onCancel: {
+            cancellation?.cancel()
         }
         return try result.get()
     }

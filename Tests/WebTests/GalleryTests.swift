@@ -226,6 +226,24 @@ import TestSupport
         }
     }
 
+    /// The page's editor cancels a preview it no longer wants: over the WebSocket the cancel gets no
+    /// answer, the preview exactly one (its result, or `cancelled` if it was caught rendering), and
+    /// the request after it is answered in its place.
+    @Test func aCancelOverTheWebSocketKeepsOneAnswerPerRequestInOrder() async throws {
+        let cookie = try await session()
+        var texts: [String] = []
+        try await BrowserSocket.open(port: port, headers: [("Host", host), ("Origin", origin), ("Cookie", cookie)]) { socket in
+            try await socket.send(#"{"jsonrpc":"2.0","id":1,"method":"edits.preview","params":{"id":"unsplash:abc","filters":[{"filter":"sepia"}]}}"#)
+            try await socket.send(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#)
+            try await socket.send(#"{"jsonrpc":"2.0","id":2,"method":"daemon.ping"}"#)
+            texts.append(try await socket.next() ?? "")
+            texts.append(try await socket.next() ?? "")
+        }
+        try #require(texts.count == 2, "\(texts)")
+        #expect(texts[0].contains(#""id":1"#), "\(texts[0])")
+        #expect(texts[1].contains(#""id":2"#) && texts[1].contains(#""pong":true"#), "\(texts[1])")
+    }
+
     @Test func revokingEndsEverySessionAndEveryOpenTab() async throws {
         let cookie = try await session()
         let unused = try await token()

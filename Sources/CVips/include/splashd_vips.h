@@ -64,6 +64,9 @@ int splashd_vips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, i
 // Raw 8-bit pixels of a small image (the perceptual hash reads them); freed with splashd_vips_free.
 void *splashd_vips_write_memory(VipsImage *in, size_t *size);
 void splashd_vips_free(void *memory);
+// Asks the computation of `image` to stop: a save running on it (on any thread) fails soon after
+// with "killed for image", at the next tile. Safe to call from another thread while it runs.
+void splashd_vips_kill(VipsImage *image);
 int splashd_vips_orientation_swaps(VipsImage *in);
 int splashd_vips_orientation(VipsImage *in);
 // The loader libvips would use for the file ("VipsForeignLoadJpegFile"…), NULL when none reads it.

@@ -3,8 +3,8 @@ import Shared
 
 /// One connection whose transport carries whole messages rather than lines (the web gallery's
 /// WebSocket): each message in is one JSON-RPC request, answered through the router exactly as a
-/// line of the control socket is, one at a time, and the connection's events go out between the
-/// answers as notifications. Limits are the transport's (its frame size) and the sink's queue.
+/// line of the control socket is (`Router.serve`: in order, one at a time, a cancel acted on at
+/// once), and the connection's events go out between the answers as notifications. Limits are the transport's (its frame size) and the sink's queue.
 public enum MessageSession {
     /// Serves until `incoming` ends (the peer closed) or the task is cancelled; then every
     /// subscription of the connection ends.
@@ -14,9 +14,8 @@ public enum MessageSession {
         defer { context.close() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await context.sink.drainMessages(send) }
-            for try await message in incoming {
-                if let answer = await router.handle(line: message, context: context) { try await send(answer) }
-            }
+            let lines = incoming.map { Router.Line(data: $0, parsed: router.parse(line: $0)) }
+            try await router.serve(lines, context: context) { answer in if let answer { try await send(answer) } }
             group.cancelAll()
         }
     }

@@ -17,6 +17,8 @@ public struct Router: Sendable {
     private typealias ImmediateRoute = @Sendable (RequestLine) -> Data
     private var routes: [String: Route] = [:]
     private var immediateRoutes: [String: ImmediateRoute] = [:]
+    /// Methods `$/cancelRequest` may stop (`RPCRequest.isCancellable`).
+    private var cancellable: Set<String> = []
     private let replies: Replies
 
     /// `wireError` puts the errors handlers throw into the protocol's terms, in one place for every
@@ -41,6 +43,7 @@ public struct Router: Sendable {
         precondition(routes[R.method] == nil, "\(R.method) registered twice")
         let replies = self.replies
         let absent = AbsentParams(R.self)
+        if R.isCancellable { cancellable.insert(R.method) }
         routes[R.method] = { request, context in
             switch replies.params(R.self, of: request, absent: absent) {
             case .failure(let failed):
@@ -48,6 +51,10 @@ public struct Router: Sendable {
             case .success(let params):
                 do {
                     return try ResponseLine.success(id: request.id, resultJSON: try await handler(params, context).json)
+                } catch where Task.isCancelled && R.isCancellable {
+                    // Whatever the domain threw on the way out (an interrupted render, a transfer
+                    // stopped), the client asked for this: see `serve`.
+                    return Router.encode(error: RPCError(.cancelled, .cancelledByClient(method: R.method)), id: request.id)
                 } catch {
                     return replies.encode(handlerError: error, of: R.method, id: request.id)
                 }
@@ -89,6 +96,8 @@ public struct Router: Sendable {
     public enum Parsed: Sendable {
         case request(method: String, id: RPCID?, hasID: Bool, hasParams: Bool)
         case answered(Data?)
+        /// `$/cancelRequest` for this id (nil: its params name none); it is never answered.
+        case cancel(RPCID?)
     }
 
     /// The envelope's keys have no underscores, so they need no snake-case conversion, which Foundation
@@ -114,6 +123,11 @@ public struct Router: Sendable {
         guard let method = head.method else {
             return .answered(head.hasID ? Self.encode(error: RPCError(.invalidRequest, .methodMissing), id: head.id) : nil)
         }
+        if method == CancelRequest.method {
+            guard !head.hasID else { return .answered(Self.encode(error: RPCError(.invalidRequest, .cancelIsANotification), id: head.id)) }
+            let envelope = try? Self.headDecoder.decode(RequestEnvelope<CancelRequest.Params>.self, from: line)
+            return .cancel(envelope?.params?.id)
+        }
         guard routes[method] != nil else {
             let error = RPCError(.methodNotFound, .unknownMethod(method: method))
             return .answered(head.hasID ? Self.encode(error: error, id: head.id) : nil)
@@ -136,7 +150,15 @@ public struct Router: Sendable {
             // `parse` found the route.
             let response = await routes[method]!(RequestLine(data: line, id: id, hasParams: hasParams), context)
             return hasID ? response : nil
+        case .cancel:
+            return nil
         }
+    }
+
+    /// The id by which `$/cancelRequest` may stop this request, if its method allows that.
+    public func cancellableID(of parsed: Parsed) -> RPCID? {
+        guard case .request(let method, let id?, true, _) = parsed, cancellable.contains(method) else { return nil }
+        return id
     }
 
     /// The answer to a line that needs no waiting — an immediate method's, or an envelope's error —
@@ -149,6 +171,9 @@ public struct Router: Sendable {
             guard let route = immediateRoutes[method] else { return nil }
             let response = route(RequestLine(data: line, id: id, hasParams: hasParams))
             return .some(hasID ? response : nil)
+        case .cancel:
+            // Nothing is being answered (see ImmediateAnswers), so there is nothing to stop.
+            return .some(nil)
         }
     }
 

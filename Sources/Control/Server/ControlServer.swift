@@ -117,7 +117,7 @@ public final class ControlServer: Service, Sendable {
     }
 
     struct Accepted: Sendable {
-        let channel: NIOAsyncChannel<ControlLine, ControlOutput>
+        let channel: NIOAsyncChannel<Router.Line, ControlOutput>
         let peer: PeerCredentials
         let idle: IdleWatch
         let drain: NIOLoopBound<RefusalDrain>
@@ -197,10 +197,7 @@ public final class ControlServer: Service, Sendable {
                         try await context.sink.drainMessages { try await outbound.write(.unprompted(Self.line($0))) }
                     }
                     do {
-                        for try await line in inbound {
-                            let response = await router.handle(line: line.data, parsed: line.parsed, context: context)
-                            try await outbound.write(.reply(response.map(Self.line)))
-                        }
+                        try await router.serve(inbound, context: context) { try await outbound.write(.reply($0.map(Self.line))) }
                     } catch let error as LineTooLong {
                         // No event may follow the refusal.
                         group.cancelAll()
@@ -238,7 +235,7 @@ public final class ControlServer: Service, Sendable {
     }
 
     @available(*, deprecated, message: "uses NIO's deinit-based teardown on purpose; see bind()")
-    private static func wrapClosingOnDeinit(_ channel: any Channel) throws -> NIOAsyncChannel<ControlLine, ControlOutput> {
+    private static func wrapClosingOnDeinit(_ channel: any Channel) throws -> NIOAsyncChannel<Router.Line, ControlOutput> {
         try NIOAsyncChannel(synchronouslyWrapping: channel)
     }
 

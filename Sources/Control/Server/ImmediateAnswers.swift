@@ -1,12 +1,6 @@
 import Foundation
 import NIOCore
 
-/// A request line on its way to the connection's task, with its envelope already read.
-struct ControlLine: Sendable {
-    let data: Data
-    let parsed: Router.Parsed
-}
-
 /// What the connection's task writes: the end of one line's handling (its answer, or none for a
 /// notification), or bytes that answer no line (an event, a refusal).
 enum ControlOutput: Sendable {
@@ -28,7 +22,7 @@ enum ControlOutput: Sendable {
 /// buffered without bound).
 final class ImmediateAnswers: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
-    typealias InboundOut = ControlLine
+    typealias InboundOut = Router.Line
     typealias OutboundIn = ControlOutput
     typealias OutboundOut = ByteBuffer
 
@@ -54,7 +48,7 @@ final class ImmediateAnswers: ChannelDuplexHandler {
             return
         }
         unanswered += 1
-        context.fireChannelRead(wrapInboundOut(ControlLine(data: line, parsed: parsed)))
+        context.fireChannelRead(wrapInboundOut(Router.Line(data: line, parsed: parsed)))
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

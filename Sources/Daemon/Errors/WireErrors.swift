@@ -43,6 +43,8 @@ enum WireErrors {
         case .noSpace(let text): RPCError(.noSpace, text)
         case .io(let text): RPCError(.internalError, text)
         case .engine(let detail): RPCError(.internalError, .imageEngineFailed(detail: detail))
+        // Only previews can be cancelled.
+        case .cancelled: RPCError(.cancelled, .cancelledByClient(method: EditsPreviewRequest.method))
         }
     }
 }

@@ -20,6 +20,8 @@ extension DaemonText {
         case .lineTooLong(let limit): "request line longer than \(limit) bytes; closing the connection"
         case .connectionClosing: "the connection is closing"
         case .unknownSubscription(let subscription): "no subscription \(subscription) on this connection"
+        case .cancelledByClient(let method): "\(method) was cancelled at the client's request"
+        case .cancelIsANotification: "$/cancelRequest is a notification: send it without an id"
 
         case .mustBeBetween(let name, let minimum, let maximum): "\(name) must be between \(minimum) and \(maximum)"
         case .mustBeBetweenNot(let name, let minimum, let maximum, let given):

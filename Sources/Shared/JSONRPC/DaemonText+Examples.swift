@@ -19,6 +19,8 @@ extension DaemonText {
         .lineTooLong(limit: 1_048_576),
         .connectionClosing,
         .unknownSubscription(subscription: 17),
+        .cancelledByClient(method: "edits.preview"),
+        .cancelIsANotification,
 
         .mustBeBetween(name: "timeout_seconds", minimum: 1, maximum: 3600),
         .mustBeBetweenNot(name: "limit", minimum: 1, maximum: 500, given: 501),

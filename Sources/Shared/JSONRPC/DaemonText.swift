@@ -38,6 +38,9 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case lineTooLong(limit: Int)
     case connectionClosing
     case unknownSubscription(subscription: Int)
+    case cancelledByClient(method: String)
+    /// `$/cancelRequest` sent with an `id`: it is a notification, and gets no answer.
+    case cancelIsANotification
 
     // MARK: Request params (each request's `validate()`)
 

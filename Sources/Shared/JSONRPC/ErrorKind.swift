@@ -22,6 +22,8 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
     /// The photo looks like one already in the library (its twin named); asked again with
     /// `allow_duplicate`, it is done.
     case duplicate
+    /// The client cancelled the request (`$/cancelRequest`) before its answer was ready.
+    case cancelled
 
     public var code: Int {
         switch self {
@@ -41,6 +43,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
         case .busy: -32009
         case .noSpace: -32010
         case .duplicate: -32011
+        case .cancelled: -32012
         }
     }
 
@@ -50,7 +53,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
         case .invalidInput, .conflict, .rejected, .tooLarge, .duplicate: 65  // EX_DATAERR
         case .notFound: 66  // EX_NOINPUT
         case .internalError: 70  // EX_SOFTWARE
-        case .offline, .rateLimited, .busy: 75  // EX_TEMPFAIL
+        case .offline, .rateLimited, .busy, .cancelled: 75  // EX_TEMPFAIL
         case .parseError, .invalidRequest, .methodNotFound: 76  // EX_PROTOCOL
         case .notSignedIn, .permissionDenied: 77  // EX_NOPERM
         case .noSpace: 73  // EX_CANTCREAT

@@ -62,4 +62,6 @@ public struct MethodDescription: Codable, Sendable, Equatable {
     public var errors: [ErrorKind]
     public var paramsExample: JSONValue
     public var resultExample: JSONValue
+    /// True for the methods `$/cancelRequest` can stop (see CancelRequest); absent for the others.
+    public var cancellable: Bool?
 }

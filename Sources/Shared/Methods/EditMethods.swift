@@ -24,6 +24,8 @@ private func validatePipeline(_ filters: [FilterStep]) throws(RPCError) {
 public struct EditsPreviewRequest: RPCRequest {
     public typealias Result = EditPreviewResult
     public static let method = "edits.preview"
+    /// A slider moved again: the render for the old position is not wanted any more.
+    public static let isCancellable = true
     public static let summary = "Renders a small preview of filters on a photo (shrink-on-load); nothing is saved."
     public static let parameters = [
         ParameterDoc("id", "string", required: true, "The photo id."),
@@ -31,7 +33,7 @@ public struct EditsPreviewRequest: RPCRequest {
         ParameterDoc("size", "integer", "Longest side in pixels, \(sizes.lowerBound) to \(sizes.upperBound), default \(defaultSize)."),
         ParameterDoc("terminal", "object", "Also draw the original and the preview for a terminal, each in this room (as photos.picture's)."),
     ]
-    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .offline, .tooLarge, .noSpace]
+    public static let errors: [ErrorKind] = [.invalidInput, .notFound, .offline, .tooLarge, .noSpace, .cancelled]
     public static let example = EditsPreviewRequest(id: "unsplash:Dwu85P9SOIk", filters: [FilterStep(filter: "sepia", params: [0.8])], size: 512)
     public static let resultExample = EditPreviewResult(jpeg: Data([0xFF, 0xD8, 0xFF, 0xE0]), width: 512, height: 341)
     public static let sizes = 16...2048

@@ -70,7 +70,8 @@ public enum MethodRegistry {
                 params: R.parameters,
                 errors: R.errors,
                 paramsExample: (try? JSONValue(encoding: R.example)) ?? .null,
-                resultExample: (try? JSONValue(encoding: R.resultExample)) ?? .null)
+                resultExample: (try? JSONValue(encoding: R.resultExample)) ?? .null,
+                cancellable: R.isCancellable ? true : nil)
         }
         return describe(type)
     }

@@ -12,6 +12,9 @@ public protocol RPCRequest: Codable, Sendable, Equatable {
     static var errors: [ErrorKind] { get }
     static var example: Self { get }
     static var resultExample: Result { get }
+    /// Whether `$/cancelRequest` may stop it while it is worked on: only methods that change nothing
+    /// (a preview, a search), so that a cancelled request has done nothing at all.
+    static var isCancellable: Bool { get }
 
     /// Checks values that types alone cannot (ranges, enumerations carried as strings). The daemon
     /// calls it before a handler runs; splashctl may call it before sending.
@@ -21,6 +24,7 @@ public protocol RPCRequest: Codable, Sendable, Equatable {
 extension RPCRequest {
     public static var parameters: [ParameterDoc] { [] }
     public static var errors: [ErrorKind] { [] }
+    public static var isCancellable: Bool { false }
 
     public func validate() throws(RPCError) {}
 }
