@@ -59,8 +59,8 @@ function filterParams() {
 /// (a new connection) leaves them, their listeners and their place as they were.
 const rpc = {
   connection: null,
-  call(method, params) {
-    return this.connection.call(method, params);
+  call(method, params, options) {
+    return this.connection.call(method, params, options);
   },
 };
 

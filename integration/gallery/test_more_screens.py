@@ -176,7 +176,47 @@ def test_editor_preview_follows_the_slider_and_the_saved_edit_reaches_the_server
 
     browser.find_element(By.CSS_SELECTOR, f"#edit .edits li[data-edit='{edit_id}'] button").click()
     WebDriverWait(browser, 60).until(lambda b: not b.find_elements(By.CSS_SELECTOR, f"#edit .edits li[data-edit='{edit_id}']"))
-    assert refusals(browser) == []
+    # A preview still rendering when the key was pressed again was cancelled: expected, and not shown.
+    assert [error for error in refusals(browser) if error["data"]["kind"] != "cancelled"] == []
+    assert not browser.find_elements(By.CSS_SELECTOR, "#edit .editor-said .error")
+
+
+def test_a_newer_slider_position_cancels_the_preview_still_rendering(daemons, browser, tmp_path):
+    """A 6000 x 4000 PNG (no shrink-on-load: its preview decodes every pixel, hundreds of ms) and two
+    key presses in one WebDriver call, milliseconds apart: the second position's render replaces the
+    first's, which the page cancels and the daemon stops, answering `cancelled`; the page shows the
+    second position's preview and no error."""
+    from PIL import Image
+    import json
+    daemon = daemons()
+    folder = tmp_path / "Large"
+    folder.mkdir()
+    Image.linear_gradient("L").resize((6000, 4000)).convert("RGB").save(folder / "large.png", compress_level=1)
+    photo = daemon.call("library.import", {"path": str(folder)})["imported"][0]["id"]
+    open_gallery(browser, daemon)
+    browser.get(browser.current_url.split("#")[0] + f"#/edit/{photo}")
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#edit fieldset input[type=range]"))
+    refusals(browser)  # what came before
+    name = daemon.call("filters.list")["filters"][0]["name"]
+    slider = browser.find_element(By.CSS_SELECTOR, f"#edit fieldset[data-filter='{name}'] input[type=range]")
+    before = int(browser.find_element(By.CSS_SELECTOR, "#edit").get_attribute("data-previewed"))
+    slider.send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+    WebDriverWait(browser, 60).until(lambda b: (attribute(b, "#edit .preview", "src") or "").startswith("data:image/jpeg"))
+
+    sent, received = [], []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] in ("Network.webSocketFrameSent", "Network.webSocketFrameReceived"):
+            frame = json.loads(message["params"]["response"]["payloadData"])
+            (sent if message["method"].endswith("Sent") else received).append(frame)
+    previews = [frame["id"] for frame in sent if frame.get("method") == "edits.preview"]
+    cancels = [frame["params"]["id"] for frame in sent if frame.get("method") == "$/cancelRequest"]
+    assert len(previews) == 2 and cancels == previews[:1], (previews, cancels)
+    answers = {frame["id"]: frame for frame in received if frame.get("id") in previews}
+    assert answers[previews[0]]["error"]["data"]["kind"] == "cancelled", answers[previews[0]]
+    assert "result" in answers[previews[1]], answers[previews[1]]
+    assert int(browser.find_element(By.CSS_SELECTOR, "#edit").get_attribute("data-previewed")) == before + 2, "the second position's"
+    assert not browser.find_elements(By.CSS_SELECTOR, "#edit .editor-said .error")
 
 
 def test_account_sign_up_rename_with_the_servers_verdict_and_live_sign_ups(daemons, devstack, browser):
