@@ -43,9 +43,13 @@ export class Account {
       field("username", t("account.username"), { required: true, pattern: "[a-z0-9_]{3,32}", autocomplete: "nickname" }),
       kept ? adopt() : "",
       element("button", { type: "submit", text: t("account.signUp") }));
-    const said = element("div", { class: "account-said", role: "status" });
+    // A form's refusal shows under its own button: below both forms it was out of sight on a narrow
+    // window, where the forms are stacked.
+    const said = element("div", { class: "account-said", role: "status" });  // the providers'
+    for (const form of [signIn, signUp]) form.append(element("div", { class: "account-said", role: "status" }));
     const submit = (method) => async (event) => {
       event.preventDefault();
+      const formSaid = event.target.querySelector(".account-said");
       const form = new FormData(event.target);
       const params = Object.fromEntries([...form.entries()].filter(([name]) => name !== "adopt_guest"));
       if (kept) params.adopt_guest = form.get("adopt_guest") === "on";
@@ -53,7 +57,7 @@ export class Account {
         await this.connection.call(method, params);
         await this.draw();
       } catch (error) {
-        said.replaceChildren(refusal(error));
+        formSaid.replaceChildren(refusal(error));
       }
     };
     signIn.addEventListener("submit", submit("auth.login"));
