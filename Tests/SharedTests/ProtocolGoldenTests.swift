@@ -43,6 +43,22 @@ import Testing
         #expect(try JSONCoding.decoder().decode(ErrorEnvelope.self, from: data) == envelope)
     }
 
+    /// `$/cancelRequest` is a notification: no `id` member at all (not `"id": null`, which would ask
+    /// for an answer); the request it names is answered `cancelled`.
+    @Test func cancelNotificationAndItsAnswerMatchGolden() throws {
+        let notification = CancelRequest.notification(cancelling: .number(7))
+        let data = try JSONCoding.encoder().encode(notification)
+        try GoldenFile.check(data, name: "cancel.notification")
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["id"] == nil && object["method"] as? String == "$/cancelRequest")
+        #expect(try JSONCoding.decoder().decode(RequestEnvelope<CancelRequest.Params>.self, from: data).params == CancelRequest.Params(id: .number(7)))
+
+        let answer = ErrorEnvelope(id: .number(7), error: RPCError(.cancelled, .cancelledByClient(method: EditsPreviewRequest.method)))
+        let answerData = try JSONCoding.encoder().encode(answer)
+        try GoldenFile.check(answerData, name: "error.cancelled")
+        #expect(try JSONCoding.decoder().decode(ErrorEnvelope.self, from: answerData) == answer)
+    }
+
     @Test func errorWithoutIDEncodesNullID() throws {
         let data = try JSONCoding.encoder().encode(ErrorEnvelope(id: nil, error: RPCError(.parseError, .notJson(detail: "Unexpected end of file"))))
         try GoldenFile.check(data, name: "error.parse_error")

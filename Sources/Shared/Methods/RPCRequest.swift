@@ -13,7 +13,7 @@ public protocol RPCRequest: Codable, Sendable, Equatable {
     static var example: Self { get }
     static var resultExample: Result { get }
     /// Whether `$/cancelRequest` may stop it while it is worked on: only methods that change nothing
-    /// (a preview, a search), so that a cancelled request has done nothing at all.
+    /// (a preview), so that a cancelled request has done nothing at all.
     static var isCancellable: Bool { get }
 
     /// Checks values that types alone cannot (ranges, enumerations carried as strings). The daemon
