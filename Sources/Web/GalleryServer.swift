@@ -210,9 +210,7 @@ public final class GalleryServer: Service, Sendable {
             if case .listening(let port) = address.current { port } else { nil }
         }))
         if let root = configuration.root {
-            // Asked again each time (a changed page after an upgrade shows at once); ETags keep that cheap.
-            let everyFile = MediaType(type: .any)
-            routes.add(middleware: FileMiddleware(root, cacheControl: .init([(everyFile, [.noCache])]), searchForIndexHtml: true, logger: Self.silent))
+            routes.add(middleware: PageFiles(root: root, logger: Self.silent))
         } else {
             routes.get("/") { _, _ in
                 GalleryGuard.refusal(.serviceUnavailable, "The gallery's page is not installed with this splashd.")
