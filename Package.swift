@@ -177,7 +177,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "Control", "Shared", "Support",
+                "CLinux", "Control", "Shared", "Support",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,18 +1,24 @@
 #ifndef SPLASHD_CLINUX_SHIM_H
 #define SPLASHD_CLINUX_SHIM_H
 // glibc's Linux extensions that Swift's Glibc module leaves out (they need _GNU_SOURCE, which the
-// module was built without): malloc_trim and mallinfo2, sync_file_range, and dl_iterate_phdr, with
-// the one use splashd makes of it.
+// module was built without): malloc_trim and mallinfo2, sync_file_range, preadv2, and
+// dl_iterate_phdr, with the one use splashd makes of it.
 #include <elf.h>
 #include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define SPLASHD_SYNC_FILE_RANGE_WRITE 2
 extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
+
+// A read that takes only what the page cache holds, and says EAGAIN rather than wait for the disk.
+#define SPLASHD_RWF_NOWAIT 0x00000008
+extern ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags);
 
 // The leading members of glibc's struct dl_phdr_info (link.h, under _GNU_SOURCE).
 struct splashd_dl_phdr_info {

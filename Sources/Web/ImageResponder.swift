@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -46,9 +47,7 @@ struct ImageResponder: Sendable {
     }
 
     /// A picture's bytes as one answer sends them: a file up to `wholeLimit` (a grid's thumbnail, a
-    /// screen copy) read whole, opened, sized, read and closed in one trip to NIO's thread pool; a
-    /// larger one only sized there, and streamed in chunks by `FileIO`. One trip, not one per call
-    /// (`FileIO` makes four for a file, and the thread hand-overs were most of a thumbnail's cost).
+    /// screen copy) read whole; a larger one only sized, and streamed in chunks by `FileIO`.
     enum Contents {
         case whole(ByteBuffer)
         case large(size: Int)
@@ -62,33 +61,48 @@ struct ImageResponder: Sendable {
     }
 
     static let wholeLimit = 1 << 20
+    /// The largest file read on the connection's own event loop, as nginx reads a file in its worker:
+    /// from the page cache, reading a thumbnail takes a few microseconds, less than the hand-over to
+    /// NIO's thread pool and back (two thread wake-ups: a third of a thumbnail answer's cost,
+    /// measured). Only what the page cache holds is read there (`RWF_NOWAIT`); a larger file, or one
+    /// that would wait for the disk, is read on the pool.
+    static let onLoopLimit = 256 << 10
 
     /// `path`'s contents; 404 when it cannot be opened (the store named a file that has gone since).
     static func read(_ path: String) async throws -> Contents {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw HTTPError(.notFound) }
+        let size = Int(lseek(fd, 0, SEEK_END))
+        if size >= 0 && size <= onLoopLimit, let cached = whole(fd, size: size, flags: SPLASHD_RWF_NOWAIT) {
+            close(fd)
+            return .whole(cached)
+        }
         let read = try await NIOThreadPool.singleton.runIfActive { () -> Contents? in
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
             defer { close(fd) }
-            let end = lseek(fd, 0, SEEK_END)
-            guard end >= 0 else { return nil }
-            let size = Int(end)
+            guard size >= 0 else { return nil }
             guard size <= wholeLimit else { return .large(size: size) }
-            var buffer = ByteBufferAllocator().buffer(capacity: size)
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { space in
-                var done = 0
-                while done < size {
-                    let n = pread(fd, space.baseAddress! + done, size - done, off_t(done))
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { break }
-                    done += n
-                }
-                return done
-            }
-            // Shorter than its size said: the file changed under the read.
-            return buffer.readableBytes == size ? .whole(buffer) : nil
+            return whole(fd, size: size, flags: 0).map(Contents.whole)
         }
         guard let read else { throw HTTPError(.notFound) }
         return read
+    }
+
+    /// The file's `size` bytes; nil when it held fewer (it changed under the read) or, with
+    /// `RWF_NOWAIT`, when some of them are not in the page cache.
+    private static func whole(_ fd: Int32, size: Int, flags: Int32) -> ByteBuffer? {
+        var buffer = ByteBufferAllocator().buffer(capacity: size)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { space in
+            var done = 0
+            while done < size {
+                var vector = iovec(iov_base: space.baseAddress! + done, iov_len: size - done)
+                let n = preadv2(fd, &vector, 1, off_t(done), flags)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                done += n
+            }
+            return done
+        }
+        return buffer.readableBytes == size ? buffer : nil
     }
 
     /// One range of `bytes=first-last`, `bytes=first-` or `bytes=-suffix`, within `size`; nil when

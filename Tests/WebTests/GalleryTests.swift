@@ -192,6 +192,33 @@ import TestSupport
         #expect(across.header("Content-Range") == "bytes 131000-1200000/\(bytes.count)")
     }
 
+    /// However its bytes are read — on the connection's event loop (small, in the page cache), or on
+    /// the thread pool (larger than that, or not in the page cache) — a picture is answered whole.
+    @Test(arguments: [(5_000, false), (5_000, true), (600_000, false)])
+    func aPictureIsAnsweredWholeWhereverItsBytesAre(size: Int, evicted: Bool) async throws {
+        let cookie = try await session()
+        let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) })
+        let relative = "library/unsplash/abc.regular.jpg"
+        let path = daemon.dataDirectory + "/" + relative
+        try FileManager.default.createDirectory(atPath: daemon.dataDirectory + "/library/unsplash", withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        if evicted {
+            // Written back, then dropped from the page cache: the event loop's read (RWF_NOWAIT) finds
+            // nothing there and the pool reads it from the disk.
+            let fd = open(path, O_RDONLY)
+            #expect(fd >= 0 && fsync(fd) == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
+            close(fd)
+        }
+        try daemon.store.write { db in
+            try PhotoFileStore.record(db, .init(
+                photoId: "unsplash:abc", variant: "regular", path: relative, inLibrary: true, bytes: Int64(size), checksum: "c0ffee",
+                createdAt: Date(), lastAccessAt: Date()))
+        }
+        let answer = try await http.send("/images/unsplash:abc/thumb", headers: ["Host": host, "Cookie": cookie])
+        #expect(answer.status == 200 && answer.header("Content-Length") == String(size))
+        #expect(answer.body == bytes)
+    }
+
     @Test func theWebSocketSpeaksTheControlProtocolToTheGallerysOwnPageOnly() async throws {
         let cookie = try await session()
         var texts: [String] = []
