@@ -52,7 +52,7 @@ public final class PhotoLibrary: Sendable {
 
     /// A photo's files on this machine, as `detail` lists them; nil for a photo the store does not hold.
     public func files(photoId: String, dataDirectory: String, cacheDirectory: String) throws -> [PhotoFileInfo]? {
-        let found = try store.read { db in try PhotoFileStore.files(db, ofPhoto: photoId) }
+        let found = try store.readOneStatement { db in try PhotoFileStore.files(db, ofPhoto: photoId) }
         return found?.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
     }
 

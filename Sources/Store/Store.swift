@@ -76,6 +76,14 @@ public final class Store: Sendable {
         try pool.read(body)
     }
 
+    /// One statement's read, outside a transaction: SQLite reads a single statement from one snapshot
+    /// of its own, and the transaction `read` wraps around its body (BEGIN, COMMIT, and GRDB's
+    /// read-only guard each side) would cost the gallery more than the query itself, which it asks for
+    /// every picture a grid shows.
+    public func readOneStatement<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try pool.unsafeRead(body)
+    }
+
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
         try pool.write(body)
     }
