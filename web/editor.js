@@ -6,6 +6,7 @@
 // asked for behind another would only wait. A newer slider position cancels the render in flight
 // ($/cancelRequest: the daemon stops libvips) and replaces the one waiting to be sent; an answer
 // older than the newest position asked for is never shown.
+import { filterSummary, parameterSummary } from "/filter-text.js";
 import { dates, t } from "/i18n.js";
 import { button, element, imageAddress, refusal } from "/ui.js";
 
@@ -60,10 +61,10 @@ export class Editor {
           use.checked = true;
           this.render();
         });
-        return element("label", { title: parameter.summary }, element("span", { text: parameter.name }), slider, value);
+        return element("label", { title: parameterSummary(filter, parameter) }, element("span", { text: parameter.name }), slider, value);
       });
       return element("fieldset", { "data-filter": filter.name },
-        element("legend", {}, element("label", {}, use, ` ${filter.name}`)), element("p", { class: "quiet", text: filter.summary }), ...sliders);
+        element("legend", {}, element("label", {}, use, ` ${filter.name}`)), element("p", { class: "quiet", text: filterSummary(filter) }), ...sliders);
     }));
   }
 

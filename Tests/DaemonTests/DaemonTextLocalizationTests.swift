@@ -133,4 +133,34 @@ import Testing
         #expect(String(decoding: written, as: UTF8.self) == (try String(contentsOf: golden, encoding: .utf8)),
                 "daemon-text-pt-BR.json differs from CLIText's sentences; run UPDATE_GOLDEN=1 swift test, then make web/daemon-text.js agree")
     }
+    /// Every filter of the catalogue, and every parameter of each, has its words in Portuguese, and
+    /// none is for a filter or parameter the catalogue does not have.
+    @Test func everyFilterAndParameterHasItsPortuguese() {
+        #expect(Set(FilterText.portuguese.keys) == Set(FilterCatalog.all.map(\.name)))
+        for filter in FilterCatalog.all {
+            #expect(Set(FilterText.portuguese[filter.name]?.parameters.keys ?? [:].keys) == Set(filter.parameters.map(\.name)), "\(filter.name)")
+            #expect(FilterText.summary(of: filter, .brazilianPortuguese) != filter.summary, "\(filter.name)")
+            #expect(FilterText.summary(of: filter, .english) == filter.summary)
+        }
+        let newer = FilterDefinition("posterize", "Fewer levels per channel.", [FilterParameter("levels", 2, 32, default: 4, "Levels.")])
+        #expect(FilterText.summary(of: newer, .brazilianPortuguese) == "Fewer levels per channel.", "a newer daemon's filter in its English")
+        #expect(FilterText.summary(of: newer.parameters[0], in: newer, .brazilianPortuguese) == "Levels.")
+    }
+
+    /// The page describes the filters in Portuguese itself (web/filter-text.js) with splashctl's words:
+    /// the file the page's test (integration/gallery/test_words.py) holds it to. `UPDATE_GOLDEN=1 swift
+    /// test` rewrites it.
+    @Test func thePagesFilterWordsAreSplashctls() throws {
+        let table = FilterText.portuguese.mapValues { ["summary": $0.summary, "parameters": $0.parameters] as [String: Any] }
+        let written = try JSONSerialization.data(withJSONObject: table, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            + Data("\n".utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let golden = root.appendingPathComponent("integration/gallery/filter-text-pt-BR.json")
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            try written.write(to: golden)
+            return
+        }
+        #expect(String(decoding: written, as: UTF8.self) == (try String(contentsOf: golden, encoding: .utf8)),
+                "filter-text-pt-BR.json differs from CLIText's FilterText; run UPDATE_GOLDEN=1 swift test, then make web/filter-text.js agree")
+    }
 }

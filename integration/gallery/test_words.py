@@ -4,8 +4,12 @@ import json
 import os
 import re
 
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
 from conftest import refusals
-from test_screens import open_gallery
+from test_screens import open_gallery, stored
 
 WEB = os.path.join(os.path.dirname(__file__), "..", "..", "web")
 PAIR = re.compile(r'"([A-Za-z0-9_.\-]+)":\s*"((?:[^"\\]|\\.)*)"')
@@ -60,4 +64,25 @@ def test_the_daemons_sentences_in_portuguese_are_splashctls(daemons, browser):
         import("/daemon-text.js").then((module) => done([module.portuguese({ a_newer_daemons_sentence: {} }),
                                                           module.portuguese({ not_signed_in_because: { why: { newer: {} } } })]));""")
     assert unknown == [None, None], "a sentence not known here gives null: the page shows the English"
+    assert refusals(browser) == []
+
+
+@pytest.mark.parametrize("browser", ["pt-BR"], indirect=True)
+def test_the_editor_describes_the_filters_in_splashctls_portuguese(daemons, browser):
+    """web/filter-text.js holds the words of filter-text-pt-BR.json, which a Swift test keeps equal to
+    CLIText's FilterText; the editor shows them beside each filter and on each slider."""
+    table = json.load(open(os.path.join(os.path.dirname(__file__), "filter-text-pt-BR.json")))
+    daemon = daemons()
+    photo = stored(daemon)[0]
+    open_gallery(browser, daemon)
+    page = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/filter-text.js").then((module) => done(module.portuguese), (error) => done(String(error)));""")
+    assert page == table
+    browser.get(browser.current_url.split("#")[0] + f"#/edit/{photo}")
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#edit fieldset[data-filter='vignette']"))
+    vignette = browser.find_element(By.CSS_SELECTOR, "#edit fieldset[data-filter='vignette']")
+    assert vignette.find_element(By.CSS_SELECTOR, "p").text == table["vignette"]["summary"]
+    radius = vignette.find_element(By.CSS_SELECTOR, "input[name='vignette.radius']").find_element(By.XPATH, "..")
+    assert radius.get_attribute("title") == table["vignette"]["parameters"]["radius"]
     assert refusals(browser) == []

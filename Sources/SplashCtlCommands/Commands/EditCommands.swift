@@ -128,7 +128,7 @@ struct FiltersCommand: AsyncParsableCommand {
                 let parameters = filter.parameters.map { p in
                     "\(p.name) \(Self.number(p.minimum))…\(Self.number(p.maximum)) (\(Self.number(p.defaultValue)))"
                 }.joined(separator: ", ")
-                table.rows.append([filter.name, parameters.isEmpty ? "-" : parameters, filter.summary])
+                table.rows.append([filter.name, parameters.isEmpty ? "-" : parameters, FilterText.summary(of: filter)])
             }
             return table.render() + "\n" + Message.filtersExample.text()
         }
