@@ -28,11 +28,24 @@ public actor SplashClient {
         try decode(ResponseEnvelope<JSONValue>.self, try await roundTrip(request)).result
     }
 
-    /// Writes the request and reads until its answer, keeping events that arrive meanwhile.
+    /// Writes the request and reads until its answer, keeping events that arrive meanwhile. A request
+    /// of a method that may be stopped (`R.isCancellable`) whose task is cancelled meanwhile is
+    /// cancelled at the daemon too (`$/cancelRequest`), so its work stops; its answer, `cancelled` or
+    /// the result that was ready first, is still read.
     private func roundTrip<R: RPCRequest>(_ request: R) async throws -> Data {
         let id = RPCID.number(nextID)
         nextID += 1
         try await connection.write(try JSONCoding.encoder().encode(RequestEnvelope(id: id, method: R.method, params: request)))
+        guard R.isCancellable else { return try await answer(to: id) }
+        let cancel = try JSONCoding.encoder().encode(CancelRequest.notification(cancelling: id))
+        return try await withTaskCancellationHandler {
+            try await answer(to: id)
+        } onCancel: { [connection] in
+            connection.writeWhileReading(cancel)
+        }
+    }
+
+    private func answer(to id: RPCID) async throws -> Data {
         while true {
             guard let message = try await connection.read() else {
                 throw ClientError.connectionLost("the daemon closed the connection")

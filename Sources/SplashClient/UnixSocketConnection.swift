@@ -67,6 +67,22 @@ public final class UnixSocketConnection: RPCConnection {
         }
     }
 
+    /// Not on the queue: a read blocked there is waiting for the answer this message may hurry. A
+    /// line this short goes into the socket's buffer whole, and no other write is under way meanwhile
+    /// (a request is written whole before its answer is read).
+    public func writeWhileReading(_ line: Data) {
+        guard !closed.load(ordering: .relaxed) else { return }
+        var framed = [UInt8](line)
+        framed.append(UInt8(ascii: "\n"))
+        var offset = 0
+        while offset < framed.count {
+            let n = framed.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
+
     public func read() async throws -> Data? {
         let fd = self.fd
         return try await onQueue { () throws(ClientError) -> Data? in

@@ -127,6 +127,77 @@ import TestSupport
         }
     }
 
+    /// splashctl's side: a request of a cancellable method whose task is cancelled while its answer is
+    /// awaited (Ctrl-C) is cancelled at the daemon, whose work stops (the handler's sleep ends in
+    /// cancellation), and the one answer, `cancelled`, is still read; the connection serves on.
+    @Test func aClientWhoseTaskIsCancelledCancelsItsRequestAtTheDaemon() async throws {
+        try await SplashdFixture.run { fixture in
+            let started = Gate()
+            let stopped = Gate()
+            var router = Router(logger: Logger(label: "test"))
+            router.register(EditsPreviewRequest.self) { _, _ in
+                started.open()
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    stopped.open()
+                    throw error
+                }
+                return EditsPreviewRequest.resultExample
+            }
+            router.register(PingRequest.self) { _, _ in PingResult(pong: true, version: "test") }
+            let harness = try await fixture.controlServer(router: router)
+            let client = try harness.client()
+            let preview = Task {
+                try await client.send(EditsPreviewRequest(id: "unsplash:p1", filters: [FilterStep(filter: "sepia")]))
+            }
+            await started.wait()
+            preview.cancel()
+            // Not cancelled at the daemon, the preview would answer with its result after a minute.
+            let refused = await #expect(throws: RPCError.self) { try await preview.value }
+            #expect(refused?.kind == .cancelled, "\(String(describing: refused))")
+            if refused?.kind == .cancelled { await stopped.wait() }
+            #expect(try await client.send(PingRequest()).pong)
+            await client.close()
+        }
+    }
+
+    /// Ctrl-C on `splashctl edit --preview` while the daemon renders: splashctl cancels the request
+    /// instead of dying, the daemon's work stops, and splashctl says so and exits 130. (Dying of the
+    /// signal would also give 130, but would leave the daemon working and print nothing.)
+    @Test func ctrlCOnSplashctlsPreviewStopsTheDaemonsRender() async throws {
+        try await SplashdFixture.run { fixture in
+            let started = Gate()
+            let stopped = Gate()
+            var router = Router(logger: Logger(label: "test"))
+            router.register(EditsPreviewRequest.self) { _, _ in
+                started.open()
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    stopped.open()
+                    throw error
+                }
+                return EditsPreviewRequest.resultExample
+            }
+            let harness = try await fixture.controlServer(router: router)
+            let directory = TemporaryDirectory()
+            let stderr = directory.path + "/stderr"
+            let splashctl = try ChildProcess(
+                executable: DaemonProcess.splashctlPath,
+                arguments: ["--socket", harness.socketPath, "edit", "unsplash:p1", "--filter", "sepia", "--preview", directory.path + "/p.jpg"],
+                environment: ["PATH": "/usr/bin:/bin", "LANG": "C"], stderrPath: stderr)
+            defer { splashctl.signal(SIGKILL) }
+            await started.wait()
+            splashctl.signal(SIGINT)
+            #expect(await splashctl.wait() == 130)
+            let said = try String(contentsOfFile: stderr, encoding: .utf8)
+            #expect(said.contains("edits.preview was cancelled at the client's request"), "\(said)")
+            await stopped.wait()
+            #expect(!FileManager.default.fileExists(atPath: directory.path + "/p.jpg"))
+        }
+    }
+
     @Test func describeSaysWhichMethodsCanBeCancelled() throws {
         let described = MethodRegistry.all.map(MethodRegistry.description(of:))
         #expect(described.filter { $0.cancellable == true }.map(\.name) == ["edits.preview"])

@@ -7,5 +7,9 @@ public protocol RPCConnection: Sendable {
     func write(_ line: Data) async throws
     /// The next message, or nil when the other side closed.
     func read() async throws -> Data?
+    /// Sends one short message at once, from any thread, while a `read` may be waiting for an answer:
+    /// a `$/cancelRequest` for the request whose answer is awaited. Errors are dropped: the answer
+    /// being read says what became of the request either way.
+    func writeWhileReading(_ line: Data)
     func close() async
 }

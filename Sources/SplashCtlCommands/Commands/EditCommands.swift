@@ -49,10 +49,17 @@ struct EditCommand: AsyncParsableCommand {
             }
             return
         }
-        if preview == "-" {
-            try await drawPreview(steps)
-            return
+        let (command, chosen) = (self, steps)
+        try await Interruption.cancelOnInterrupt {
+            if preview == "-" {
+                try await command.drawPreview(chosen)
+            } else {
+                try await command.writePreview(chosen, to: preview)
+            }
         }
+    }
+
+    private func writePreview(_ steps: [FilterStep], to preview: String) async throws {
         try await global.withClient { client in
             let result = try await client.send(EditsPreviewRequest(id: id, filters: steps, size: size))
             do {
