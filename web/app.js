@@ -32,6 +32,11 @@ for (const select of document.querySelectorAll("select.colors")) {
 }
 translate();
 
+// The header stays at the top (sticky); what sticks below it (the editor's before/after in a narrow
+// window) needs its height, which changes as the navigation wraps.
+const header = document.querySelector("header");
+new ResizeObserver(() => document.documentElement.style.setProperty("--header-height", `${header.offsetHeight}px`)).observe(header);
+
 function say(text, ended = false) {
   statusLine.textContent = text;
   statusLine.className = ended ? "ended" : "";

@@ -327,3 +327,32 @@ def test_sign_in_bringing_the_guests_likes_into_the_account(daemons, devstack, b
     likes, _ = devstack.server_likes(email)
     assert likes == {photo: True}
     assert refusals(browser) == []
+
+
+def test_a_narrow_editor_keeps_the_preview_in_sight_while_a_slider_far_down_moves(daemons, browser):
+    """At 380 px the editor stacks: the before/after first, held under the header while the filters
+    scroll, so the last filter's slider and the preview it changes are on screen together."""
+    daemon = daemons()
+    photo = stored(daemon)[0]
+    browser.set_window_size(380, 760)
+    open_gallery(browser, daemon)
+    browser.get(browser.current_url.split("#")[0] + f"#/edit/{photo}")
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#edit fieldset[data-filter='pixellate']"))
+    slider = browser.find_element(By.CSS_SELECTOR, "#edit input[name='pixellate.scale']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", slider)
+    slider.send_keys(Keys.ARROW_RIGHT)
+    WebDriverWait(browser, 60).until(lambda b: (attribute(b, "#edit .preview", "src") or "").startswith("data:image/jpeg"))
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script(
+        "const p = document.querySelector('#edit .preview'); return p.complete && p.naturalWidth > 0"))
+    seen = browser.execute_script("""
+        const visible = (element) => {
+          const box = element.getBoundingClientRect();
+          const x = box.left + box.width / 2, y = box.top + box.height / 2;
+          return box.height > 0 && box.top >= 0 && box.bottom <= innerHeight && document.elementFromPoint(x, y) === element;
+        };
+        return { preview: visible(document.querySelector('#edit .preview')),
+                 slider: visible(document.querySelector("#edit input[name='pixellate.scale']")),
+                 scrolled: scrollY };""")
+    assert seen["scrolled"] > 0, seen
+    assert seen["preview"] and seen["slider"], seen
+    assert refusals(browser) == []
