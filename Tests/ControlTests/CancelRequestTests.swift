@@ -27,6 +27,24 @@ import TestSupport
         return router
     }
 
+    /// `edits.preview` opens `started` and works for a minute, opening `stopped` if it is cancelled
+    /// first; `daemon.ping` answers at once.
+    static func previewRouter(started: Gate, stopped: Gate) -> Router {
+        var router = Router(logger: Logger(label: "test"))
+        router.register(EditsPreviewRequest.self) { _, _ in
+            started.open()
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                stopped.open()
+                throw error
+            }
+            return EditsPreviewRequest.resultExample
+        }
+        router.register(PingRequest.self) { _, _ in PingResult(pong: true, version: "test") }
+        return router
+    }
+
     static func request(_ id: Int, _ method: String) -> String {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(method == "edits.preview" ? #"{"id":"unsplash:p1","filters":[{"filter":"sepia"}]}"# : "{}")}"#
     }
@@ -132,21 +150,8 @@ import TestSupport
     /// cancellation), and the one answer, `cancelled`, is still read; the connection serves on.
     @Test func aClientWhoseTaskIsCancelledCancelsItsRequestAtTheDaemon() async throws {
         try await SplashdFixture.run { fixture in
-            let started = Gate()
-            let stopped = Gate()
-            var router = Router(logger: Logger(label: "test"))
-            router.register(EditsPreviewRequest.self) { _, _ in
-                started.open()
-                do {
-                    try await Task.sleep(for: .seconds(60))
-                } catch {
-                    stopped.open()
-                    throw error
-                }
-                return EditsPreviewRequest.resultExample
-            }
-            router.register(PingRequest.self) { _, _ in PingResult(pong: true, version: "test") }
-            let harness = try await fixture.controlServer(router: router)
+            let (started, stopped) = (Gate(), Gate())
+            let harness = try await fixture.controlServer(router: Self.previewRouter(started: started, stopped: stopped))
             let client = try harness.client()
             let preview = Task {
                 try await client.send(EditsPreviewRequest(id: "unsplash:p1", filters: [FilterStep(filter: "sepia")]))
@@ -167,20 +172,8 @@ import TestSupport
     /// signal would also give 130, but would leave the daemon working and print nothing.)
     @Test func ctrlCOnSplashctlsPreviewStopsTheDaemonsRender() async throws {
         try await SplashdFixture.run { fixture in
-            let started = Gate()
-            let stopped = Gate()
-            var router = Router(logger: Logger(label: "test"))
-            router.register(EditsPreviewRequest.self) { _, _ in
-                started.open()
-                do {
-                    try await Task.sleep(for: .seconds(60))
-                } catch {
-                    stopped.open()
-                    throw error
-                }
-                return EditsPreviewRequest.resultExample
-            }
-            let harness = try await fixture.controlServer(router: router)
+            let (started, stopped) = (Gate(), Gate())
+            let harness = try await fixture.controlServer(router: Self.previewRouter(started: started, stopped: stopped))
             let directory = TemporaryDirectory()
             let stderr = directory.path + "/stderr"
             let splashctl = try ChildProcess(

@@ -122,16 +122,22 @@ import Testing
         let pairs = try (DaemonText.examples + Self.branches.map(\.0)).map { text -> [String: Any] in
             ["text": try JSONSerialization.jsonObject(with: encoder.encode(text)), "portuguese": text.text(.brazilianPortuguese)]
         }
-        let written = try JSONSerialization.data(withJSONObject: pairs, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        try Self.expectGolden(pairs, "daemon-text-pt-BR.json", "CLIText's sentences", "web/daemon-text.js")
+    }
+
+    /// `value` as JSON against the page's golden file `name` in integration/gallery, or written there
+    /// with `UPDATE_GOLDEN=1`.
+    static func expectGolden(_ value: Any, _ name: String, _ source: String, _ page: String) throws {
+        let written = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             + Data("\n".utf8)
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let golden = root.appendingPathComponent("integration/gallery/daemon-text-pt-BR.json")
+        let golden = root.appendingPathComponent("integration/gallery/" + name)
         if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
             try written.write(to: golden)
             return
         }
         #expect(String(decoding: written, as: UTF8.self) == (try String(contentsOf: golden, encoding: .utf8)),
-                "daemon-text-pt-BR.json differs from CLIText's sentences; run UPDATE_GOLDEN=1 swift test, then make web/daemon-text.js agree")
+                "\(name) differs from \(source); run UPDATE_GOLDEN=1 swift test, then make \(page) agree")
     }
     /// Every filter of the catalogue, and every parameter of each, has its words in Portuguese, and
     /// none is for a filter or parameter the catalogue does not have.
@@ -152,15 +158,6 @@ import Testing
     /// test` rewrites it.
     @Test func thePagesFilterWordsAreSplashctls() throws {
         let table = FilterText.portuguese.mapValues { ["summary": $0.summary, "parameters": $0.parameters] as [String: Any] }
-        let written = try JSONSerialization.data(withJSONObject: table, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            + Data("\n".utf8)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let golden = root.appendingPathComponent("integration/gallery/filter-text-pt-BR.json")
-        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
-            try written.write(to: golden)
-            return
-        }
-        #expect(String(decoding: written, as: UTF8.self) == (try String(contentsOf: golden, encoding: .utf8)),
-                "filter-text-pt-BR.json differs from CLIText's FilterText; run UPDATE_GOLDEN=1 swift test, then make web/filter-text.js agree")
+        try Self.expectGolden(table, "filter-text-pt-BR.json", "CLIText's FilterText", "web/filter-text.js")
     }
 }
