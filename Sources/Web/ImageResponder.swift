@@ -77,11 +77,18 @@ struct ImageResponder: Sendable {
             close(fd)
             return .whole(cached)
         }
-        let read = try await NIOThreadPool.singleton.runIfActive { () -> Contents? in
-            defer { close(fd) }
-            guard size >= 0 else { return nil }
-            guard size <= wholeLimit else { return .large(size: size) }
-            return whole(fd, size: size, flags: 0).map(Contents.whole)
+        let read: Contents?
+        do {
+            read = try await NIOThreadPool.singleton.runIfActive { () -> Contents? in
+                defer { close(fd) }
+                guard size >= 0 else { return nil }
+                guard size <= wholeLimit else { return .large(size: size) }
+                return whole(fd, size: size, flags: 0).map(Contents.whole)
+            }
+        } catch {
+            // The pool did not take the work (it is shutting down): the descriptor is still ours.
+            close(fd)
+            throw error
         }
         guard let read else { throw HTTPError(.notFound) }
         return read
