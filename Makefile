@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-gallery test-system test-chaos chaos docs release man install uninstall deb test-deb clean bench
+.PHONY: all setup build run test test-swift test-devstack test-gallery test-system test-powerfs test-chaos chaos docs release man install uninstall deb test-deb clean bench
 
 all: build
 
@@ -30,7 +30,7 @@ run: build
 
 test: setup
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(MAKE) --no-print-directory test-swift test-devstack test-gallery test-system test-chaos
+	$(MAKE) --no-print-directory test-swift test-devstack test-gallery test-system test-powerfs test-chaos
 
 # One test target at a time: every target is a separate process, so a suite that spawns daemons,
 # Postgres and network namespaces never starves another's timers on a two-core machine.
@@ -58,6 +58,10 @@ test-gallery:
 
 test-system:
 	integration/system/run $(BIN)
+
+# powerfs, the power-loss tests' FUSE file system (chaos/powerfs), against its own tests.
+test-powerfs:
+	chaos/powerfs/run -q
 
 # The reliability suite's short mode (about 6 minutes) on the debug binaries just built: every part,
 # 20 crash trials, 10,000 fuzzed lines, 12 two-device histories. Any check that fails fails the run.

@@ -1,0 +1,214 @@
+"""powerfs's own tests: what survives a power cut is what was made durable, as POSIX has it, and a
+seeded cut is one of the outcomes a real disk could leave. Each test mounts powerfs over a directory of
+its own, writes through the mount as a program would, cuts, and looks at what the backing directory
+holds (as the next mount would show it). Needs root, /dev/fuse and fusermount3."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+POWERFS = os.path.join(HERE, "powerfs.py")
+
+
+class Mount:
+    def __init__(self, root):
+        self.backing, self.point, self.state = (os.path.join(root, name) for name in ("backing", "mnt", "state"))
+        for path in (self.backing, self.point, self.state):
+            os.makedirs(path, exist_ok=True)
+        self.process = None
+
+    def up(self):
+        self.process = subprocess.Popen([sys.executable, POWERFS, "mount", self.backing, self.point, "--state", self.state],
+                                        stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.state, "log"), "a"))
+        deadline = time.monotonic() + 10
+        while not os.path.ismount(self.point):
+            assert self.process.poll() is None, open(os.path.join(self.state, "log")).read()
+            assert time.monotonic() < deadline, "powerfs did not mount"
+            time.sleep(0.02)
+
+    def cut(self, seed=None):
+        """Cuts the power, waits for the unmount, and returns what the cut hit."""
+        argv = [sys.executable, POWERFS, "cut", "--state", self.state] + ([] if seed is None else ["--seed", str(seed)])
+        report = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=30).stdout)
+        assert self.process.wait(timeout=10) == 0
+        assert not os.path.ismount(self.point)
+        return report
+
+    def down(self):
+        if self.process and self.process.poll() is None:
+            subprocess.run(["fusermount3", "-u", "-z", self.point], check=False)
+            self.process.wait(timeout=10)
+
+    def path(self, name):
+        return os.path.join(self.point, name)
+
+    def durable(self, name):
+        """What the disk holds under `name` after the cut, or None."""
+        path = os.path.join(self.backing, name)
+        return open(path, "rb").read() if os.path.exists(path) else None
+
+
+@pytest.fixture
+def mount(tmp_path):
+    if os.geteuid() != 0 or not os.path.exists("/dev/fuse"):
+        pytest.skip("powerfs needs root and /dev/fuse")
+    made = Mount(str(tmp_path))
+    yield made
+    made.down()
+
+
+def write(path, data, sync=False):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_dir(path):
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def test_an_fsynced_file_in_an_fsynced_directory_survives(mount):
+    mount.up()
+    write(mount.path("kept"), b"saved", sync=True)
+    sync_dir(mount.point)
+    mount.cut()
+    assert mount.durable("kept") == b"saved"
+
+
+def test_bytes_written_since_the_last_fsync_are_lost(mount):
+    write(os.path.join(mount.backing, "note"), b"old words")
+    mount.up()
+    fd = os.open(mount.path("note"), os.O_WRONLY)
+    os.pwrite(fd, b"NEW", 0)
+    os.close(fd)
+    assert open(mount.path("note"), "rb").read() == b"NEW words", "the live view has the write"
+    report = mount.cut()
+    assert mount.durable("note") == b"old words"
+    assert report["files_rolled_back"] == 1
+
+
+def test_fdatasync_makes_a_files_bytes_durable(mount):
+    write(os.path.join(mount.backing, "db"), b"page one")
+    mount.up()
+    fd = os.open(mount.path("db"), os.O_WRONLY)
+    os.pwrite(fd, b"PAGE", 0)
+    os.fdatasync(fd)
+    os.pwrite(fd, b"lost", 0)
+    os.close(fd)
+    mount.cut()
+    assert mount.durable("db") == b"PAGE one"
+
+
+def test_a_new_file_whose_directory_was_not_fsynced_is_gone(mount):
+    mount.up()
+    write(mount.path("fresh"), b"data", sync=True)
+    mount.cut()
+    assert mount.durable("fresh") is None
+
+
+def test_an_unsynced_rename_is_rolled_back(mount):
+    write(os.path.join(mount.backing, "a"), b"content")
+    mount.up()
+    os.rename(mount.path("a"), mount.path("b"))
+    report = mount.cut()
+    assert (mount.durable("a"), mount.durable("b")) == (b"content", None)
+    assert report["dirs_rolled_back"] == 1
+
+
+def test_an_unlink_the_directory_never_made_durable_is_undone(mount):
+    write(os.path.join(mount.backing, "photo.jpg"), b"\xff\xd8 bytes")
+    mount.up()
+    os.unlink(mount.path("photo.jpg"))
+    mount.cut()
+    assert mount.durable("photo.jpg") == b"\xff\xd8 bytes"
+
+
+def test_a_rename_made_durable_by_its_directory_survives_with_the_files_bytes(mount):
+    """The atomic-replace idiom done right: write, fsync, rename, fsync the directory."""
+    write(os.path.join(mount.backing, "config"), b"v1")
+    mount.up()
+    write(mount.path("config.tmp"), b"v2", sync=True)
+    os.rename(mount.path("config.tmp"), mount.path("config"))
+    sync_dir(mount.point)
+    mount.cut()
+    assert (mount.durable("config"), mount.durable("config.tmp")) == (b"v2", None)
+
+
+def test_a_rename_after_fsync_of_the_file_but_not_the_directory_may_go_either_way(mount):
+    outcomes = set()
+    for seed in range(12):
+        for name in os.listdir(mount.backing):
+            os.unlink(os.path.join(mount.backing, name))
+        write(os.path.join(mount.backing, "config"), b"v1")
+        mount.up()
+        write(mount.path("config.tmp"), b"v2", sync=True)
+        os.rename(mount.path("config.tmp"), mount.path("config"))
+        mount.cut(seed=seed)
+        outcome = (mount.durable("config"), mount.durable("config.tmp"))
+        assert outcome in {(b"v1", None), (b"v2", None)}, f"seed {seed}: {outcome}"
+        outcomes.add(outcome)
+    assert outcomes == {(b"v1", None), (b"v2", None)}
+
+
+def test_a_seeded_cut_keeps_drops_or_garbles_each_unsynced_block_and_repeats_itself(mount):
+    old = bytes(range(256)) * 64  # 16 KiB: four blocks
+    new = b"\x07" * len(old)
+    results = []
+    for _ in range(2):
+        write(os.path.join(mount.backing, "big"), old)
+        mount.up()
+        fd = os.open(mount.path("big"), os.O_WRONLY)
+        os.pwrite(fd, new, 0)
+        os.close(fd)
+        report = mount.cut(seed=7)
+        results.append((mount.durable("big"), report))
+    (data, report), (again, _) = results
+    assert data == again, "the same seed cuts the same way"
+    assert len(data) == len(old)
+    fates = ["kept" if data[i:i + 4096] == new[i:i + 4096] else "dropped" if data[i:i + 4096] == old[i:i + 4096] else "garbled"
+             for i in range(0, len(old), 4096)]
+    assert fates.count("kept") == report["blocks_kept"] and fates.count("garbled") == report["blocks_garbled"], (fates, report)
+
+
+def test_a_directory_and_its_symlinks_come_back_as_they_were_made_durable(mount):
+    mount.up()
+    os.mkdir(mount.path("Pictures"))
+    os.symlink("../library/a.jpg", mount.path("Pictures/a.jpg"))
+    sync_dir(mount.path("Pictures"))
+    sync_dir(mount.point)
+    os.symlink("../library/b.jpg", mount.path("Pictures/b.jpg"))
+    mount.cut()
+    assert os.readlink(os.path.join(mount.backing, "Pictures", "a.jpg")) == "../library/a.jpg"
+    assert not os.path.lexists(os.path.join(mount.backing, "Pictures", "b.jpg"))
+
+
+def test_sqlite_in_wal_mode_keeps_what_full_synchronous_committed(mount):
+    """A real program's use: SQLite commits with synchronous=FULL survive; the database is whole."""
+    import sqlite3
+    mount.up()
+    db = sqlite3.connect(mount.path("store.sqlite"))
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("CREATE TABLE likes (id TEXT PRIMARY KEY)")
+    db.commit()
+    for n in range(20):
+        db.execute("INSERT INTO likes VALUES (?)", (f"photo{n}",))
+        db.commit()
+    db.close()
+    # SQLite fsyncs the directory when it creates the database and its WAL.
+    mount.cut()
+    db = sqlite3.connect(os.path.join(mount.backing, "store.sqlite"))
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT count(*) FROM likes").fetchone()[0] == 20
