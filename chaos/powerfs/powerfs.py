@@ -115,11 +115,11 @@ class Model:
             for name in dirs + files:
                 path = os.path.join(directory, name)
                 live.setdefault(os.lstat(path).st_ino, path)
+        live[os.lstat(self.backing).st_ino] = self.backing
         listings = dict(self.listings)
-        for inode in self.changed_dirs:
-            path = live.get(inode) if inode != os.lstat(self.backing).st_ino else self.backing
-            if path is None:
-                continue
+        # In the order of their paths, and every listing by name below: a seed cuts the same way again
+        # whatever inode numbers and directory order this run's files got.
+        for path, inode in sorted((live[inode], inode) for inode in self.changed_dirs if inode in live):
             if chance is not None and chance.random() < 0.5:
                 listings[inode] = self.listing(path)
                 report["dirs_kept_new"] += 1
@@ -141,7 +141,7 @@ class Model:
         return report
 
     def materialize(self, inode, target, listings, live, chance, report, made):
-        for name, (child, kind, link_target) in listings.get(inode, {}).items():
+        for name, (child, kind, link_target) in sorted(listings.get(inode, {}).items()):
             path = os.path.join(target, name)
             if kind == "dir":
                 os.mkdir(path)
