@@ -76,13 +76,17 @@ class Model:
             shutil.copyfile(real, copy)
             self.durable_copy[inode] = copy
 
+    def entry_changed(self, real):
+        """`real`'s directory has an entry made, removed or renamed since its last fsync."""
+        self.changed_dirs.add(os.lstat(os.path.dirname(real)).st_ino)
+
     def created(self, real):
         self.durable_copy[os.lstat(real).st_ino] = None
-        self.changed_dirs.add(os.lstat(os.path.dirname(real)).st_ino)
+        self.entry_changed(real)
 
     def before_unlink(self, real):
         info = os.lstat(real)
-        self.changed_dirs.add(os.lstat(os.path.dirname(real)).st_ino)
+        self.entry_changed(real)
         if not stat.S_ISDIR(info.st_mode) and info.st_nlink == 1 and info.st_ino not in self.kept \
                 and self.durably_named(info.st_ino):
             link = os.path.join(self.copies, f"kept-{info.st_ino}")
@@ -90,8 +94,8 @@ class Model:
             self.kept[info.st_ino] = link
 
     def renamed(self, old, new):
-        self.changed_dirs.add(os.lstat(os.path.dirname(old)).st_ino)
-        self.changed_dirs.add(os.lstat(os.path.dirname(new)).st_ino)
+        self.entry_changed(old)
+        self.entry_changed(new)
 
     def synced_file(self, real):
         inode = os.lstat(real).st_ino
@@ -208,7 +212,7 @@ def serve(backing, mountpoint, state):
         def getattr(self, path, fh=None):
             info = os.lstat(model.real(path))
             return {key: getattr(info, key) for key in (
-                "st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_atime_ns", "st_mtime_ns", "st_ctime_ns", "st_ino")} | {
+                "st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_ino")} | {
                 "st_atime": info.st_atime_ns, "st_mtime": info.st_mtime_ns, "st_ctime": info.st_ctime_ns}
 
         def readdir(self, path, fh):
@@ -265,7 +269,7 @@ def serve(backing, mountpoint, state):
         def mkdir(self, path, mode):
             real = model.real(path)
             os.mkdir(real, mode)
-            model.changed_dirs.add(os.lstat(os.path.dirname(real)).st_ino)
+            model.entry_changed(real)
 
         def rmdir(self, path):
             real = model.real(path)
@@ -287,12 +291,12 @@ def serve(backing, mountpoint, state):
         def symlink(self, target, source):
             real = model.real(target)
             os.symlink(source, real)
-            model.changed_dirs.add(os.lstat(os.path.dirname(real)).st_ino)
+            model.entry_changed(real)
 
         def link(self, target, source):
             real = model.real(target)
             os.link(model.real(source), real)
-            model.changed_dirs.add(os.lstat(os.path.dirname(real)).st_ino)
+            model.entry_changed(real)
 
         def chmod(self, path, mode):
             os.chmod(model.real(path), mode)

@@ -71,6 +71,15 @@ def write(path, data, sync=False):
         os.close(fd)
 
 
+def overwrite(path, data):
+    """Writes `data` over the start of an existing file, with no fsync."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, data, 0)
+    finally:
+        os.close(fd)
+
+
 def sync_dir(path):
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -90,9 +99,7 @@ def test_an_fsynced_file_in_an_fsynced_directory_survives(mount):
 def test_bytes_written_since_the_last_fsync_are_lost(mount):
     write(os.path.join(mount.backing, "note"), b"old words")
     mount.up()
-    fd = os.open(mount.path("note"), os.O_WRONLY)
-    os.pwrite(fd, b"NEW", 0)
-    os.close(fd)
+    overwrite(mount.path("note"), b"NEW")
     assert open(mount.path("note"), "rb").read() == b"NEW words", "the live view has the write"
     report = mount.cut()
     assert mount.durable("note") == b"old words"
@@ -169,9 +176,7 @@ def test_a_seeded_cut_keeps_drops_or_garbles_each_unsynced_block_and_repeats_its
     for _ in range(2):
         write(os.path.join(mount.backing, "big"), old)
         mount.up()
-        fd = os.open(mount.path("big"), os.O_WRONLY)
-        os.pwrite(fd, new, 0)
-        os.close(fd)
+        overwrite(mount.path("big"), new)
         report = mount.cut(seed=7)
         results.append((mount.durable("big"), report))
     (data, report), (again, _) = results
