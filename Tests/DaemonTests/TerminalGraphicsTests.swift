@@ -65,6 +65,22 @@ import Testing
 
 /// `--grid`'s contact sheet: tiles side by side as many as the width holds, each id under its picture,
 /// a photo without a picture a placeholder tile; colour sequences take no width.
+/// A table's columns line up by what the terminal shows: a bold header's escape sequences take no
+/// room (they made every column of a table printed to a terminal 8 cells too wide).
+@Suite struct TableTests {
+    @Test func boldHeadersTakeTheRoomOfTheirWords() {
+        var plain = Table(headers: ["FILTER", "WHAT IT DOES"])
+        var bold = Table(headers: ["FILTER", "WHAT IT DOES"].map(TerminalStyle(color: true).bold))
+        plain.rows = [["sepia", "Warm brown tones."], ["mono", "Black and white."]]
+        bold.rows = plain.rows
+        #expect(plain.render() == "FILTER  WHAT IT DOES\nsepia   Warm brown tones.\nmono    Black and white.")
+        let lines = bold.render().components(separatedBy: "\n")
+        #expect(lines.map(ContactSheet.visibleWidth) == plain.render().components(separatedBy: "\n").map(\.count))
+        #expect(lines[1] == "sepia   Warm brown tones.")
+        #expect(Table(headers: ["É", "x"], rows: [["ação", "y"]]).render() == "É     x\nação  y", "characters, not bytes")
+    }
+}
+
 @Suite struct ContactSheetTests {
     static func picture(_ id: String, rows: Int, columns: Int) -> PhotoPicture {
         let line = String(repeating: "\u{1B}[38;2;1;2;3m\u{2584}", count: columns) + "\u{1B}[0m"

@@ -1,7 +1,8 @@
 import CLIText
 import Foundation
 
-/// Aligned columns; the last column is not padded. Widths count characters, not bytes.
+/// Aligned columns; the last column is not padded. Widths count the cells a terminal shows: characters,
+/// not bytes, and not the escape sequences of a bold header.
 struct Table {
     var headers: [String]
     var rows: [[String]] = []
@@ -18,10 +19,10 @@ struct Table {
 
     func render() -> String {
         let all = [headers] + rows
-        let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let widths = headers.indices.map { column in all.map { ContactSheet.visibleWidth($0[column]) }.max() ?? 0 }
         return all.map { row in
             row.indices.map { column in
-                column == row.count - 1 ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? row[column] : ContactSheet.pad(row[column], to: widths[column])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
