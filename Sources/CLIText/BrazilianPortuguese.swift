@@ -287,7 +287,6 @@ enum BrazilianPortuguese {
         case .username: "USUÁRIO"
         case .joined: "ENTROU"
         case .filter: "FILTRO"
-        case .parameters: "PARÂMETROS"
         case .whatItDoes: "O QUE FAZ"
         case .edit: "EDIÇÃO"
         case .photo: "FOTO"

@@ -280,7 +280,6 @@ enum English {
         case .username: "USERNAME"
         case .joined: "JOINED"
         case .filter: "FILTER"
-        case .parameters: "PARAMETERS"
         case .whatItDoes: "WHAT IT DOES"
         case .edit: "EDIT"
         case .photo: "PHOTO"

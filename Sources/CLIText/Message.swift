@@ -291,7 +291,7 @@ public enum Message: Sendable, Equatable {
 /// Table column headers.
 public enum Column: CaseIterable, Sendable {
     case id, colour, size, liked, by, title, author, slug, photos, about, username, joined
-    case filter, parameters, whatItDoes, edit, photo, filters, state, saved, file
+    case filter, whatItDoes, edit, photo, filters, state, saved, file
     case kind, source, feed, refreshed, number, query, results, when, op, what, tries, note
 
     public func text(_ language: Language = .current) -> String {

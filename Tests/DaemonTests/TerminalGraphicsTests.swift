@@ -79,6 +79,25 @@ import Testing
         #expect(lines[1] == "sepia   Warm brown tones.")
         #expect(Table(headers: ["É", "x"], rows: [["ação", "y"]]).render() == "É     x\nação  y", "characters, not bytes")
     }
+
+    /// On a terminal the last column wraps under itself; in a pipe (no width), or with too little room
+    /// left by the other columns, lines stay whole.
+    @Test func theLastColumnWrapsToTheTerminal() {
+        let table = Table(headers: ["FILTER", "WHAT IT DOES"], rows: [
+            ["vignette", "Darkens (or, with a negative intensity, lightens) towards the corners."], ["mono", "Black and white."]])
+        let wrapped = table.render(width: 40)
+        #expect(wrapped == """
+            FILTER    WHAT IT DOES
+            vignette  Darkens (or, with a negative
+                      intensity, lightens) towards
+                      the corners.
+            mono      Black and white.
+            """)
+        #expect(wrapped.components(separatedBy: "\n").allSatisfy { $0.count <= 40 })
+        #expect(table.render(width: nil) == table.render())
+        #expect(table.render(width: 30) == table.render(), "20 cells left: too narrow to wrap into")
+        #expect(Table.wrap("a-very-long-word b", to: 5) == ["a-very-long-word", "b"])
+    }
 }
 
 @Suite struct ContactSheetTests {

@@ -130,14 +130,17 @@ struct FiltersCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await global.run(FiltersListRequest()) { result, style in
-            var table = Table([.filter, .parameters, .whatItDoes], style)
+            // What each filter does, then its parameters one to a line, in the order `--filter
+            // name:p1,p2` takes them: three columns were 140 cells wide, past any terminal.
+            var table = Table([.filter, .whatItDoes], style)
             for filter in result.filters {
-                let parameters = filter.parameters.map { p in
-                    "\(p.name) \(Self.number(p.minimum))…\(Self.number(p.maximum)) (\(Self.number(p.defaultValue)))"
-                }.joined(separator: ", ")
-                table.rows.append([filter.name, parameters.isEmpty ? "-" : parameters, FilterText.summary(of: filter)])
+                table.rows.append([filter.name, FilterText.summary(of: filter)])
+                for p in filter.parameters {
+                    let range = "\(Self.number(p.minimum))…\(Self.number(p.maximum)) (\(Self.number(p.defaultValue)))"
+                    table.rows.append(["", "\(style.bold(p.name)) \(range): \(FilterText.summary(of: p, in: filter))"])
+                }
             }
-            return table.render() + "\n" + Message.filtersExample.text()
+            return table.render(width: TerminalGraphics.windowSize()?.columns) + "\n" + Message.filtersExample.text()
         }
     }
 
