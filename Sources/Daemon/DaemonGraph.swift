@@ -117,7 +117,8 @@ struct DaemonGraph {
         let server = ControlServer(configuration: serverConfiguration, router: router, logger: logger, group: eventLoops)
         let galleryServer = gallery?.server(
             router: router,
-            images: GalleryImageFiles(library: library, images: images, dataDirectory: directories.data, cacheDirectory: directories.cache),
+            images: GalleryImageFiles.following(
+                library: library, images: images, dataDirectory: directories.data, cacheDirectory: directories.cache),
             group: eventLoops)
 
         return DaemonGraph(

@@ -56,6 +56,12 @@ public final class PhotoLibrary: Sendable {
         return found?.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
     }
 
+    /// Calls `changed` after every change to which files a photo has (a download, a move between library
+    /// and cache, a prune, a photo removed), whoever made it: what was read of `files` may be stale.
+    public func followFileChanges(_ changed: @escaping @Sendable () -> Void) {
+        store.observePhotoFiles(changed)
+    }
+
     /// A file's row with its path made absolute and whether it is there now.
     static func info(_ file: PhotoFileStore.File, dataDirectory: String, cacheDirectory: String) -> PhotoFileInfo {
         let base = file.inLibrary ? dataDirectory : cacheDirectory

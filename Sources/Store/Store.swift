@@ -72,6 +72,12 @@ public final class Store: Sendable {
         pool.add(transactionObserver: CountsObserver(accountId: accountId, counted: counted), extent: .databaseLifetime)
     }
 
+    /// Calls `changed` after every commit that changed a photo's files (`PhotoFilesObserver`), for as
+    /// long as the store is open.
+    public func observePhotoFiles(_ changed: @escaping @Sendable () -> Void) {
+        pool.add(transactionObserver: PhotoFilesObserver(changed: changed), extent: .databaseLifetime)
+    }
+
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
         try pool.read(body)
     }

@@ -22,6 +22,8 @@ public final class GallerySessions: Sendable {
         var key: SymmetricKey
         /// SHA-256 of each token not yet used → when it stops opening anything.
         var tokens: [String: AnyClock<Duration>.Instant] = [:]
+        /// SHA-256 of each cookie the current key was found to have signed → when it expires.
+        var admitted: [Crypto.SHA256Digest: Int64] = [:]
     }
 
     private let secretPath: String
@@ -64,13 +66,31 @@ public final class GallerySessions: Sendable {
     }
 
     /// Whether `cookie` is a session this daemon's current secret signed, not yet expired.
+    ///
+    /// A cookie admitted once is known again by its SHA-256 (`State.admitted`), as a token is: every
+    /// thumbnail of a grid shows the same cookie, and taking it apart and checking its signature each
+    /// time was a tenth of a thumbnail's answer.
     public func admits(cookie: String) -> Bool {
+        let digest = Crypto.SHA256.hash(data: Array(cookie.utf8))
+        let (known, key) = state.withLock { ($0.admitted[digest], $0.key) }
+        if let known { return Date(timeIntervalSince1970: TimeInterval(known)) > now() }
         let parts = cookie.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let expires = Int64(parts[1]), let mac = Self.data(base64URL: String(parts[2])) else { return false }
         guard Date(timeIntervalSince1970: TimeInterval(expires)) > now() else { return false }
-        let key = state.withLock { $0.key }
-        return HMAC<Crypto.SHA256>.isValidAuthenticationCode(mac, authenticating: Data("\(parts[0]).\(parts[1])".utf8), using: key)
+        guard HMAC<Crypto.SHA256>.isValidAuthenticationCode(mac, authenticating: Data("\(parts[0]).\(parts[1])".utf8), using: key) else {
+            return false
+        }
+        state.withLock { state in
+            // Signed by the secret of now: a cookie checked across `revokeAll` is not remembered.
+            guard state.key == key else { return }
+            if state.admitted.count >= Self.admittedLimit { state.admitted.removeAll() }
+            state.admitted[digest] = expires
+        }
+        return true
     }
+
+    /// Cookies remembered as admitted: a few browsers' sessions, each a line.
+    static let admittedLimit = 64
 
     /// Ends every session and every token not yet used: a new secret signs from now on.
     public func revokeAll() throws(FileError) {
@@ -78,6 +98,7 @@ public final class GallerySessions: Sendable {
         state.withLock { state in
             state.key = key
             state.tokens = [:]
+            state.admitted = [:]
         }
         revoked.signal()
     }

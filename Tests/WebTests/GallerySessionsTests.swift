@@ -43,6 +43,29 @@ import TestSupport
         try sessions.revokeAll()
         #expect(!sessions.admits(cookie: cookie), "signed by the secret before")
     }
+
+    /// Admitted cookies are remembered by their hash, a bounded few: past the bound each is checked
+    /// again, and still admitted; a remembered one still expires, and is forgotten with the secret.
+    @Test func rememberedCookiesAreBoundedAndEndWithTheirSessions() throws {
+        let now = Now()
+        let sessions = try GallerySessions(
+            secretPath: directory.file("web.secret"), clock: AnyClock(TestClock()), now: { now.date.withLock { $0 } })
+        let cookies = (0...GallerySessions.admittedLimit).map { _ in sessions.redeem(sessions.issueToken())! }
+        for _ in 0..<2 {
+            for cookie in cookies { #expect(sessions.admits(cookie: cookie)) }
+        }
+        // The restarted daemon (the same secret) admits them too, having remembered none.
+        let restarted = try GallerySessions(
+            secretPath: directory.file("web.secret"), clock: AnyClock(TestClock()), now: { now.date.withLock { $0 } })
+        #expect(restarted.admits(cookie: cookies[0]))
+        now.date.withLock { $0 += GallerySessions.sessionLife + 1 }
+        #expect(!sessions.admits(cookie: cookies.last!), "remembered, and expired")
+        now.date.withLock { $0 -= GallerySessions.sessionLife + 1 }
+        try sessions.revokeAll()
+        #expect(!sessions.admits(cookie: cookies.last!), "remembered, and signed by the secret before")
+        let fresh = try #require(sessions.redeem(sessions.issueToken()))
+        #expect(sessions.admits(cookie: fresh) && sessions.admits(cookie: fresh))
+    }
 }
 
 /// The wall clock the sessions read, moved by the test.

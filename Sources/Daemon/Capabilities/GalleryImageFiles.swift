@@ -1,4 +1,5 @@
 import Editing
+import Glibc
 import Library
 import Shared
 import Support
@@ -6,16 +7,39 @@ import Sync
 import Web
 
 /// The gallery's pictures (`GalleryImages`) from the library's and the cache's files; one not here is
-/// fetched now by the image queue, ahead of its order.
+/// fetched now by the image queue, ahead of its order. A picture found here is remembered
+/// (`ResolvedPictures`) until the store changes a photo's files.
 struct GalleryImageFiles: GalleryImages {
     let library: PhotoLibrary
     let images: ImageCapability?
     let dataDirectory: String
     let cacheDirectory: String
+    let resolved: ResolvedPictures
+
+    /// Pictures that the store's changes to photos' files keep true.
+    static func following(
+        library: PhotoLibrary, images: ImageCapability?, dataDirectory: String, cacheDirectory: String
+    ) -> GalleryImageFiles {
+        let resolved = ResolvedPictures()
+        library.followFileChanges { resolved.storeChanged() }
+        return GalleryImageFiles(
+            library: library, images: images, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory, resolved: resolved)
+    }
 
     func file(photoId: String, size: GalleryImageSize) async throws -> GalleryImageFile? {
+        let key = ResolvedPictures.Key(photoId: photoId, size: size)
+        if let known = resolved.file(for: key) {
+            // Gone from the disk behind the store's back (a person deleted it): found again, or fetched.
+            if access(known.path, F_OK) == 0 { return known }
+            resolved.forget(key)
+        }
+        let generation = resolved.generation
         guard let listed = try files(photoId) else { return nil }
-        if let chosen = Self.choose(listed, size) { return try Self.galleryFile(chosen, immutable: size == .original) }
+        if let chosen = Self.choose(listed, size) {
+            let file = try Self.galleryFile(chosen, immutable: size == .original)
+            resolved.keep(file, for: key, resolvedAt: generation)
+            return file
+        }
         guard let images else {
             throw GalleryPictureUnavailable(words: DaemonText.noPictureHere(id: photoId).english, lasting: false)
         }
