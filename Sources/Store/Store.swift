@@ -19,9 +19,6 @@ public final class Store: Sendable {
         // Readers never block the writer and the writer never blocks readers (WAL); keep a few readers.
         configuration.maximumReaderCount = 4
         configuration.prepareDatabase { db in
-            // NORMAL is durable in WAL mode except for the last transactions before a power loss;
-            // a crash of the process (kill -9) loses nothing.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // No memory map of the file: every page a query touched through it stays in the daemon's
             // resident memory (VmRSS, what top and systemctl status show a person): 206 of 214 MB idle
             // at 100,000 photos. Each connection keeps a small page cache instead (2 MiB: the pages an
@@ -34,6 +31,13 @@ public final class Store: Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // FULL: the WAL is synced at every commit, so what the daemon acknowledged (a like, an edit,
+            // the pull's cursor with the rows it covers) survives a power cut, not only a kill. Set on
+            // the writer once GRDB has opened it: its WAL set-up sets NORMAL after `prepareDatabase`,
+            // and NORMAL lost acknowledged likes and whole searches to a power cut (docs/reliability.md).
+            // SQLite syncs the directory with the WAL's first sync, which makes the new files' names
+            // durable too.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Migrations.migrator.migrate(pool)
         } catch let error as DatabaseError {
             throw StoreError.open(path: path, code: error.resultCode.rawValue, message: error.message ?? "\(error)")

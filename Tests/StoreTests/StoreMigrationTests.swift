@@ -34,6 +34,17 @@ import TestSupport
         #expect(store.answers())
     }
 
+    /// What a commit acknowledges survives a power cut: the connection that commits syncs the WAL at
+    /// every commit (FULL, 2), whatever GRDB's WAL set-up chose, after a release of memory too.
+    @Test func theWriterSyncsEveryCommit() throws {
+        let dir = TemporaryDirectory()
+        let store = try Store(path: dir.file("s.sqlite"))
+        #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        store.releaseMemory()
+        #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        #expect(try store.write { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test func reopeningKeepsDataAndMigratesNothingTwice() throws {
         let dir = TemporaryDirectory()
         do {

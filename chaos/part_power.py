@@ -1,0 +1,273 @@
+"""Part 9: power cuts. Device A's state, data and cache directories live on powerfs (chaos/powerfs), which
+keeps what a disk would hold; a cut drops everything not made durable (with a seed, each unsynced block
+kept, dropped or garbled, each changed directory's old or new entries) and the file system is mounted anew
+from what survived, as after a reboot. A SIGKILL alone leaves the page cache: this is what it does not.
+
+Random cuts land while likes and unlikes are pushed, the live channel pulls, and library files download
+(the CDN slowed); aimed cuts kill the daemon at a named crash point (SPLASHD_TEST_CRASH_AT) and then cut.
+After each restart: PRAGMA integrity_check, READY=1, every like and unlike the daemon acknowledged before
+the cut, every edit it acknowledged, the outbox drains, the server's likes are the local ones, and every
+file a row names is whole (its SHA-256 the row's) once settled, with nothing staged or partial left.
+"""
+import json
+import os
+import subprocess
+import time
+
+from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, log, populate, sha256, wait_until
+
+PYTHON = os.path.join(ROOT, "devstack", ".venv", "bin", "python")
+POWERFS = os.path.join(ROOT, "chaos", "powerfs", "powerfs.py")
+# The points a power cut is aimed at, each reached by one action (see `act`).
+POINTS = ("download.renamed", "image.moved", "edit.staged", "edit.recorded", "import.copied")
+FILTERS = [[{"filter": "sepia", "params": [0.8]}], [{"filter": "mono", "params": []}]]
+
+
+class PowerDisk:
+    """powerfs at ROOT/mnt over ROOT/backing, its model in ROOT/model; `cut` drops what was not durable and
+    mounts again over what survived."""
+
+    def __init__(self, root):
+        self.backing, self.point, self.model = (os.path.join(root, name) for name in ("backing", "mnt", "model"))
+        for path in (self.backing, self.point, self.model):
+            os.makedirs(path, exist_ok=True)
+        self.process = None
+        self.cuts = 0
+        # What the cuts hit, summed over powerfs's reports.
+        self.hits = {"files_rolled_back": 0, "bytes_dropped": 0, "blocks_garbled": 0, "dirs_rolled_back": 0}
+
+    def up(self):
+        self.process = subprocess.Popen([PYTHON, POWERFS, "mount", self.backing, self.point, "--state", self.model],
+                                        stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.model, "log"), "a"))
+        deadline = time.monotonic() + 20
+        while not os.path.ismount(self.point):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise Failure(f"powerfs did not mount: {open(os.path.join(self.model, 'log')).read()[-800:]}")
+            time.sleep(0.02)
+
+    def cut(self, seed):
+        argv = [PYTHON, POWERFS, "cut", "--state", self.model] + ([] if seed is None else ["--seed", str(seed)])
+        report = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120).stdout)
+        self.process.wait(timeout=30)
+        self.cuts += 1
+        self.count(report)
+        self.up()
+        return report
+
+    def count(self, report):
+        for key in self.hits:
+            self.hits[key] += report.get(key, 0)
+
+    def down(self):
+        if self.process and self.process.poll() is None:
+            subprocess.run(["fusermount3", "-u", "-z", self.point], check=False)
+            self.process.wait(timeout=30)
+
+
+def available():
+    if os.geteuid() != 0 or not os.path.exists("/dev/fuse"):
+        return "needs root and /dev/fuse"
+    if not os.path.exists(PYTHON):
+        return "devstack's virtual environment (mfusepy) is not installed"
+    if subprocess.run(["which", "fusermount3"], capture_output=True).returncode != 0:
+        return "fusermount3 is missing (make setup installs fuse3)"
+    return None
+
+
+def on_disk(base, disk):
+    """Device A with its state, data and cache directories on `disk`."""
+    directory = fresh_dir(base, "power-a")
+    for name in ("state", "data", "cache"):
+        os.makedirs(os.path.join(disk.point, name), exist_ok=True)
+        os.symlink(os.path.join(disk.point, name), os.path.join(directory, name))
+    # As an installer would leave them: there for good.
+    descriptor = os.open(disk.point, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    return directory
+
+
+def run(devstack, base, figures, trials, rng, short=False):
+    why_not = available()
+    if why_not:
+        figures.add(f"power cuts (not measured: {why_not})", 0, 0)
+        return
+    devstack.reset()
+    disk = PowerDisk(fresh_dir(base, "powerfs"))
+    disk.up()
+    try:
+        cuts(devstack, base, disk, figures, rng, random_cuts=40 if short else 400, per_point=2 if short else 20)
+    finally:
+        disk.down()
+
+
+def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
+    a = Daemon(on_disk(base, disk), env=devstack.daemon_env()).start()
+    email = a.signup()
+    pool = populate(a, 60)
+    log(f"power: device A ({email}) on powerfs; {len(pool)} photos in the pool")
+    folder = fresh_dir(base, "power-import")
+    acked = set(a.liked())  # the likes the daemon acknowledged, as the person last said
+    acked_edits = set()
+    stats = {}  # check → [trials, failures, reasons]
+    started = time.monotonic()
+
+    def check(name, problems):
+        row = stats.setdefault(name, [0, 0, {}])
+        row[0] += 1
+        if problems:
+            row[1] += 1
+            for problem in problems:
+                kind = problem.split(":", 1)[0]
+                row[2][kind] = row[2].get(kind, 0) + 1
+            figures.bug(f"{name}: " + "; ".join(problems)[:1500])
+
+    def photos_with_files():
+        return {r[0] for r in a.sql("SELECT DISTINCT photo_id FROM photo_files WHERE variant = 'regular'")}
+
+    def file_problems():
+        """Rows whose file is missing or whose bytes are not its checksum; staged or partial files."""
+        problems = []
+        for photo_id, variant, path, in_library, checksum in a.sql(
+                "SELECT photo_id, variant, path, in_library, checksum FROM photo_files"):
+            full = path if path.startswith("/") else os.path.join(a.data_dir if in_library else a.cache_dir, path)
+            if not os.path.exists(full):
+                problems.append(f"missing: {photo_id} {variant} {path}")
+            elif checksum and sha256(full) != checksum:
+                problems.append(f"torn: {photo_id} {variant} {path} ({os.path.getsize(full)} bytes)")
+        for root in (a.data_dir, a.cache_dir):
+            for directory, _, names in os.walk(root):
+                problems += [f"partial: {os.path.join(directory, n)}" for n in names if n.endswith((".part", ".download"))]
+        return problems
+
+    def restart_and_check(label):
+        try:
+            a.start(timeout=120)
+        except Failure as error:
+            check("READY=1 after the cut", [f"no READY: {error}"])
+            a.kill9()
+            a.start(timeout=120)
+            return
+        check("READY=1 after the cut", [])
+        integrity = a.integrity()
+        check("integrity_check after the cut", [] if integrity == ["ok"] else [f"integrity: {integrity[:3]}"])
+        liked = a.liked()
+        lost = []
+        if liked != acked:
+            lost.append(f"likes: missing {sorted(acked - liked)[:3]}, back {sorted(liked - acked)[:3]}")
+        edits = {e["edit_id"] for e in a.call("edits.list")["edits"]}
+        if acked_edits - edits:
+            lost.append(f"edits: acknowledged and gone {sorted(acked_edits - edits)[:3]}")
+        check("nothing acknowledged lost", lost)
+        try:
+            a.sync_until_drained(timeout=90)
+            server, duplicates = devstack.server_likes(a.email or email)
+            active = {pid for pid, on in server.items() if on}
+            check("the outbox drains and the server's likes are the local ones",
+                  [] if active == liked and not duplicates else
+                  [f"server: missing {sorted(liked - active)[:3]}, extra {sorted(active - liked)[:3]}, duplicates {duplicates[:2]}"])
+        except (Failure, RpcError) as error:
+            check("the outbox drains and the server's likes are the local ones", [f"drain: {error}"])
+        try:
+            wait_until("every file whole", lambda: not file_problems(), timeout=60, interval=0.5)
+            check("every file a row names is whole, nothing partial", [])
+        except Failure:
+            check("every file a row names is whole, nothing partial", file_problems()[:5])
+
+    def cut(label):
+        a.kill9()
+        seed = rng.choice([None, rng.randrange(1 << 30)])
+        disk.cut(seed)
+        restart_and_check(label)
+
+    # --- random cuts: likes and unlikes pushed, the library downloading, the live channel pulling.
+    devstack.faults([{"path": "/cdn/*", "delay_ms": 150}])
+    for trial in range(random_cuts):
+        for _ in range(rng.randint(1, 6)):
+            pid = rng.choice(pool)
+            try:
+                if pid in acked:
+                    a.call("photos.unlike", {"id": pid}, timeout=10)
+                    acked.discard(pid)
+                else:
+                    a.call("photos.like", {"id": pid}, timeout=10)
+                    acked.add(pid)
+            except (Failure, RpcError, OSError) as error:
+                check("likes answered before the cut", [f"rpc: {error}"])
+        try:
+            a.call("sync.now", {}, timeout=10)
+        except (Failure, RpcError, OSError):
+            pass
+        time.sleep(rng.uniform(0, 1.5))
+        cut(f"random cut {trial + 1}")
+    devstack.clear_faults()
+    log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s")
+
+    # --- aimed cuts: the daemon dies at a named point, then the power goes.
+    aimed = {point: [0, 0] for point in POINTS}
+    import_files = 0
+    for point in POINTS:
+        for _ in range(per_point):
+            a.stop()
+            a.env["SPLASHD_TEST_CRASH_AT"] = point
+            try:
+                a.start(timeout=120)
+            finally:
+                a.env.pop("SPLASHD_TEST_CRASH_AT", None)
+            offset = a.log_size()
+            try:
+                if point == "download.renamed":
+                    pid = next((p for p in pool if p not in acked and p not in photos_with_files()), None)
+                    if pid is None:
+                        a.call("cache.prune", {"keep_bytes": 0})
+                        pid = next(p for p in pool if p not in acked)
+                    a.call("photos.like", {"id": pid}, timeout=10)
+                    acked.add(pid)
+                elif point == "image.moved":
+                    with_file = sorted(acked & photos_with_files())
+                    pid = rng.choice(with_file) if with_file else rng.choice(sorted(acked))
+                    a.call("photos.unlike", {"id": pid}, timeout=10)
+                    acked.discard(pid)
+                elif point in ("edit.staged", "edit.recorded"):
+                    liked_files = sorted(acked & photos_with_files())
+                    if liked_files:
+                        try:
+                            edit = a.call("edits.create", {"id": rng.choice(liked_files), "filters": rng.choice(FILTERS)}, timeout=60)
+                            acked_edits.add(edit["edit_id"])
+                        except (Failure, RpcError, OSError):
+                            pass  # killed before its answer: not acknowledged
+                elif point == "import.copied":
+                    import_files += 1
+                    source = os.path.join(a.data_dir, "library")
+                    files = [os.path.join(d, n) for d, _, ns in os.walk(source) for n in ns if n.endswith(".regular.jpg")]
+                    if files:
+                        with open(rng.choice(files), "rb") as f:
+                            data = bytearray(f.read())
+                        data[-3] ^= import_files & 0xFF  # new bytes, the same picture
+                        with open(os.path.join(folder, f"p{import_files:04d}.jpg"), "wb") as f:
+                            f.write(bytes(data))
+                    try:
+                        a.call("library.import", {"path": folder}, timeout=120)
+                    except (Failure, RpcError, OSError):
+                        pass
+            except (Failure, RpcError, OSError):
+                pass  # the kill closed the connection before the answer
+            deadline = time.monotonic() + 60
+            while a.running() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            reached = not a.running() and f"crash point {point}" in a.log_since(offset)
+            aimed[point][0] += 1
+            if reached:
+                aimed[point][1] += 1
+            cut(f"cut at {point}")
+    for point, (tried, reached) in aimed.items():
+        figures.add(f"power cuts at {point}", tried, tried - reached, f"{reached} reached the point, then the power went")
+
+    for name, (count, failures, why) in stats.items():
+        figures.add(name, count, failures, ", ".join(f"{k} {v}" for k, v in why.items()))
+    total = random_cuts + sum(t for t, _ in aimed.values())
+    figures.note(f"power: {total} cuts ({random_cuts} random, {total - random_cuts} aimed) in {time.monotonic() - started:.0f}s; "
+                 f"what they hit: {', '.join(f'{k} {v}' for k, v in disk.hits.items())}")
+    a.stop()
