@@ -223,11 +223,10 @@ public final class PicksImporter: Service, Sendable {
         let relative = ImagePaths.library(source: PhotoSource.google.rawValue, remoteId: item.id, variant: "orig")
         let final = dataDirectory + "/" + relative
         let staged = final + ".download"
-        do {
-            try FileManager.default.createDirectory(
-                atPath: (final as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do throws(FileError) {
+            try DurableFile.makeDirectories(DurableFile.directory(of: final))
         } catch {
-            throw .local("cannot make the library's google folder: \(error.localizedDescription)")
+            throw .local("cannot make the library's google folder: \(error)")
         }
         if access(final, F_OK) != 0 {
             if access(staged, F_OK) != 0 { try await api.download(item, to: staged, maxBytes: maxFileBytes) }

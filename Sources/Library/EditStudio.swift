@@ -169,10 +169,10 @@ public struct EditStudio: Sendable {
     /// Writes and flushes `<final>.part` and returns its path; the caller renames it into place.
     static func stage(_ data: Data, for final: String) throws -> String {
         let directory = (final as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do throws(FileError) {
+            try DurableFile.makeDirectories(directory)
         } catch {
-            throw EditingError.io(.cannotCreateFolder(path: directory, reason: error.localizedDescription))
+            throw EditingError.io(.cannotCreateFolder(path: directory, reason: "\(error)"))
         }
         let part = final + ".part"
         do {

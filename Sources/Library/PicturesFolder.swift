@@ -218,10 +218,10 @@ public struct PicturesFolder: Sendable {
         outcome.before = check(wanted)
         guard !outcome.before.inStep else { return outcome }
         for part in Part.allCases {
-            do {
-                try FileManager.default.createDirectory(atPath: folder + "/" + part.rawValue, withIntermediateDirectories: true)
+            do throws(FileError) {
+                try DurableFile.makeDirectories(folder + "/" + part.rawValue, mode: 0o755)
             } catch {
-                outcome.failures.append("cannot create \(folder)/\(part.rawValue): \(error.localizedDescription)")
+                outcome.failures.append("cannot create \(folder)/\(part.rawValue): \(error)")
                 return outcome
             }
         }

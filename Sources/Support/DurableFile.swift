@@ -60,6 +60,22 @@ public enum DurableFile {
         close(fd)
     }
 
+    /// Creates `directory` and whatever of its parents is missing, each with `mode`, and flushes the
+    /// parent of each one made: a file flushed into a directory whose own name was never flushed is
+    /// lost with it when the power goes. Already there: nothing is written.
+    public static func makeDirectories(_ directory: String, mode: mode_t = 0o700) throws(FileError) {
+        var missing: [String] = []
+        var path = directory
+        while !path.isEmpty && path != "/" && path != "." && access(path, F_OK) != 0 {
+            missing.append(path)
+            path = self.directory(of: path)
+        }
+        for made in missing.reversed() {
+            guard mkdir(made, mode) == 0 || errno == EEXIST else { throw FileError(.create, path: made, errno: errno) }
+            syncDirectory(of: made)
+        }
+    }
+
     /// The directory that holds `path`.
     public static func directory(of path: String) -> String {
         path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."

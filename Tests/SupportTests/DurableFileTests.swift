@@ -61,6 +61,18 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: source))
     }
 
+    /// Every missing parent is made, with the mode; what is there already is left as it is; a file in
+    /// the way is an error naming it. (That each one's name is flushed, powerfs shows: chaos part 9.)
+    @Test func makeDirectoriesMakesWhatIsMissingWithItsMode() throws {
+        try DurableFile.makeDirectories(directory.file("library"), mode: 0o755)
+        try DurableFile.makeDirectories(directory.file("library/unsplash/deep"))
+        #expect(mode(directory.file("library")) == 0o755)
+        #expect(mode(directory.file("library/unsplash")) == 0o700 && mode(directory.file("library/unsplash/deep")) == 0o700)
+        try DurableFile.makeDirectories(directory.file("library/unsplash"))
+        try DurableFile.write(Array("x".utf8), to: directory.file("file"))
+        #expect(throws: FileError.self) { try DurableFile.makeDirectories(directory.file("file/below")) }
+    }
+
     @Test func syncFileNamesAMissingFile() {
         let path = directory.file("absent")
         #expect(throws: FileError(.sync, path: path, errno: ENOENT)) { try DurableFile.syncFile(at: path) }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Support
 import Shared
 
 /// Where splashd keeps things. Flags win; then systemd's `STATE_DIRECTORY` / `CACHE_DIRECTORY` /
@@ -52,11 +53,10 @@ public struct DaemonDirectories: Sendable, Equatable {
     /// Creates the state, data and cache directories, mode 0700 (a library is private).
     public func create() throws(DirectoryError) {
         for directory in [state, data, cache] {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            do throws(FileError) {
+                try DurableFile.makeDirectories(directory)
             } catch {
-                throw DirectoryError.cannotCreate(directory, error.localizedDescription)
+                throw DirectoryError.cannotCreate(directory, "\(error)")
             }
         }
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Support
 
 /// What the image code asks of a file on this machine: is it there, how big, how old; and the
 /// directories a new one needs.
@@ -21,11 +22,11 @@ enum LocalFile {
     }
 
     static func makeDirectories(for file: String) throws(ImageFailure) {
-        let directory = (file as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let directory = DurableFile.directory(of: file)
+        do throws(FileError) {
+            try DurableFile.makeDirectories(directory)
         } catch {
-            throw ImageFailure(message: "cannot create \(directory): \(error.localizedDescription)", transient: true)
+            throw ImageFailure(message: "cannot create \(directory): \(error)", transient: true)
         }
     }
 }

@@ -57,7 +57,7 @@ struct OriginalsDownloader: Sendable {
         let final = dataDirectory + "/" + relative
         let staged = final + ".pulled-" + UUID().uuidString.prefix(8).lowercased()
         do {
-            try FileManager.default.createDirectory(atPath: dataDirectory + "/" + folder, withIntermediateDirectories: true)
+            try DurableFile.makeDirectories(dataDirectory + "/" + folder)
             try EditStudio.writeAtomically(Data(body), to: staged)
             // The bytes in hand, not the file read back (the downloads' hash is taken the same way).
             let checksum = FileDigest.hex(SHA256.hash(body))
