@@ -160,6 +160,11 @@ import TestSupport
             // A piece of a photo nobody wants any more (unliked while splashd was down) is swept at the start.
             let stray = directory + "/data/library/unsplash/gone.regular.jpg.download.part"
             _ = FileManager.default.createFile(atPath: stray, contents: Data(repeating: 0xFF, count: 1000))
+            // And the cache's pieces, which nothing resumes (a power cut can bring back any of them).
+            let cacheFolder = directory + "/cache/images/unsplash"
+            try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
+            let cachePieces = ["a.thumb.jpg.download.part", "b.thumb.jpg.download", "c.regular.jpg.moving"].map { cacheFolder + "/" + $0 }
+            for piece in cachePieces { _ = FileManager.default.createFile(atPath: piece, contents: Data(repeating: 0xFF, count: 100)) }
             let before = try await devstack.counters()
             daemon = try await fixture.splashd(.sync(directory: directory, email: daemon.account))
             _ = try await daemon.waitForLibrary(files: 8)
@@ -179,6 +184,7 @@ import TestSupport
             #expect(served == sizes - Int64(head) * Int64(cut.count), "only the missing tails came down again")
             #expect(daemon.leftovers().isEmpty, "\(daemon.leftovers())")
             #expect(!FileManager.default.fileExists(atPath: stray))
+            #expect(cachePieces.filter { FileManager.default.fileExists(atPath: $0) } == [])
             for photo in photos {
                 let file = try #require(try await daemon.client.send(PhotosShowRequest(id: photo.id)).files.first)
                 #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file.path))) == (try await devstack.cdnBytes(photo.url)))

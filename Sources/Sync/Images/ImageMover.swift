@@ -89,10 +89,12 @@ struct ImageMover: Sendable {
     }
 
     /// rename(2), or — when the data and cache directories are on different filesystems — a copy that is
-    /// flushed and renamed into place before the original goes.
+    /// flushed and renamed into place before the original goes. Both directories are flushed: the
+    /// destination's alone would let a power cut bring the file back at its old place too.
     static func moveFile(_ source: String, _ destination: String) throws(ImageFailure) {
         if rename(source, destination) == 0 {
             DurableFile.syncDirectory(of: destination)
+            DurableFile.syncDirectory(of: source)
             return
         }
         guard errno == EXDEV else {
@@ -112,5 +114,6 @@ struct ImageMover: Sendable {
             throw ImageFailure(message: "cannot move \(source): \(error)", transient: true)
         }
         unlink(source)
+        DurableFile.syncDirectory(of: source)
     }
 }

@@ -130,7 +130,8 @@ public final class ImageQueue: Service, Sendable {
             renditionURL: configuration.renditionURL)
         // Made before the control socket listens: no edit of this process is older.
         sweep = StaleFileSweep(
-            store: store, dataDirectory: configuration.dataDirectory, variant: configuration.variant, processStarted: Date(), logger: logger)
+            store: store, dataDirectory: configuration.dataDirectory, cacheDirectory: configuration.cacheDirectory,
+            variant: configuration.variant, processStarted: Date(), logger: logger)
     }
 
     /// Likes changed, a pull finished, the network is back, a sign-in: look for missing files.

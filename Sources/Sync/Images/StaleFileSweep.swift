@@ -6,10 +6,13 @@ import Store
 /// Once at start, before the queue starts any transfer or move: removes what a run that died left in
 /// the library and no one will finish — unfinished pieces (`.download.part`, `.download`, `.moving`)
 /// that no missing photo will resume, edits' half-written renderings, and placed files that no row
-/// points at and no missing photo will claim (a photo unliked or removed while the daemon was down).
+/// points at and no missing photo will claim (a photo unliked or removed while the daemon was down);
+/// and the cache's unfinished pieces, which nothing resumes (a cached picture is fetched anew when it is
+/// asked for).
 struct StaleFileSweep {
     let store: Store
     let dataDirectory: String
+    let cacheDirectory: String
     let variant: String
     /// When this process started: files placed by it are being recorded right now, not left over.
     let processStarted: Date
@@ -52,13 +55,30 @@ struct StaleFileSweep {
                     if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
                     continue
                 }
-                guard let suffix = [".download.part", ".download", ".moving"].first(where: { name.hasSuffix($0) }) else { continue }
+                guard let suffix = Self.pieceSuffixes.first(where: { name.hasSuffix($0) }) else { continue }
                 let final = "library/\(source)/" + name.dropLast(suffix.count)
                 if !wanted.contains(final), unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
             }
         }
+        removed += sweepCachePieces()
         if removed > 0 {
             logger.info("removed \(removed) unfinished or unrecorded files no longer wanted", metadata: ["splashd_op": "images"])
         }
     }
+
+    /// Unfinished pieces in the cache's `images/<source>/` folders older than this process; how many.
+    private func sweepCachePieces() -> Int {
+        let root = cacheDirectory + "/images"
+        var removed = 0
+        for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? []
+            where Self.pieceSuffixes.contains(where: { name.hasSuffix($0) }) {
+                let path = root + "/" + source + "/" + name
+                if LocalFile.modified(path).map({ $0 < processStarted }) ?? false, unlink(path) == 0 { removed += 1 }
+            }
+        }
+        return removed
+    }
+
+    static let pieceSuffixes = [".download.part", ".download", ".moving"]
 }
