@@ -14,7 +14,7 @@ import os
 import subprocess
 import time
 
-from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, log, populate, sha256, wait_until
+from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, http, log, populate, sha256, wait_until
 
 PYTHON = os.path.join(ROOT, "devstack", ".venv", "bin", "python")
 POWERFS = os.path.join(ROOT, "chaos", "powerfs", "powerfs.py")
@@ -111,6 +111,8 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
     folder = fresh_dir(base, "power-import")
     acked = set(a.liked())  # the likes the daemon acknowledged, as the person last said
     acked_edits = set()
+    acked_name = a.call("profile.get")["profile"]["username"]
+    acked_imports = set()  # photos library.import answered with
     stats = {}  # check → [trials, failures, reasons]
     started = time.monotonic()
 
@@ -160,14 +162,22 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         edits = {e["edit_id"] for e in a.call("edits.list")["edits"]}
         if acked_edits - edits:
             lost.append(f"edits: acknowledged and gone {sorted(acked_edits - edits)[:3]}")
+        name = a.call("profile.get")["profile"]["username"]
+        if name != acked_name:
+            lost.append(f"username: {name!r}, acknowledged {acked_name!r}")
+        imported = {r[0] for r in a.sql("SELECT id FROM photos WHERE source = 'local'")}
+        if acked_imports - imported:
+            lost.append(f"imports: acknowledged and gone {sorted(acked_imports - imported)[:3]}")
         check("nothing acknowledged lost", lost)
         try:
             a.sync_until_drained(timeout=90)
             server, duplicates = devstack.server_likes(a.email or email)
             active = {pid for pid, on in server.items() if on}
+            on_server = devstack.service_get(f"profiles?select=username&id=eq.{devstack.user_id(email)}")[0]["username"]
             check("the outbox drains and the server's likes are the local ones",
-                  [] if active == liked and not duplicates else
-                  [f"server: missing {sorted(liked - active)[:3]}, extra {sorted(active - liked)[:3]}, duplicates {duplicates[:2]}"])
+                  [] if active == liked and not duplicates and on_server == name else
+                  [f"server: missing {sorted(liked - active)[:3]}, extra {sorted(active - liked)[:3]}, duplicates {duplicates[:2]}, "
+                   f"username {on_server!r} (local {name!r})"])
         except (Failure, RpcError) as error:
             check("the outbox drains and the server's likes are the local ones", [f"drain: {error}"])
         try:
@@ -196,6 +206,13 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     acked.add(pid)
             except (Failure, RpcError, OSError) as error:
                 check("likes answered before the cut", [f"rpc: {error}"])
+        if rng.random() < 0.3:
+            name = f"power_{trial}_{rng.randrange(1000)}"
+            try:
+                a.call("profile.set_username", {"username": name}, timeout=10)
+                acked_name = name
+            except (Failure, RpcError, OSError) as error:
+                check("likes answered before the cut", [f"rpc: {error}"])
         try:
             a.call("sync.now", {}, timeout=10)
         except (Failure, RpcError, OSError):
@@ -207,7 +224,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
 
     # --- aimed cuts: the daemon dies at a named point, then the power goes.
     aimed = {point: [0, 0] for point in POINTS}
-    import_files = 0
+    import_files, import_urls, import_page = 0, [], 1
     for point in POINTS:
         for _ in range(per_point):
             a.stop()
@@ -239,17 +256,20 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                         except (Failure, RpcError, OSError):
                             pass  # killed before its answer: not acknowledged
                 elif point == "import.copied":
-                    import_files += 1
-                    source = os.path.join(a.data_dir, "library")
-                    files = [os.path.join(d, n) for d, _, ns in os.walk(source) for n in ns if n.endswith(".regular.jpg")]
-                    if files:
-                        with open(rng.choice(files), "rb") as f:
-                            data = bytearray(f.read())
-                        data[-3] ^= import_files & 0xFF  # new bytes, the same picture
+                    # A photo of devstack's catalogue this store has never seen: not a near-duplicate.
+                    while not import_urls and import_page <= 17:
+                        in_store = {r[0] for r in a.sql("SELECT id FROM photos")}
+                        import_urls += [p["urls"]["regular"] for p in devstack.unsplash_photos(30, import_page)
+                                        if "unsplash:" + p["id"] not in in_store]
+                        import_page += 1
+                    status, _, data = http("GET", import_urls.pop(0).split("?")[0] + f"?w={rng.randint(400, 900)}")
+                    if status == 200:
+                        import_files += 1
                         with open(os.path.join(folder, f"p{import_files:04d}.jpg"), "wb") as f:
-                            f.write(bytes(data))
+                            f.write(data)
                     try:
-                        a.call("library.import", {"path": folder}, timeout=120)
+                        answer = a.call("library.import", {"path": folder}, timeout=120)
+                        acked_imports.update(item["id"] if isinstance(item, dict) else item for item in answer["imported"])
                     except (Failure, RpcError, OSError):
                         pass
             except (Failure, RpcError, OSError):
