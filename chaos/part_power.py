@@ -19,7 +19,7 @@ from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, http, log, populate,
 PYTHON = os.path.join(ROOT, "devstack", ".venv", "bin", "python")
 POWERFS = os.path.join(ROOT, "chaos", "powerfs", "powerfs.py")
 # The points a power cut is aimed at, each reached by one action (see `act`).
-POINTS = ("download.renamed", "image.moved", "edit.staged", "edit.recorded", "import.copied")
+POINTS = ("download.renamed", "image.moved", "edit.staged", "edit.recorded", "edit.uploaded", "import.copied", "pictures.linking")
 FILTERS = [[{"filter": "sepia", "params": [0.8]}], [{"filter": "mono", "params": []}]]
 
 
@@ -98,13 +98,15 @@ def run(devstack, base, figures, trials, rng, short=False):
     disk = PowerDisk(fresh_dir(base, "powerfs"))
     disk.up()
     try:
-        cuts(devstack, base, disk, figures, rng, random_cuts=40 if short else 400, per_point=2 if short else 20)
+        cuts(devstack, base, disk, figures, rng, random_cuts=40 if short else 860, per_point=2 if short else 20)
     finally:
         disk.down()
 
 
 def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
-    a = Daemon(on_disk(base, disk), env=devstack.daemon_env()).start()
+    # The Pictures folder of links on the same disk: its rebuild after a cut is checked too.
+    pictures = os.path.join(disk.point, "pictures")
+    a = Daemon(on_disk(base, disk), env=devstack.daemon_env(), config=f'[pictures]\nfolder = "{pictures}"\n').start()
     email = a.signup()
     pool = populate(a, 60)
     log(f"power: device A ({email}) on powerfs; {len(pool)} photos in the pool")
@@ -180,6 +182,15 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                    f"username {on_server!r} (local {name!r})"])
         except (Failure, RpcError) as error:
             check("the outbox drains and the server's likes are the local ones", [f"drain: {error}"])
+        def out_of_step():
+            answer = a.call("library.export", {"check": True})
+            return [] if answer["in_step"] else [f"pictures: missing {answer['missing'][:2]}, extra {answer['extra'][:2]}, "
+                                                 f"wrong {answer['wrong'][:2]}"]
+        try:
+            wait_until("the Pictures folder in step", lambda: not out_of_step(), timeout=30, interval=0.5)
+            check("the Pictures folder is in step", [])
+        except Failure:
+            check("the Pictures folder is in step", out_of_step())
         try:
             wait_until("every file whole", lambda: not file_problems(), timeout=60, interval=0.5)
             check("every file a row names is whole, nothing partial", [])
@@ -229,13 +240,18 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         for _ in range(per_point):
             a.stop()
             a.env["SPLASHD_TEST_CRASH_AT"] = point
-            try:
-                a.start(timeout=120)
-            finally:
-                a.env.pop("SPLASHD_TEST_CRASH_AT", None)
             offset = a.log_size()
             try:
-                if point == "download.renamed":
+                a.start(timeout=120)
+            except Failure:
+                pass  # died at the point on the way up (what it does at start reaches it): still a cut there
+            finally:
+                a.env.pop("SPLASHD_TEST_CRASH_AT", None)
+            try:
+                if not a.running():
+                    pass
+                elif point in ("download.renamed", "pictures.linking"):
+                    # A photo with no file yet: its download lands (renamed), then its Pictures entry is made.
                     pid = next((p for p in pool if p not in acked and p not in photos_with_files()), None)
                     if pid is None:
                         a.call("cache.prune", {"keep_bytes": 0})
@@ -247,7 +263,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     pid = rng.choice(with_file) if with_file else rng.choice(sorted(acked))
                     a.call("photos.unlike", {"id": pid}, timeout=10)
                     acked.discard(pid)
-                elif point in ("edit.staged", "edit.recorded"):
+                elif point in ("edit.staged", "edit.recorded", "edit.uploaded"):
                     liked_files = sorted(acked & photos_with_files())
                     if liked_files:
                         try:

@@ -132,7 +132,7 @@ class Model:
         rebuilt = self.backing.rstrip("/") + ".powercut"
         shutil.rmtree(rebuilt, ignore_errors=True)
         os.mkdir(rebuilt)
-        self.materialize(os.lstat(self.backing).st_ino, rebuilt, listings, live, chance, report, set())
+        self.materialize(os.lstat(self.backing).st_ino, rebuilt, listings, live, chance, report, {})
         # The rebuilt tree replaces the backing directory's contents; the directory itself stays, as
         # the mount point of the next mount names it.
         for name in os.listdir(self.backing):
@@ -145,16 +145,21 @@ class Model:
         return report
 
     def materialize(self, inode, target, listings, live, chance, report, made):
+        """Writes the durable tree of directory `inode` under `target`; `made` maps each inode written so
+        far to its first path: a file two durable listings name (hard links) is one file again."""
         for name, (child, kind, link_target) in sorted(listings.get(inode, {}).items()):
             path = os.path.join(target, name)
             if kind == "dir":
                 os.mkdir(path)
                 if child not in made:
-                    made.add(child)
+                    made[child] = path
                     self.materialize(child, path, listings, live, chance, report, made)
             elif kind == "link":
                 os.symlink(link_target, path)
+            elif child in made:
+                os.link(made[child], path)
             else:
+                made[child] = path
                 self.file(child, path, live, chance, report)
 
     def file(self, inode, path, live, chance, report):
@@ -338,7 +343,9 @@ def serve(backing, mountpoint, state):
         subprocess.run(["fusermount3", "-u", "-z", mountpoint], check=False)
 
     threading.Thread(target=commands, daemon=True).start()
-    fuse.FUSE(PowerFS(), mountpoint, foreground=True, nothreads=True, default_permissions=True)
+    # use_ino: the backing directory's inode numbers, so that two names of one file (a hard link) are
+    # one file to a program that compares them, as on the disk.
+    fuse.FUSE(PowerFS(), mountpoint, foreground=True, nothreads=True, default_permissions=True, use_ino=True)
 
 
 def cut(state, seed):

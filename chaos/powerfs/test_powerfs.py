@@ -199,6 +199,22 @@ def test_a_directory_and_its_symlinks_come_back_as_they_were_made_durable(mount)
     assert not os.path.lexists(os.path.join(mount.backing, "Pictures", "b.jpg"))
 
 
+def test_a_hard_link_made_durable_is_one_file_after_the_cut(mount):
+    """As the Pictures folder links a library file: two names, one inode, whatever the cut."""
+    mount.up()
+    os.mkdir(mount.path("library"))
+    os.mkdir(mount.path("Pictures"))
+    write(mount.path("library/a.jpg"), b"photo", sync=True)
+    os.link(mount.path("library/a.jpg"), mount.path("Pictures/a.jpg"))
+    assert os.stat(mount.path("library/a.jpg")).st_ino == os.stat(mount.path("Pictures/a.jpg")).st_ino, "one file on the mount"
+    for directory in ("library", "Pictures", ""):
+        sync_dir(mount.path(directory) if directory else mount.point)
+    mount.cut(seed=7)
+    first, second = (os.path.join(mount.backing, name) for name in ("library/a.jpg", "Pictures/a.jpg"))
+    assert open(second, "rb").read() == b"photo"
+    assert os.stat(first).st_ino == os.stat(second).st_ino
+
+
 def test_sqlite_in_wal_mode_keeps_what_full_synchronous_committed(mount):
     """A real program's use: SQLite commits with synchronous=FULL survive; the database is whole."""
     import sqlite3
