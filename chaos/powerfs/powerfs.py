@@ -221,7 +221,11 @@ def serve(backing, mountpoint, state):
                 "st_atime": info.st_atime_ns, "st_mtime": info.st_mtime_ns, "st_ctime": info.st_ctime_ns}
 
         def readdir(self, path, fh):
-            return [".", ".."] + os.listdir(model.real(path))
+            # With use_ino every entry carries its inode: one without (0) is skipped by readdir(3).
+            directory = model.real(path)
+            entries = [(".", os.lstat(directory)), ("..", os.lstat(os.path.dirname(directory.rstrip("/")) or "/"))]
+            entries += [(entry.name, entry.stat(follow_symlinks=False)) for entry in os.scandir(directory)]
+            return [(name, {"st_ino": info.st_ino, "st_mode": info.st_mode}, 0) for name, info in entries]
 
         def readlink(self, path):
             return os.readlink(model.real(path))

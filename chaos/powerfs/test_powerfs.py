@@ -207,6 +207,7 @@ def test_a_hard_link_made_durable_is_one_file_after_the_cut(mount):
     write(mount.path("library/a.jpg"), b"photo", sync=True)
     os.link(mount.path("library/a.jpg"), mount.path("Pictures/a.jpg"))
     assert os.stat(mount.path("library/a.jpg")).st_ino == os.stat(mount.path("Pictures/a.jpg")).st_ino, "one file on the mount"
+    assert os.listdir(mount.path("Pictures")) == ["a.jpg"] and sorted(os.listdir(mount.point)) == ["Pictures", "library"]
     for directory in ("library", "Pictures", ""):
         sync_dir(mount.path(directory) if directory else mount.point)
     mount.cut(seed=7)
