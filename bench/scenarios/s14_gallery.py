@@ -219,20 +219,21 @@ def run(ctx):
                   "to the frame after the grid's first page is drawn (its pictures loading after). Scroll: "
                   f"{scroll['height']:,} px, {scroll['elements']} elements in the grid at the end. A like: from the photos.like "
                   "request to the moment its picture is in the grid (the page asks the pages in view again on photo.changed).",
-                  "The thumbnail rate is the gallery's whole path per request: the Host, cookie (HMAC) and header checks, the "
-                  "store's lookup of the photo's files, the file's ETag from its stored hash, and the bytes; nginx "
-                  "serves the file from a path (sendfile), and so does Hummingbird's FileMiddleware (the gallery's page "
-                  "files: the same guard, no store). Three runs each, alternating.",
+                  "The thumbnail rate is the gallery's whole path per request: the Host, cookie and header checks, the "
+                  "photo's file (remembered after its first look until the store changes a photo's files, else the "
+                  "store's lookup), its ETag from its stored hash, and the bytes; nginx serves the same library files "
+                  "by their paths (sendfile), and Hummingbird's FileMiddleware one file (the gallery's page files: the "
+                  f"same guard, no store). wrk walks the addresses in order ({GRID:,} round and round: the verdict; "
+                  f"{PHOTOS:,} once each: a first look at every photo), each of its two threads every other one. "
+                  "Three runs each, alternating.",
                   THUMBNAIL_COST]}
 
 
 # Measured by hand (release build, one 11 KB JPEG, wrk -t2 -c8 as above, the daemon's CPU from /proc over the
-# run divided by its requests), at 9372eb8 with temporary routes for the middle rows.
-THUMBNAIL_COST = ("Where a thumbnail's CPU goes, per request: nginx 17 µs. The gallery: a refusal without a cookie 27 µs; "
-                  "behind the guard, a fixed 11 KB body from memory 36 µs (37,700/s, 0.57 × nginx — Hummingbird's "
-                  "floor here); with the store's lookup of the photo's files 82 µs (15 µs alone, uncontended: GRDB's "
-                  "reader pool and queue, SQLite's WAL read lock, the rows); with the file read and its answer 95 µs. "
-                  "Taken out of a thumbnail's path at 9372eb8: FileMiddleware's look for every address under the page's "
-                  "root on NIO's thread pool, the file's read on that pool (now on the event loop when the page cache "
-                  "holds it), and the lookup's transaction — 0.17 × to 0.22 ×. The target needs the lookup and the "
-                  "read together within 6 µs, under Hummingbird's floor.")
+# run divided by its requests).
+THUMBNAIL_COST = ("Where a thumbnail's CPU goes, per request (by hand, one address): nginx 17 µs. The gallery at 9372eb8: a "
+                  "refusal without a cookie 27 µs; behind the guard, a fixed 11 KB body from memory 36 µs (Hummingbird's "
+                  "floor here); with the store's lookup, the choice of file and its hash 82–102 µs. Now 43 µs: the "
+                  "picture's file remembered until the store changes any photo's files (ResolvedPictures), an admitted "
+                  "cookie known again by its SHA-256, the id and media type read as bytes. A photo asked the first time "
+                  "still pays the lookup: the second row of the verdict.")
