@@ -12,6 +12,7 @@ file a row names is whole (its SHA-256 the row's) once settled, with nothing sta
 import json
 import os
 import subprocess
+import threading
 import time
 
 from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, http, log, populate, sha256, wait_until
@@ -203,6 +204,14 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         disk.cut(seed)
         restart_and_check(label)
 
+    during = {}  # requests a cut may land in → how many times asked
+
+    def ask_aside(method, params):
+        try:
+            a.call(method, params, timeout=30)
+        except (Failure, RpcError, OSError, ValueError):
+            pass  # the cut came first
+
     # --- random cuts: likes and unlikes pushed, the library downloading, the live channel pulling.
     devstack.faults([{"path": "/cdn/*", "delay_ms": 150}])
     for trial in range(random_cuts):
@@ -228,10 +237,16 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             a.call("sync.now", {}, timeout=10)
         except (Failure, RpcError, OSError):
             pass
+        # Now and then the cut lands while the cache is pruned, or the Pictures folder rebuilt: asked for
+        # beside the rest, answered or not before the power goes.
+        busy = rng.choice([None, None, None, ("cache.prune", {"keep_bytes": rng.choice([0, 1 << 20])}), ("library.export", {})])
+        if busy:
+            during[busy[0]] = during.get(busy[0], 0) + 1
+            threading.Thread(target=ask_aside, args=busy, daemon=True).start()
         time.sleep(rng.uniform(0, 1.5))
         cut(f"random cut {trial + 1}")
     devstack.clear_faults()
-    log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s")
+    log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s; asked just before the cut: {during}")
 
     # --- aimed cuts: the daemon dies at a named point, then the power goes.
     aimed = {point: [0, 0] for point in POINTS}
@@ -256,13 +271,15 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     if pid is None:
                         a.call("cache.prune", {"keep_bytes": 0})
                         pid = next(p for p in pool if p not in acked)
-                    a.call("photos.like", {"id": pid}, timeout=10)
+                    # Committed before the point is reached: the answer may be cut off by the kill, the
+                    # like must survive the cut all the same.
                     acked.add(pid)
+                    a.call("photos.like", {"id": pid}, timeout=10)
                 elif point == "image.moved":
                     with_file = sorted(acked & photos_with_files())
                     pid = rng.choice(with_file) if with_file else rng.choice(sorted(acked))
+                    acked.discard(pid)  # likewise: the file moves once the unlike is committed
                     a.call("photos.unlike", {"id": pid}, timeout=10)
-                    acked.discard(pid)
                 elif point in ("edit.staged", "edit.recorded", "edit.uploaded"):
                     liked_files = sorted(acked & photos_with_files())
                     if liked_files:
@@ -305,5 +322,6 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         figures.add(name, count, failures, ", ".join(f"{k} {v}" for k, v in why.items()))
     total = random_cuts + sum(t for t, _ in aimed.values())
     figures.note(f"power: {total} cuts ({random_cuts} random, {total - random_cuts} aimed) in {time.monotonic() - started:.0f}s; "
-                 f"what they hit: {', '.join(f'{k} {v}' for k, v in disk.hits.items())}")
+                 f"what they hit: {', '.join(f'{k} {v}' for k, v in disk.hits.items())}; asked just before a random cut: "
+                 + (", ".join(f"{method} {n}" for method, n in during.items()) or "nothing else"))
     a.stop()
