@@ -33,7 +33,6 @@ class PowerDisk:
         for path in (self.backing, self.point, self.model):
             os.makedirs(path, exist_ok=True)
         self.process = None
-        self.cuts = 0
         # What the cuts hit, summed over powerfs's reports.
         self.hits = {"files_rolled_back": 0, "bytes_dropped": 0, "blocks_garbled": 0, "dirs_rolled_back": 0}
 
@@ -50,7 +49,6 @@ class PowerDisk:
         argv = [PYTHON, POWERFS, "cut", "--state", self.model] + ([] if seed is None else ["--seed", str(seed)])
         report = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120).stdout)
         self.process.wait(timeout=30)
-        self.cuts += 1
         self.count(report)
         self.up()
         return report
@@ -147,7 +145,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                 problems += [f"partial: {os.path.join(directory, n)}" for n in names if n.endswith((".part", ".download"))]
         return problems
 
-    def restart_and_check(label):
+    def restart_and_check():
         try:
             a.start(timeout=120)
         except Failure as error:
@@ -198,11 +196,11 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         except Failure:
             check("every file a row names is whole, nothing partial", file_problems()[:5])
 
-    def cut(label):
+    def cut():
         a.kill9()
         seed = rng.choice([None, rng.randrange(1 << 30)])
         disk.cut(seed)
-        restart_and_check(label)
+        restart_and_check()
 
     during = {}  # requests a cut may land in → how many times asked
 
@@ -244,7 +242,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             during[busy[0]] = during.get(busy[0], 0) + 1
             threading.Thread(target=ask_aside, args=busy, daemon=True).start()
         time.sleep(rng.uniform(0, 1.5))
-        cut(f"random cut {trial + 1}")
+        cut()
     devstack.clear_faults()
     log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s; asked just before the cut: {during}")
 
@@ -314,7 +312,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             aimed[point][0] += 1
             if reached:
                 aimed[point][1] += 1
-            cut(f"cut at {point}")
+            cut()
     for point, (tried, reached) in aimed.items():
         figures.add(f"power cuts at {point}", tried, tried - reached, f"{reached} reached the point, then the power went")
 
