@@ -21,6 +21,7 @@ import Web
 struct DaemonGraph {
     let config: DaemonConfig
     let store: Store
+    let audit: FileAudit
     let state: DaemonState
     let account: AccountCapability
     let clockKeeper: ServerClockKeeper?
@@ -53,10 +54,22 @@ struct DaemonGraph {
     /// the continuous clock, a test's may be one it advances by hand.
     static func make(
         config: DaemonConfig, directories: DaemonDirectories, store: Store, socket: ListeningSocket, gallerySockets: [Int32] = [],
-        notifier: SystemdNotifier, clock: AnyClock<Duration>, http: HTTPClients = HTTPClients(), logger: Logger
+        notifier: SystemdNotifier, clock: AnyClock<Duration>, http: HTTPClients = HTTPClients(), uncleanSince: Date? = nil,
+        logger: Logger
     ) async throws(Unreadable) -> DaemonGraph {
         let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
-        let library = PhotoLibrary(store: store)
+        let audit: FileAudit
+        do {
+            // A minute before the unclean run's start: a file's row takes its time from the same
+            // clock a moment later, and one checked too many costs a hash.
+            audit = try uncleanSince.map {
+                try FileAudit.filesRecorded(
+                    since: $0.addingTimeInterval(-60), store: store, dataDirectory: directories.data, cacheDirectory: directories.cache)
+            } ?? .none
+        } catch {
+            throw Unreadable(underlying: error)
+        }
+        let library = PhotoLibrary(store: store, audit: audit)
         do {
             let counts = try library.counts(accountId: "")
             state.setLibrary(counts.library)
@@ -77,6 +90,12 @@ struct DaemonGraph {
         let images = ImageCapability.make(
             config: config, store: store, state: state, directories: directories, network: network.gate,
             health: network.health, push: sync.engine, http: http, clock: clock, logger: logger)
+        audit.followRemovals { key, reason in
+            logger.warning("a file written before the last unclean stop was damaged; it is fetched again: \(reason)", metadata: [
+                "splashd_op": "audit", "splashd_photo": "\(key.photoId)", "splashd_variant": "\(key.variant)",
+            ])
+            images?.queue.ring()
+        }
         let pictures = PictureCapability(config: config)
         let edits = EditCapability.make(
             config: config, store: store, directories: directories, images: images, network: network.gate,
@@ -122,7 +141,7 @@ struct DaemonGraph {
             group: eventLoops)
 
         return DaemonGraph(
-            config: config, store: store, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
+            config: config, store: store, audit: audit, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
             realtime: realtime, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
             server: server, eventLoops: eventLoops,
             http: http, notifier: notifier, logger: logger)
@@ -168,6 +187,9 @@ struct DaemonGraph {
             services.append(.init(service: images.queue))
         }
         if let picturesFolder { services.append(.init(service: picturesFolder)) }
+        if audit.remaining > 0 {
+            services.append(.init(service: FileAuditService(audit: audit, logger: logger), successTerminationBehavior: .ignore))
+        }
         // Google Photos imports go on where a stop or a crash left them.
         if let picks = google.picks { services.append(.init(service: picks)) }
         // An adoption of the guest's likes and edits that a crash cut short goes on, beside the rest.

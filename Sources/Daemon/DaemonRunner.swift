@@ -81,6 +81,15 @@ public enum DaemonRunner {
             return Exit.ioError
         }
 
+        let mark = RunMark(stateDirectory: directories.state)
+        let uncleanSince: Date?
+        do {
+            uncleanSince = try mark.begin(now: Date())
+        } catch {
+            logger.critical("\(error)", metadata: ["splashd_op": "start"])
+            return Exit.ioError
+        }
+
         // splashd.socket's control socket and splashd-web.socket's gallery sockets, by their names.
         let listened = SystemdNotifier.listenedSockets()
         let control = listened.first { $0.name != SystemdNotifier.gallerySocketName }
@@ -90,7 +99,7 @@ public enum DaemonRunner {
             graph = try await DaemonGraph.make(
                 config: config, directories: directories, store: store,
                 socket: control.map { .inherited(fd: $0.fd) } ?? .path(directories.socket), gallerySockets: gallery, notifier: notifier,
-                clock: AnyClock(ContinuousClock()), logger: logger)
+                clock: AnyClock(ContinuousClock()), uncleanSince: uncleanSince, logger: logger)
         } catch {
             logger.critical("\(error)", metadata: ["splashd_op": "start"])
             return Exit.ioError
@@ -147,6 +156,7 @@ public enum DaemonRunner {
             return Exit.failure
         }
         try? await eventLoops.shutdownGracefully()
+        mark.end()
         return Exit.ok
     }
 }

@@ -10,9 +10,12 @@ import Store
 /// It never touches the network (principle 4: a control request answers from the store).
 public final class PhotoLibrary: Sendable {
     public let store: Store
+    /// The files a run that did not end cleanly wrote, each hashed before it is first handed out.
+    public let audit: FileAudit
 
-    public init(store: Store) {
+    public init(store: Store, audit: FileAudit = .none) {
         self.store = store
+        self.audit = audit
     }
 
     /// A page of the library, already in the wire's JSON (`PhotoQuery.fetch`); `decoded()` reads it back.
@@ -45,7 +48,7 @@ public final class PhotoLibrary: Sendable {
         }
         guard let found else { return nil }
         var detail = found.detail
-        detail.files = found.files.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
+        detail.files = found.files.map { info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
         detail.duplicates = found.duplicates.map { NearDuplicate(id: $0.id, distance: $0.distance) }
         return detail
     }
@@ -53,7 +56,7 @@ public final class PhotoLibrary: Sendable {
     /// A photo's files on this machine, as `detail` lists them; nil for a photo the store does not hold.
     public func files(photoId: String, dataDirectory: String, cacheDirectory: String) throws -> [PhotoFileInfo]? {
         let found = try store.readOneStatement { db in try PhotoFileStore.files(db, ofPhoto: photoId) }
-        return found?.map { Self.info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
+        return found?.map { info($0, dataDirectory: dataDirectory, cacheDirectory: cacheDirectory) }
     }
 
     /// Calls `changed` after every change to which files a photo has (a download, a move between library
@@ -62,13 +65,15 @@ public final class PhotoLibrary: Sendable {
         store.observePhotoFiles(changed)
     }
 
-    /// A file's row with its path made absolute and whether it is there now.
-    static func info(_ file: PhotoFileStore.File, dataDirectory: String, cacheDirectory: String) -> PhotoFileInfo {
+    /// A file's row with its path made absolute and whether it is there now: a file the audit found
+    /// damaged is not (it is gone, and fetched again).
+    func info(_ file: PhotoFileStore.File, dataDirectory: String, cacheDirectory: String) -> PhotoFileInfo {
         let base = file.inLibrary ? dataDirectory : cacheDirectory
         let path = file.path.hasPrefix("/") ? file.path : base + "/" + file.path
         return PhotoFileInfo(
             variant: file.variant, path: path, bytes: file.bytes, location: file.inLibrary ? .library : .cache,
-            present: access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt, lastAccessAt: file.lastAccessAt)
+            present: audit.vouches(for: file) && access(path, F_OK) == 0, checksum: file.checksum, createdAt: file.createdAt,
+            lastAccessAt: file.lastAccessAt)
     }
 
     /// Whether the account likes `photoId` and whether it is dismissed, as a like or dismissal answers.

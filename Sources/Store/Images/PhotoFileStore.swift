@@ -124,6 +124,16 @@ public enum PhotoFileStore {
             """).execute(arguments: [file.photoId, file.variant, file.path, file.inLibrary, file.bytes, file.checksum, file.createdAt, file.lastAccessAt])
     }
 
+    /// Files in the daemon's own directories recorded at or after `since`, each with the checksum its
+    /// bytes must have: what a power cut during a run that started then could have left torn
+    /// (`FileAudit`). A path outside them (an imported file where it lies) is the person's, not ours to
+    /// judge.
+    public static func recordedSince(_ db: Database, _ since: Date) throws -> [File] {
+        try Row.fetchAll(db, sql: """
+            SELECT * FROM photo_files WHERE created_at >= ? AND checksum IS NOT NULL AND path NOT LIKE '/%'
+            """, arguments: [since]).map(File.init(row:))
+    }
+
     /// Every path (relative to the data directory) a row says is in the library.
     public static func libraryPaths(_ db: Database) throws -> Set<String> {
         Set(try String.fetchAll(db, sql: "SELECT path FROM photo_files WHERE in_library = 1"))
