@@ -6,14 +6,33 @@ the directory. On command it "cuts the power": it rebuilds the backing directory
 and unmounts; the test mounts it anew over what survived.
 
     powerfs.py mount BACKING MOUNTPOINT --state DIR     (foreground; DIR: outside BACKING, same file system)
-    powerfs.py cut --state DIR [--seed N]               (the mount's owner must have ended its writers)
+    powerfs.py cut --state DIR [--seed N] [--garble-tail NAME]
+                                                        (the mount's owner must have ended its writers)
+    powerfs.py arm --state DIR --file NAME --op write|fsync --nth K
+    powerfs.py frozen --state DIR
 
 A cut without a seed drops everything POSIX lets go: a file's bytes written since its last fsync
 (fdatasync counts), and a directory's creates, renames and unlinks since its last fsync. With a seed it
 is SQLite's crash VFS: each unsynced 4 KiB block of a file is kept, dropped (its durable bytes back) or
 garbled at random, a file's length is its durable or its current one, and each directory changed since
-its last fsync keeps its old entries or takes its new ones. The cut writes what it hit to
-DIR/report.json.
+its last fsync keeps its old entries or takes its new ones. With --garble-tail NAME, a file called NAME
+that has unsynced changes is torn as a disk that wrote part of a run of sectors leaves a log's tail: it
+has its current length and its durable bytes (zeros where it had none), but its last unsynced 4 KiB block
+is garbage (from the seed, or a fixed one); the other files are cut as above. The cut writes what it hit
+to DIR/report.json: the totals; "files", each file it had to decide on by its path (bytes dropped,
+blocks kept and garbled, its length "durable" or "current"); "frozen_at", the operation it froze at.
+
+`arm` cuts at exactly one operation: powerfs counts, from then on, the FUSE writes (or fsyncs, fdatasync
+among them) of files called NAME, and does not do the Kth: it freezes, holding that operation and so
+every one after it, until a cut, which sees the disk as it stood just before it; the operation then
+fails with EIO. `frozen` says whether it froze and where. A writer held there dies of SIGKILL only once
+answered: kill it, cut, then wait for it.
+
+The commands are JSON lines on DIR/control.sock, each answered by one line:
+    {"command": "cut", "seed": N|null, "garble_tail": NAME|null}      -> the report (no "command": a cut)
+    {"command": "arm", "file": NAME, "op": "write"|"fsync", "nth": K} -> {"armed": true, "file": ..., ...}
+    {"command": "frozen"}                                             -> {"frozen": bool, "op": ..., "path": ...}
+A request it cannot do is answered {"error": ...}. After a cut powerfs unmounts and ends.
 
 The model is per inode of the backing directory: a rename keeps the inode, so an entry is a name and an
 inode, and a file's durable bytes belong to its inode whatever it is called now."""
@@ -110,10 +129,12 @@ class Model:
 
     # The cut.
 
-    def cut(self, seed=None):
+    def cut(self, seed=None, garble_tail=None):
         chance = random.Random(seed) if seed is not None else None
-        report = {"seed": seed, "files_rolled_back": 0, "bytes_dropped": 0, "blocks_garbled": 0, "blocks_kept": 0,
-                  "dirs_rolled_back": 0, "dirs_kept_new": 0}
+        # A torn tail without a seed is still the same garbage again.
+        tear = (garble_tail, chance or random.Random(0)) if garble_tail is not None else None
+        report = {"seed": seed, "garble_tail": garble_tail, "files_rolled_back": 0, "bytes_dropped": 0,
+                  "blocks_garbled": 0, "blocks_kept": 0, "dirs_rolled_back": 0, "dirs_kept_new": 0, "files": {}}
         live = {}
         for directory, dirs, files in os.walk(self.backing):
             for name in dirs + files:
@@ -132,7 +153,7 @@ class Model:
         rebuilt = self.backing.rstrip("/") + ".powercut"
         shutil.rmtree(rebuilt, ignore_errors=True)
         os.mkdir(rebuilt)
-        self.materialize(os.lstat(self.backing).st_ino, rebuilt, listings, live, chance, report, {})
+        self.materialize(os.lstat(self.backing).st_ino, rebuilt, listings, live, (rebuilt, chance, tear, report), {})
         # The rebuilt tree replaces the backing directory's contents; the directory itself stays, as
         # the mount point of the next mount names it.
         for name in os.listdir(self.backing):
@@ -144,25 +165,26 @@ class Model:
         shutil.rmtree(self.copies, ignore_errors=True)
         return report
 
-    def materialize(self, inode, target, listings, live, chance, report, made):
+    def materialize(self, inode, target, listings, live, cutting, made):
         """Writes the durable tree of directory `inode` under `target`; `made` maps each inode written so
-        far to its first path: a file two durable listings name (hard links) is one file again."""
+        far to its first path: a file two durable listings name (hard links) is one file again. `cutting`
+        is how files are cut, passed on to `file`."""
         for name, (child, kind, link_target) in sorted(listings.get(inode, {}).items()):
             path = os.path.join(target, name)
             if kind == "dir":
                 os.mkdir(path)
                 if child not in made:
                     made[child] = path
-                    self.materialize(child, path, listings, live, chance, report, made)
+                    self.materialize(child, path, listings, live, cutting, made)
             elif kind == "link":
                 os.symlink(link_target, path)
             elif child in made:
                 os.link(made[child], path)
             else:
                 made[child] = path
-                self.file(child, path, live, chance, report)
+                self.file(child, path, live, *cutting)
 
-    def file(self, inode, path, live, chance, report):
+    def file(self, inode, path, live, rebuilt, chance, tear, report):
         current_path = live.get(inode) or self.kept.get(inode)
         current = open(current_path, "rb").read() if current_path else b""
         if inode not in self.durable_copy:
@@ -170,37 +192,122 @@ class Model:
         else:
             copy = self.durable_copy[inode]
             durable = open(copy, "rb").read() if copy else b""
-        if chance is None or durable == current:
-            if durable != current:
-                report["files_rolled_back"] += 1
-                report["bytes_dropped"] += max(len(current) - len(durable), 0) + sum(
-                    1 for a, b in zip(current, durable) if a != b)
-            data = durable
+        if durable == current:
+            data = current
         else:
+            hit = {"blocks_garbled": 0, "blocks_kept": 0, "bytes_dropped": 0, "length": "durable"}
+            if tear is not None and os.path.basename(path) == tear[0]:
+                data = torn(durable, current, tear[1], hit)
+            elif chance is None:
+                hit["bytes_dropped"] = max(len(current) - len(durable), 0) + sum(
+                    1 for a, b in zip(current, durable) if a != b)
+                data = durable
+            else:
+                data = seeded(durable, current, chance, hit)
+            report["files"][os.path.relpath(path, rebuilt)] = hit
             report["files_rolled_back"] += 1
-            length = chance.choice([len(durable), len(current)])
-            out = bytearray()
-            for start in range(0, length, BLOCK):
-                new, old = current[start:start + BLOCK], durable[start:start + BLOCK]
-                if new == old:
-                    out += new
-                    continue
-                fate = chance.choice(["keep", "drop", "garble"])
-                size = min(BLOCK, length - start)
-                if fate == "keep":
-                    report["blocks_kept"] += 1
-                    out += new.ljust(size, b"\0")[:size]
-                elif fate == "drop":
-                    report["bytes_dropped"] += len(new)
-                    out += old.ljust(size, b"\0")[:size]
-                else:
-                    report["blocks_garbled"] += 1
-                    out += bytes(chance.getrandbits(8) for _ in range(size))
-            data = bytes(out[:length])
+            for key in ("blocks_garbled", "blocks_kept", "bytes_dropped"):
+                report[key] += hit[key]
         with open(path, "wb") as f:
             f.write(data)
         if current_path:
             shutil.copymode(current_path, path)
+
+
+def seeded(durable, current, chance, hit):
+    """SQLite's crash VFS: a length, durable or current, and each unsynced block kept, dropped or garbled."""
+    hit["length"] = chance.choice(["durable", "current"])
+    length = len(durable if hit["length"] == "durable" else current)
+    out = bytearray()
+    for start in range(0, length, BLOCK):
+        new, old = current[start:start + BLOCK], durable[start:start + BLOCK]
+        if new == old:
+            out += new
+            continue
+        fate = chance.choice(["keep", "drop", "garble"])
+        size = min(BLOCK, length - start)
+        if fate == "keep":
+            hit["blocks_kept"] += 1
+            out += new.ljust(size, b"\0")[:size]
+        elif fate == "drop":
+            hit["bytes_dropped"] += len(new)
+            out += old.ljust(size, b"\0")[:size]
+        else:
+            hit["blocks_garbled"] += 1
+            out += bytes(chance.getrandbits(8) for _ in range(size))
+    return bytes(out[:length])
+
+
+def torn(durable, current, chance, hit):
+    """A torn tail: the current length; the durable bytes, zeros where there were none, as the disk holds
+    them; and the last block (by offset: where a log's writes end) that differs from them garbage."""
+    hit["length"] = "current"
+    kept = durable[:len(current)]
+    out = bytearray(kept.ljust(len(current), b"\0"))
+    unsynced = [start for start in range(0, len(current), BLOCK) if current[start:start + BLOCK] != kept[start:start + BLOCK]]
+    # A file only cut shorter since its fsync differs in no block: it is its current bytes.
+    for start in unsynced[:-1]:
+        hit["bytes_dropped"] += len(current[start:start + BLOCK])
+    if unsynced:
+        last = unsynced[-1]
+        size = min(BLOCK, len(current) - last)
+        out[last:last + size] = bytes(chance.getrandbits(8) for _ in range(size))
+        hit["blocks_garbled"] += 1
+    return bytes(out)
+
+
+class Freeze:
+    """A cut at exactly one operation: armed with a file's basename, a kind ("write", "fsync") and n, it
+    counts those operations from the arming and holds the nth one, not done, until the cut."""
+
+    def __init__(self):
+        self.guard = threading.Lock()
+        self.armed = None
+        self.seen = 0
+        self.at = None
+        self.cut = threading.Event()
+        self.answered = threading.Event()
+
+    def arm(self, file, op, nth):
+        if op not in ("write", "fsync") or not isinstance(file, str) or not isinstance(nth, int) or nth < 1:
+            raise ValueError("arm needs a file's basename, an op (write or fsync) and an nth from 1")
+        with self.guard:
+            if self.at:
+                raise ValueError("frozen already: only a cut ends it")
+            self.armed, self.seen = (file, op, nth), 0
+        return {"armed": True, "file": file, "op": op, "nth": nth}
+
+    def frozen(self):
+        at = self.at
+        return {"frozen": at is not None, "op": at and at["op"], "path": at and at["path"]}
+
+    def reached(self, op, path):
+        """Counts operation `op` on `path` (the mount's); True if it is the one to hold."""
+        with self.guard:
+            # Once cut, nothing freezes: the cut has seen the disk already.
+            if self.armed is None or self.cut.is_set() or (os.path.basename(path), op) != self.armed[:2]:
+                return False
+            self.seen += 1
+            if self.seen < self.armed[2]:
+                return False
+            self.armed, self.at = None, {"op": op, "path": path.lstrip("/")}
+            return True
+
+    def hold(self):
+        """Blocks the operation until the cut has rebuilt the backing directory, then fails it."""
+        self.cut.wait()
+        self.answered.set()
+        raise OSError(errno.EIO, "powerfs froze here and the power was cut")
+
+    def thaw(self):
+        """After the cut: where it froze (None if nowhere). The held operation is let go and has failed
+        before this returns, so that the unmount comes after its EIO."""
+        with self.guard:
+            self.cut.set()
+            at = self.at
+        if at:
+            self.answered.wait()
+        return at
 
 
 def serve(backing, mountpoint, state):
@@ -210,6 +317,7 @@ def serve(backing, mountpoint, state):
     backing, mountpoint, state = (os.path.realpath(path) for path in (backing, mountpoint, state))
     model = Model(backing, state)
     lock = threading.Lock()
+    freeze = Freeze()
 
     class PowerFS(fuse.Operations):
         use_ns = True
@@ -328,23 +436,63 @@ def serve(backing, mountpoint, state):
         if callable(operation) and not name.startswith("_"):
             setattr(PowerFS, name, locked(operation))
 
+    # The freeze holds its operation outside the lock, so that the cut can take it. The loop is one
+    # thread (nothreads): while it is held no other operation runs, and the disk stays as it was.
+    def freezable(op, operation):
+        @functools.wraps(operation)
+        def run(self, path, *args):
+            if freeze.reached(op, path):
+                freeze.hold()
+            return operation(self, path, *args)
+        return run
+
+    PowerFS.write = freezable("write", PowerFS.write)
+    PowerFS.fsync = freezable("fsync", PowerFS.fsync)
+
     control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     address = os.path.join(state, "control.sock")
     if os.path.exists(address):
         os.unlink(address)
     control.bind(address)
-    control.listen(1)
+    control.listen(4)
 
-    def commands():
-        connection, _ = control.accept()
-        asked = json.loads(connection.makefile().readline())
+    def power_cut(asked):
+        seed, garble_tail = asked.get("seed"), asked.get("garble_tail")
+        # Checked before the cut starts: one that fails halfway leaves the backing directory half rebuilt.
+        if not isinstance(seed, (int, type(None))) or not isinstance(garble_tail, (str, type(None))):
+            raise ValueError("a cut's seed is a number or null, its garble_tail a name or null")
         with lock:
-            report = model.cut(asked.get("seed"))
+            report = model.cut(seed, garble_tail)
+        report["frozen_at"] = freeze.thaw()
         with open(os.path.join(state, "report.json"), "w") as f:
             json.dump(report, f)
-        connection.sendall((json.dumps(report) + "\n").encode())
-        connection.close()
-        subprocess.run(["fusermount3", "-u", "-z", mountpoint], check=False)
+        return report
+
+    def answer(asked):
+        command = asked.get("command", "cut")
+        if command == "arm":
+            return freeze.arm(asked.get("file"), asked.get("op"), asked.get("nth"))
+        if command == "frozen":
+            return freeze.frozen()
+        if command == "cut":
+            return power_cut(asked)
+        raise ValueError(f"no command {command!r}")
+
+    def commands():
+        # One connection at a time, each a line a request; the cut is the last.
+        while True:
+            connection, _ = control.accept()
+            with connection:
+                for line in connection.makefile():
+                    try:
+                        asked = json.loads(line)
+                        reply = answer(asked)
+                    except (ValueError, AttributeError) as error:
+                        reply = {"error": str(error)}
+                    connection.sendall((json.dumps(reply) + "\n").encode())
+                    if "error" not in reply and asked.get("command", "cut") == "cut":
+                        subprocess.run(["fusermount3", "-u", "-z", mountpoint], check=False)
+                        return
 
     threading.Thread(target=commands, daemon=True).start()
     # use_ino: the backing directory's inode numbers, so that two names of one file (a hard link) are
@@ -352,10 +500,10 @@ def serve(backing, mountpoint, state):
     fuse.FUSE(PowerFS(), mountpoint, foreground=True, nothreads=True, default_permissions=True, use_ino=True)
 
 
-def cut(state, seed):
+def ask(state, request):
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(os.path.join(state, "control.sock"))
-    connection.sendall((json.dumps({"seed": seed}) + "\n").encode())
+    connection.sendall((json.dumps(request) + "\n").encode())
     return json.loads(connection.makefile().readline())
 
 
@@ -369,11 +517,26 @@ def main():
     power = commands.add_parser("cut")
     power.add_argument("--state", required=True)
     power.add_argument("--seed", type=int)
+    power.add_argument("--garble-tail", metavar="NAME")
+    arm = commands.add_parser("arm")
+    arm.add_argument("--state", required=True)
+    arm.add_argument("--file", required=True, metavar="NAME")
+    arm.add_argument("--op", required=True, choices=("write", "fsync"))
+    arm.add_argument("--nth", required=True, type=int, metavar="K")
+    frozen = commands.add_parser("frozen")
+    frozen.add_argument("--state", required=True)
     args = parser.parse_args()
     if args.command == "mount":
-        serve(args.backing, args.mountpoint, args.state)
+        return serve(args.backing, args.mountpoint, args.state)
+    if args.command == "cut":
+        request = {"command": "cut", "seed": args.seed, "garble_tail": args.garble_tail}
+    elif args.command == "arm":
+        request = {"command": "arm", "file": args.file, "op": args.op, "nth": args.nth}
     else:
-        print(json.dumps(cut(args.state, args.seed)))
+        request = {"command": "frozen"}
+    reply = ask(args.state, request)
+    print(json.dumps(reply))
+    return 1 if "error" in reply else 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ its own, writes through the mount as a program would, cuts, and looks at what th
 holds (as the next mount would show it). Needs root, /dev/fuse and fusermount3."""
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -20,6 +22,7 @@ class Mount:
         for path in (self.backing, self.point, self.state):
             os.makedirs(path, exist_ok=True)
         self.process = None
+        self.writers = []
 
     def up(self):
         self.process = subprocess.Popen([sys.executable, POWERFS, "mount", self.backing, self.point, "--state", self.state],
@@ -30,18 +33,49 @@ class Mount:
             assert time.monotonic() < deadline, "powerfs did not mount"
             time.sleep(0.02)
 
-    def cut(self, seed=None):
+    def cut(self, seed=None, garble_tail=None):
         """Cuts the power, waits for the unmount, and returns what the cut hit."""
-        argv = [sys.executable, POWERFS, "cut", "--state", self.state] + ([] if seed is None else ["--seed", str(seed)])
-        report = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=30).stdout)
+        argv = ["cut"] + ([] if seed is None else ["--seed", str(seed)]) + (
+            [] if garble_tail is None else ["--garble-tail", garble_tail])
+        report = self.ask(*argv)
         assert self.process.wait(timeout=10) == 0
         assert not os.path.ismount(self.point)
         return report
 
+    def ask(self, command, *args):
+        """`powerfs.py COMMAND --state DIR ARGS`'s answer."""
+        argv = [sys.executable, POWERFS, command, "--state", self.state, *args]
+        return json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=30).stdout)
+
+    def writer(self, name, *steps):
+        """A process writing the existing file `name` through the mount: each step a 4 KiB block of one
+        letter, "fsync" or "fdatasync"."""
+        process = subprocess.Popen([sys.executable, "-c", WRITER, self.path(name), *steps])
+        self.writers.append(process)
+        return process
+
+    def frozen(self):
+        """Waits for powerfs to freeze; what `frozen` says then."""
+        deadline = time.monotonic() + 10
+        while not (answer := self.ask("frozen"))["frozen"]:
+            assert time.monotonic() < deadline, "powerfs did not freeze"
+            time.sleep(0.02)
+        return answer
+
     def down(self):
+        # A writer held by a freeze dies of SIGKILL only once answered: if no cut came, only powerfs's
+        # end (the kernel then fails what it held) lets it go.
+        for writer in self.writers:
+            writer.kill()
         if self.process and self.process.poll() is None:
             subprocess.run(["fusermount3", "-u", "-z", self.point], check=False)
-            self.process.wait(timeout=10)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        for writer in self.writers:
+            writer.wait(timeout=10)
 
     def path(self, name):
         return os.path.join(self.point, name)
@@ -50,6 +84,14 @@ class Mount:
         """What the disk holds under `name` after the cut, or None."""
         path = os.path.join(self.backing, name)
         return open(path, "rb").read() if os.path.exists(path) else None
+
+
+WRITER = """
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+for step in sys.argv[2:]:
+    os.fsync(fd) if step == "fsync" else os.fdatasync(fd) if step == "fdatasync" else os.write(fd, step.encode() * 4096)
+"""
 
 
 @pytest.fixture
@@ -234,3 +276,85 @@ def test_sqlite_in_wal_mode_keeps_what_full_synchronous_committed(mount):
     db = sqlite3.connect(os.path.join(mount.backing, "store.sqlite"))
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM likes").fetchone()[0] == 20
+
+
+def test_a_write_frozen_at_its_nth_is_never_done_and_the_cut_comes_before_it(mount):
+    write(os.path.join(mount.backing, "log"), b"")
+    mount.up()
+    assert mount.ask("arm", "--file", "log", "--op", "write", "--nth", "2") == {"armed": True, "file": "log", "op": "write", "nth": 2}
+    assert mount.ask("frozen") == {"frozen": False, "op": None, "path": None}
+    writer = mount.writer("log", "A", "fsync", "B")
+    assert mount.frozen() == {"frozen": True, "op": "write", "path": "log"}
+    assert open(os.path.join(mount.backing, "log"), "rb").read() == b"A" * 4096, "the held write is not done"
+    writer.send_signal(signal.SIGKILL)
+    report = mount.cut()
+    assert writer.wait(timeout=10) == -signal.SIGKILL
+    assert mount.durable("log") == b"A" * 4096
+    assert report["frozen_at"] == {"op": "write", "path": "log"}
+
+
+def test_a_freeze_at_an_fsync_leaves_what_it_would_have_synced_unsynced(mount):
+    """As a WAL's commit cut at its fsync: fdatasync counts, and the blocks before it are lost."""
+    os.mkdir(os.path.join(mount.backing, "db"))
+    write(os.path.join(mount.backing, "db", "wal"), b"")
+    mount.up()
+    mount.ask("arm", "--file", "wal", "--op", "fsync", "--nth", "1")
+    writer = mount.writer("db/wal", "A", "B", "fdatasync")
+    assert mount.frozen() == {"frozen": True, "op": "fsync", "path": "db/wal"}
+    writer.send_signal(signal.SIGKILL)
+    report = mount.cut()
+    assert writer.wait(timeout=10) == -signal.SIGKILL
+    assert mount.durable("db/wal") == b""
+    assert report["files"] == {"db/wal": {"blocks_garbled": 0, "blocks_kept": 0, "bytes_dropped": 8192, "length": "durable"}}
+    assert report["frozen_at"] == {"op": "fsync", "path": "db/wal"}
+
+
+def test_garble_tail_tears_the_last_unsynced_block_of_the_file_it_names(mount):
+    synced = b"1" * 4096 + b"2" * 4096 + b"3" * 4096
+    tears = []
+    for _ in range(2):
+        write(os.path.join(mount.backing, "wal"), synced)
+        write(os.path.join(mount.backing, "other"), b"kept")
+        mount.up()
+        for name, data in (("wal", b"4" * 4096), ("wal", b"5" * 4096), ("other", b" lost")):
+            fd = os.open(mount.path(name), os.O_WRONLY | os.O_APPEND)
+            os.write(fd, data)
+            os.close(fd)
+        report = mount.cut(garble_tail="wal")
+        data = mount.durable("wal")
+        assert len(data) == 5 * 4096, "the current length"
+        assert data[:3 * 4096] == synced
+        assert data[3 * 4096:4 * 4096] == bytes(4096), "unsynced, not the last, and no durable bytes there: zeros"
+        assert data[4 * 4096:] not in (b"5" * 4096, bytes(4096)), "the last unsynced block is garbage"
+        assert mount.durable("other") == b"kept", "the other files are cut as without garble_tail"
+        assert report["files"] == {
+            "wal": {"blocks_garbled": 1, "blocks_kept": 0, "bytes_dropped": 4096, "length": "current"},
+            "other": {"blocks_garbled": 0, "blocks_kept": 0, "bytes_dropped": 5, "length": "durable"}}
+        assert (report["blocks_garbled"], report["garble_tail"], report["frozen_at"]) == (1, "wal", None)
+        tears.append(data)
+    assert tears[0] == tears[1], "without a seed the garbage is the same again"
+
+
+def test_a_seeded_cuts_report_names_the_files_with_unsynced_changes(mount):
+    """Through the socket as the first powerfs had it: a line without "command" is a cut, and a
+    connection may ask more than once."""
+    os.mkdir(os.path.join(mount.backing, "sub"))
+    for name in ("a", "b", "sub/c", "sub/d"):
+        write(os.path.join(mount.backing, name), name.encode() * 8192)
+    mount.up()
+    overwrite(mount.path("a"), b"x" * 5000)
+    overwrite(mount.path("sub/c"), b"y" * 100)
+    write(mount.path("sub/d"), b"synced", sync=True)
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(os.path.join(mount.state, "control.sock"))
+    lines = connection.makefile()
+    connection.sendall(b'{"command": "power on"}\n')
+    assert "error" in json.loads(lines.readline())
+    connection.sendall(b'{"seed": 5}\n')
+    report = json.loads(lines.readline())
+    assert mount.process.wait(timeout=10) == 0
+    assert set(report["files"]) == {"a", "sub/c"}
+    assert all(hit["length"] in ("durable", "current") for hit in report["files"].values())
+    for key in ("blocks_garbled", "blocks_kept", "bytes_dropped"):
+        assert report[key] == sum(hit[key] for hit in report["files"].values()), key
+    assert report["files_rolled_back"] == 2
