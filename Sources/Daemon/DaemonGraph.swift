@@ -120,7 +120,7 @@ struct DaemonGraph {
                 accountId: { state.actingAccount },
                 downloadPatience: images.map { _ in .seconds(2) }, clock: clock, logger: logger)
         }
-        picturesFolder?.follow(state.bus, library: state.current.library)
+        picturesFolder?.follow(state.bus, counts: state.current.library, library: library)
         let gallery = GalleryCapability.make(
             config: config, directories: directories, inherited: gallerySockets, state: state, clock: clock, logger: logger)
 

@@ -65,6 +65,12 @@ public final class PhotoLibrary: Sendable {
         store.observePhotoFiles(changed)
     }
 
+    /// Calls `moved` after every move of files between the library and the cache, whoever made it: a
+    /// liked photo's file that came back from the cache is in the library from then on.
+    public func followFileMoves(_ moved: @escaping @Sendable () -> Void) {
+        store.observeFileMoves(moved)
+    }
+
     /// A file's row with its path made absolute and whether it is there now: a file the audit found
     /// damaged is not (it is gone, and fetched again).
     func info(_ file: PhotoFileStore.File, dataDirectory: String, cacheDirectory: String) -> PhotoFileInfo {

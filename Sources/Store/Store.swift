@@ -82,6 +82,12 @@ public final class Store: Sendable {
         pool.add(transactionObserver: PhotoFilesObserver(changed: changed), extent: .databaseLifetime)
     }
 
+    /// Calls `moved` after every commit that moved a file between the library and the cache
+    /// (`PhotoFilesObserver`, watching `.moves`), for as long as the store is open.
+    public func observeFileMoves(_ moved: @escaping @Sendable () -> Void) {
+        pool.add(transactionObserver: PhotoFilesObserver(watching: .moves, changed: moved), extent: .databaseLifetime)
+    }
+
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
         try pool.read(body)
     }

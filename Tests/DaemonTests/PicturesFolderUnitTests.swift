@@ -1,10 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Clocks
 @testable import Daemon
 import Foundation
 import GRDB
 @testable import Library
+import Logging
 import Shared
 import Store
 import Testing
@@ -99,6 +101,37 @@ import TestSupport
         // Off: splashd's entries go, the person's file and its folder stay.
         #expect(folder.clear().removed == 2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/My Collection") == ["mine.jpg"])
+    }
+
+    /// A liked photo's file back from the cache (after a restart the image queue moves it once the
+    /// folder's start reconcile has run): no count moves, and the store's move wakes the folder. Found
+    /// by the power-cut part: the entry stayed missing until something else rang.
+    @Test func aFileMovedIntoTheLibraryWakesTheFolder() async throws {
+        let dir = TemporaryDirectory()
+        let data = dir.file("data")
+        try FileManager.default.createDirectory(atPath: data + "/library/unsplash", withIntermediateDirectories: true)
+        let store = try Store(path: dir.file("s.sqlite"))
+        let cached = PhotoFileStore.File(
+            photoId: "unsplash:a", variant: "regular", path: "images/unsplash/a.regular.jpg", inLibrary: false, bytes: 1,
+            checksum: nil, createdAt: Date(), lastAccessAt: Date())
+        try store.write { db in
+            try PhotoRecord(source: .unsplash, remoteId: "a", title: "Ta", authorName: "Ana", fetchedAt: Date()).insert(db)
+            try PhotoFileStore.record(db, cached)
+            try LikeRecord(accountId: "me", photoId: "unsplash:a", likedAt: Date(), updatedAt: Date()).insert(db)
+        }
+        let service = PicturesFolderService(
+            folder: PicturesFolder(store: store, folder: dir.file("Pictures/Splash"), dataDirectory: data), enabled: true,
+            accountId: { "me" }, clock: AnyClock(ContinuousClock()), logger: Logger(label: "test"))
+        let library = PhotoLibrary(store: store)
+        service.follow(EventBus(), counts: try library.counts(accountId: "me").library, library: library)
+        let before = try await service.export(check: false)
+        #expect(before.made == 0 && !before.following, "nothing in the library yet: \(before)")
+
+        try Data("a".utf8).write(to: URL(fileURLWithPath: data + "/library/unsplash/a.regular.jpg"))
+        try store.write { db in try PhotoFileStore.moved(db, cached, to: cached.movedPath, inLibrary: true, now: Date()) }
+        let after = try await service.export(check: true)
+        #expect(after.following, "the move woke the folder")
+        #expect(after.missing == ["My Collection/Ana – Ta (unsplash:a).jpg"])
     }
 
     @Test func theDefaultFolderIsTheXDGPicturesFoldersSplash() throws {

@@ -12,7 +12,8 @@ import Synchronization
 /// Keeps the Pictures folder (`PicturesFolder`: `My Collection/`, `Edits/`) in step with the library.
 /// A full reconcile at the start mends whatever a stop or a crash left (a like whose link was never
 /// made); after that the bus wakes it — a like, unlike or edit (`photo.changed`), a file arrived
-/// (`images.changed` finished), files moved or an edit removed (`library.changed`), another account —
+/// (`images.changed` finished), an edit removed (`library.changed`), files moved between the library and
+/// the cache (the store's `followFileMoves`), another account —
 /// and a burst of wakes is one reconcile (one file's arrival rings twice); what cannot change the folder (the same account's session
 /// refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads
 /// what the folder should hold in one query and the two directories once, and changes nothing when
@@ -58,11 +59,16 @@ final class PicturesFolderService: Service, Sendable {
         self.logger = logger
     }
 
-    /// Wakes it on the events that change what the folder should hold (off: nothing to follow);
-    /// `library` is the library's counts now, which the start's reconcile makes the folder match.
-    func follow(_ eventBus: EventBus, library: LibraryCounts) {
+    /// Wakes it on the events that change what the folder should hold, and on the store's moves of files
+    /// between the library and the cache (off: nothing to follow); `counts` is the library's counts
+    /// now, which the start's reconcile makes the folder match.
+    func follow(_ eventBus: EventBus, counts: LibraryCounts, library: PhotoLibrary) {
         guard enabled else { return }
-        bus.wakes.withLock { $0 = PicturesFolderWakes(account: accountId(), library: library) }
+        bus.wakes.withLock { $0 = PicturesFolderWakes(account: accountId(), library: counts) }
+        library.followFileMoves { [bus, wakeup] in
+            bus.wakes.withLock { $0.filesMoved() }
+            wakeup.ring()
+        }
         _ = eventBus.subscribe(types: [.photoChanged, .libraryChanged, .imagesChanged, .accountChanged], snapshot: {}) {
             [bus, wakeup, accountId] notification in
             if bus.wakes.withLock({ $0.wakes(on: notification.event, actingAccount: accountId()) }) { wakeup.ring() }

@@ -1,9 +1,9 @@
 import Shared
 
 /// What the Pictures folder follows of the bus: which events can change what it should hold — a like,
-/// unlike or edit (`photo.changed`), a library file that arrived (`images.changed` finished), files moved
-/// or an edit removed (the liked, edited or file counts of `library.changed` moved), another account
-/// acting — how many of them rang and which the reconciles have covered, and the downloads the image
+/// unlike or edit (`photo.changed`), a library file that arrived (`images.changed` finished), an edit
+/// removed (the liked, edited or file counts of `library.changed` moved), files moved between the
+/// library and the cache (the store says so: `filesMoved`), another account acting — how many of them rang and which the reconciles have covered, and the downloads the image
 /// queue last announced.
 ///
 /// Why it filters: the bus says much more than that — a session restored, confirmed or refreshed says
@@ -38,6 +38,12 @@ struct PicturesFolderWakes: Sendable {
         let wakes = changesTheFolder(event, actingAccount: actingAccount)
         if wakes { rung += 1 }
         return wakes
+    }
+
+    /// Files moved between the library and the cache (`PhotoLibrary.followFileMoves`): a liked photo's
+    /// file back from the cache belongs in the folder, and no count says so — a move changes none.
+    mutating func filesMoved() {
+        rung += 1
     }
 
     /// A reconcile begins, before it reads the store: what it will cover, or nil when every wake so far
