@@ -9,11 +9,18 @@ After each restart: PRAGMA integrity_check, READY=1, every like and unlike the d
 the cut, every edit it acknowledged, the outbox drains, the server's likes are the local ones, and every
 file a row names is whole (its SHA-256 the row's) once settled, with nothing staged or partial left.
 """
+import hashlib
 import json
 import os
+import shutil
+import signal
+import sqlite3
 import subprocess
+import tempfile
 import threading
 import time
+import urllib.parse
+from http.client import HTTPConnection, HTTPException
 
 from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, http, log, populate, sha256, wait_until
 
@@ -22,6 +29,22 @@ POWERFS = os.path.join(ROOT, "chaos", "powerfs", "powerfs.py")
 # The points a power cut is aimed at, each reached by one action (see `act`).
 POINTS = ("download.renamed", "image.moved", "edit.staged", "edit.recorded", "edit.uploaded", "import.copied", "pictures.linking")
 FILTERS = [[{"filter": "sepia", "params": [0.8]}], [{"filter": "mono", "params": []}]]
+STORE = "splashd.sqlite"
+WAL = STORE + "-wal"
+# The cuts powerfs makes at one operation of the store's files (see `frozen_cuts`).
+FROZEN = ("store.migrating", "wal.checkpoint", "wal.commit_torn")
+# The store's newest migration, and how the part takes it back to run it again under a cut: a new
+# migration adds its own undo here (and the part fails until it does).
+NEWEST_MIGRATION = "v9 action stamps and the device"
+UNDO_NEWEST_MIGRATION = """
+    DROP INDEX photos_original_not_shared;
+    DROP TABLE device;
+    ALTER TABLE accounts DROP COLUMN username_acted_by;
+    ALTER TABLE accounts DROP COLUMN username_acted_ms;
+    ALTER TABLE likes DROP COLUMN acted_by;
+    ALTER TABLE likes DROP COLUMN acted_ms;
+    DELETE FROM grdb_migrations WHERE identifier = 'v9 action stamps and the device';
+"""
 
 
 class PowerDisk:
@@ -33,8 +56,9 @@ class PowerDisk:
         for path in (self.backing, self.point, self.model):
             os.makedirs(path, exist_ok=True)
         self.process = None
-        # What the cuts hit, summed over powerfs's reports.
-        self.hits = {"files_rolled_back": 0, "bytes_dropped": 0, "blocks_garbled": 0, "dirs_rolled_back": 0}
+        # What the cuts hit, summed over powerfs's reports; the store's WAL on its own.
+        self.hits = {"files_rolled_back": 0, "bytes_dropped": 0, "blocks_garbled": 0, "dirs_rolled_back": 0,
+                     "WAL blocks garbled": 0, "WAL bytes dropped": 0}
 
     def up(self):
         self.process = subprocess.Popen([PYTHON, POWERFS, "mount", self.backing, self.point, "--state", self.model],
@@ -45,17 +69,32 @@ class PowerDisk:
                 raise Failure(f"powerfs did not mount: {open(os.path.join(self.model, 'log')).read()[-800:]}")
             time.sleep(0.02)
 
-    def cut(self, seed):
-        argv = [PYTHON, POWERFS, "cut", "--state", self.model] + ([] if seed is None else ["--seed", str(seed)])
+    def cut(self, seed, garble_tail=None):
+        argv = [PYTHON, POWERFS, "cut", "--state", self.model] + ([] if seed is None else ["--seed", str(seed)]) + (
+            ["--garble-tail", garble_tail] if garble_tail else [])
         report = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120).stdout)
         self.process.wait(timeout=30)
         self.count(report)
         self.up()
         return report
 
+    def arm(self, file, op, nth):
+        """The next cut comes at exactly the `nth` `op` (write or fsync) of a file called `file`: powerfs
+        holds it, and every operation after it, until the cut."""
+        subprocess.run([PYTHON, POWERFS, "arm", "--state", self.model, "--file", file, "--op", op, "--nth", str(nth)],
+                       check=True, capture_output=True, timeout=30)
+
+    def frozen(self):
+        return json.loads(subprocess.run([PYTHON, POWERFS, "frozen", "--state", self.model],
+                                         check=True, capture_output=True, text=True, timeout=30).stdout)["frozen"]
+
     def count(self, report):
-        for key in self.hits:
-            self.hits[key] += report.get(key, 0)
+        for key in report.keys() & self.hits.keys():
+            self.hits[key] += report[key]
+        for path, hit in report.get("files", {}).items():
+            if path.endswith(WAL):
+                self.hits["WAL blocks garbled"] += hit["blocks_garbled"]
+                self.hits["WAL bytes dropped"] += hit["bytes_dropped"]
 
     def down(self):
         if self.process and self.process.poll() is None:
@@ -102,10 +141,30 @@ def run(devstack, base, figures, trials, rng, short=False):
         disk.down()
 
 
+def gallery_get(daemon, path):
+    """GET `path` from the daemon's web gallery as a browser let in by `splashctl open` would: the one-time
+    address's token exchanged for the cookie, then the request with it. (status, body)."""
+    opened = urllib.parse.urlsplit(daemon.call("web.open", {})["url"])
+    connection = HTTPConnection("127.0.0.1", opened.port, timeout=120)
+    try:
+        host = {"Host": f"127.0.0.1:{opened.port}"}
+        connection.request("GET", f"{opened.path}?{opened.query}", headers=host)
+        answer = connection.getresponse()
+        answer.read()
+        cookie = (answer.getheader("Set-Cookie") or "").split(";")[0]
+        connection.request("GET", path, headers=host | {"Cookie": cookie})
+        answer = connection.getresponse()
+        return answer.status, answer.read()
+    finally:
+        connection.close()
+
+
 def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
     # The Pictures folder of links on the same disk: its rebuild after a cut is checked too.
     pictures = os.path.join(disk.point, "pictures")
-    a = Daemon(on_disk(base, disk), env=devstack.daemon_env(), config=f'[pictures]\nfolder = "{pictures}"\n').start()
+    a = Daemon(on_disk(base, disk), env=devstack.daemon_env(), config=f'[pictures]\nfolder = "{pictures}"\n')
+    last_start = [time.time()]
+    a.start()
     email = a.signup()
     pool = populate(a, 60)
     log(f"power: device A ({email}) on powerfs; {len(pool)} photos in the pool")
@@ -145,18 +204,25 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                 problems += [f"partial: {os.path.join(directory, n)}" for n in names if n.endswith((".part", ".download"))]
         return problems
 
-    def restart_and_check():
+    def start():
+        last_start[0] = time.time()
+        a.start(timeout=120)
+
+    def restart_and_check(unsure=()):
+        """`unsure`: likes or unlikes whose answer a freeze held back; the store decides them (either is right)."""
         try:
-            a.start(timeout=120)
+            start()
         except Failure as error:
             check("READY=1 after the cut", [f"no READY: {error}"])
             a.kill9()
-            a.start(timeout=120)
+            start()
             return
         check("READY=1 after the cut", [])
         integrity = a.integrity()
         check("integrity_check after the cut", [] if integrity == ["ok"] else [f"integrity: {integrity[:3]}"])
         liked = a.liked()
+        for pid in unsure:
+            (acked.add if pid in liked else acked.discard)(pid)
         lost = []
         if liked != acked:
             lost.append(f"likes: missing {sorted(acked - liked)[:3]}, back {sorted(liked - acked)[:3]}")
@@ -196,11 +262,53 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         except Failure:
             check("every file a row names is whole, nothing partial", file_problems()[:5])
 
-    def cut():
+    def recent_library_file():
+        """A library file the run just cut off wrote (its row recorded since that run began), read while
+        its store is still the page cache's: (photo id, path, checksum), or None."""
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(last_start[0]))
+        rows = a.sql("SELECT photo_id, path, checksum FROM photo_files WHERE in_library = 1 AND variant = 'regular' "
+                     "AND checksum IS NOT NULL AND path NOT LIKE '/%' AND created_at >= ?", (since,))
+        return rng.choice(rows) if rows else None
+
+    def garbled_file_check(garbled, offset):
+        """After the restart: the gallery never serves the garbage, the daemon says it found it, and
+        (once the rest is checked) the file is whole again."""
+        photo_id, _, checksum = garbled
+        problems = []
+        try:
+            status, body = gallery_get(a, f"/images/{urllib.parse.quote(photo_id, safe='')}/original")
+            if status == 200 and hashlib.sha256(body).hexdigest() != checksum:
+                problems.append(f"served: {len(body)} bytes that are not {photo_id}'s ({checksum[:12]})")
+        except (OSError, HTTPException, Failure, RpcError) as error:
+            problems.append(f"gallery: {error}")
+        if "was damaged; it is fetched again" not in a.log_since(offset):
+            problems.append(f"unsaid: the daemon did not say it found {photo_id}'s file damaged")
+        check("a library file garbled by the cut is found by its hash, never served", problems)
+
+    garbled_cuts = [0]
+
+    def cut(garble=False):
+        garbled = None
+        if garble:
+            garbled = recent_library_file()
         a.kill9()
         seed = rng.choice([None, rng.randrange(1 << 30)])
         disk.cut(seed)
+        offset = a.log_size()
+        if garbled:
+            path = os.path.join(a.data_dir, garbled[1])
+            # The cut kept the file (it was flushed before its row): now its bytes become garbage, as a
+            # disk that tore it would leave them.
+            if os.path.exists(path) and sha256(path) == garbled[2]:
+                size = os.path.getsize(path)
+                with open(path, "r+b") as f:
+                    f.write(os.urandom(size))
+                garbled_cuts[0] += 1
+            else:
+                garbled = None
         restart_and_check()
+        if garbled:
+            garbled_file_check(garbled, offset)
 
     during = {}  # requests a cut may land in → how many times asked
 
@@ -242,7 +350,8 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             during[busy[0]] = during.get(busy[0], 0) + 1
             threading.Thread(target=ask_aside, args=busy, daemon=True).start()
         time.sleep(rng.uniform(0, 1.5))
-        cut()
+        # One random cut in four also garbles a library file the cut-off run wrote.
+        cut(garble=trial % 4 == 3)
     devstack.clear_faults()
     log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s; asked just before the cut: {during}")
 
@@ -255,7 +364,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             a.env["SPLASHD_TEST_CRASH_AT"] = point
             offset = a.log_size()
             try:
-                a.start(timeout=120)
+                start()
             except Failure:
                 pass  # died at the point on the way up (what it does at start reaches it): still a cut there
             finally:
@@ -313,13 +422,134 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             if reached:
                 aimed[point][1] += 1
             cut()
+
+    # --- cuts at one operation of the store's files: powerfs holds it and the power goes there.
+    def toggle_like(timeout=5):
+        """A like or unlike; False if its answer did not come (held by a freeze): that one is unsure."""
+        pid = rng.choice(pool)
+        liking = pid not in acked
+        try:
+            a.call("photos.like" if liking else "photos.unlike", {"id": pid}, timeout=timeout)
+        except (Failure, RpcError, OSError, ValueError):
+            return pid
+        (acked.add if liking else acked.discard)(pid)
+        return None
+
+    def frozen_cut(seed, garble_tail=None):
+        """The daemon is held at the frozen operation: it dies of SIGKILL once the cut answers it."""
+        a.proc.send_signal(signal.SIGKILL)
+        report = disk.cut(seed, garble_tail)
+        a.proc.wait(timeout=30)
+        a.close_files()
+        return report
+
+    def migrations_after_the_cut():
+        """The migrations the store that survived the cut has applied, read from a copy (its WAL
+        recovered there, not on the disk the daemon starts from)."""
+        copy = tempfile.mkdtemp(prefix="power-store-", dir=base)
+        try:
+            for name in (STORE, WAL):
+                if os.path.exists(os.path.join(a.directory, "state", name)):
+                    shutil.copyfile(os.path.join(a.directory, "state", name), os.path.join(copy, name))
+            connection = sqlite3.connect(os.path.join(copy, STORE))
+            try:
+                return [row[0] for row in connection.execute("SELECT identifier FROM grdb_migrations")]
+            finally:
+                connection.close()
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+
+    frozen = {name: {"tried": 0, "held": 0, "aimed": 0} for name in FROZEN}
+    for _ in range(per_point):
+        # A migration: the newest one taken back by hand while the daemon is stopped, then run again at
+        # start with powerfs holding one of its WAL writes, or the commit's sync.
+        name = "store.migrating"
+        frozen[name]["tried"] += 1
+        a.stop()
+        applied = [row[0] for row in a.sql("SELECT identifier FROM grdb_migrations")]
+        if applied[-1] != NEWEST_MIGRATION:
+            check("the store's newest migration has an undo in part_power.py", [f"undo: none for {applied[-1]!r}"])
+            break
+        connection = sqlite3.connect(a.db_path)
+        connection.execute("PRAGMA synchronous = FULL")
+        connection.executescript(UNDO_NEWEST_MIGRATION)
+        connection.close()
+        descriptor = os.open(os.path.join(a.directory, "state"), os.O_RDONLY | os.O_DIRECTORY)
+        os.fsync(descriptor)
+        os.close(descriptor)
+        disk.arm(WAL, *rng.choice([("write", rng.randint(1, 4)), ("fsync", 1)]))
+        last_start[0] = time.time()
+        a.start(wait_ready=False)
+        deadline = time.monotonic() + 60
+        while not disk.frozen() and a.running() and not a.ready.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if disk.frozen():
+            frozen[name]["held"] += 1
+            frozen_cut(rng.choice([None, rng.randrange(1 << 30)]))
+            if NEWEST_MIGRATION not in migrations_after_the_cut():
+                frozen[name]["aimed"] += 1
+        else:
+            a.kill9()
+            disk.cut(None)
+        restart_and_check()
+        now_applied = [row[0] for row in a.sql("SELECT identifier FROM grdb_migrations")]
+        check("the migration cut off runs again at the next start", [] if now_applied[-1] == NEWEST_MIGRATION else
+              [f"migrations: {now_applied[-3:]}"])
+
+        # A checkpoint: likes until SQLite copies the WAL into the database, held at one of its writes
+        # to the database file or at that file's sync.
+        name = "wal.checkpoint"
+        frozen[name]["tried"] += 1
+        disk.arm(STORE, *rng.choice([("write", rng.randint(1, 8)), ("fsync", 1)]))
+        unsure = None
+        for _ in range(3000):
+            unsure = toggle_like()
+            if unsure:
+                break
+        if disk.frozen():
+            frozen[name]["held"] += 1
+            frozen[name]["aimed"] += 1
+            frozen_cut(rng.choice([None, rng.randrange(1 << 30)]))
+        else:
+            a.kill9()
+            disk.cut(None)
+        restart_and_check(unsure=[unsure] if unsure else [])
+
+        # A commit's sync of the WAL held, and the WAL's last unsynced block garbled by the cut: the torn
+        # tail of the log a disk leaves.
+        name = "wal.commit_torn"
+        frozen[name]["tried"] += 1
+        disk.arm(WAL, "fsync", 1)
+        unsure = None
+        for _ in range(50):
+            unsure = toggle_like()
+            if unsure:
+                break
+        if disk.frozen():
+            frozen[name]["held"] += 1
+            report = frozen_cut(rng.randrange(1 << 30), garble_tail=WAL)
+            if any(path.endswith(WAL) and hit["blocks_garbled"] for path, hit in report.get("files", {}).items()):
+                frozen[name]["aimed"] += 1
+        else:
+            a.kill9()
+            disk.cut(None)
+        restart_and_check(unsure=[unsure] if unsure else [])
+    what = {"store.migrating": "held at a WAL write or the commit's sync of the migration run again; {aimed} left the store "
+                               "before it (the migration's commit lost)",
+            "wal.checkpoint": "held in a checkpoint, at a write to the database file or its sync; {aimed} cut there",
+            "wal.commit_torn": "held at a commit's WAL sync; {aimed} cut with the WAL's last unsynced block garbled"}
+    for name, counts in frozen.items():
+        figures.add(f"power cuts at {name}", counts["tried"], counts["tried"] - counts["aimed"],
+                    f"{counts['held']} " + what[name].format(aimed=counts["aimed"]))
+
     for point, (tried, reached) in aimed.items():
         figures.add(f"power cuts at {point}", tried, tried - reached, f"{reached} reached the point, then the power went")
 
     for name, (count, failures, why) in stats.items():
         figures.add(name, count, failures, ", ".join(f"{k} {v}" for k, v in why.items()))
-    total = random_cuts + sum(t for t, _ in aimed.values())
-    figures.note(f"power: {total} cuts ({random_cuts} random, {total - random_cuts} aimed) in {time.monotonic() - started:.0f}s; "
+    total = random_cuts + sum(t for t, _ in aimed.values()) + sum(counts["tried"] for counts in frozen.values())
+    figures.note(f"power: {total} cuts ({random_cuts} random, {total - random_cuts} aimed; {garbled_cuts[0]} with a library file "
+                 f"garbled after the cut) in {time.monotonic() - started:.0f}s; "
                  f"what they hit: {', '.join(f'{k} {v}' for k, v in disk.hits.items())}; asked just before a random cut: "
                  + (", ".join(f"{method} {n}" for method, n in during.items()) or "nothing else"))
     a.stop()
