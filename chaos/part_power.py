@@ -20,14 +20,18 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import urllib.request
 from http.client import HTTPConnection, HTTPException
 
-from lib import ROOT, Daemon, Failure, RpcError, fresh_dir, http, log, populate, sha256, wait_until
+from lib import PASSWORD, ROOT, Daemon, Failure, RpcError, fresh_dir, http, log, populate, sha256, wait_until
 
 PYTHON = os.path.join(ROOT, "devstack", ".venv", "bin", "python")
 POWERFS = os.path.join(ROOT, "chaos", "powerfs", "powerfs.py")
 # The points a power cut is aimed at, each reached by one action (see `act`).
-POINTS = ("download.renamed", "image.moved", "edit.staged", "edit.recorded", "edit.uploaded", "import.copied", "pictures.linking")
+POINTS = ("download.renamed", "image.moved", "edit.staged", "edit.recorded", "edit.uploaded", "edit.removed_in_flight",
+          "import.copied", "guest.batch_adopted", "pictures.linking")
+# Storage's answer to an edit's upload held back this long: its removal lands while it is in flight.
+UPLOAD_DELAY_MS = 4000
 FILTERS = [[{"filter": "sepia", "params": [0.8]}], [{"filter": "mono", "params": []}]]
 STORE = "splashd.sqlite"
 WAL = STORE + "-wal"
@@ -162,15 +166,25 @@ def gallery_get(daemon, path):
 def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
     # The Pictures folder of links on the same disk: its rebuild after a cut is checked too.
     pictures = os.path.join(disk.point, "pictures")
-    a = Daemon(on_disk(base, disk), env=devstack.daemon_env(), config=f'[pictures]\nfolder = "{pictures}"\n')
+    # Google Photos too: picks download while the power goes.
+    env = devstack.daemon_env() | {key: value for key, value in devstack.env.items() if key.startswith("SPLASHD_GOOGLE_")}
+    a = Daemon(on_disk(base, disk), env=env, config=f'[pictures]\nfolder = "{pictures}"\n')
     last_start = [time.time()]
     a.start()
     email = a.signup()
     pool = populate(a, 60)
     log(f"power: device A ({email}) on powerfs; {len(pool)} photos in the pool")
+    devstack.knobs({"picker_poll_interval": 0.2})
+    google = a.call("google.connect", {})
+    # The fake person consents; the redirect lands on the daemon's loopback callback.
+    urllib.request.urlopen(google["url"], timeout=30).read()
+    if not a.call("google.connect_finish", {"flow": google["flow"], "wait_seconds": 10}, timeout=30)["connected"]:
+        raise Failure("Google Photos did not connect")
+    picks = {}  # Google Photos picking sessions → how many photos the person picked
     folder = fresh_dir(base, "power-import")
     acked = set(a.liked())  # the likes the daemon acknowledged, as the person last said
     acked_edits = set()
+    acked_removed = set()  # edits whose removal the daemon acknowledged (or committed before its point)
     acked_name = a.call("profile.get")["profile"]["username"]
     acked_imports = set()  # photos library.import answered with
     stats = {}  # check → [trials, failures, reasons]
@@ -229,6 +243,8 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         edits = {e["edit_id"] for e in a.call("edits.list")["edits"]}
         if acked_edits - edits:
             lost.append(f"edits: acknowledged and gone {sorted(acked_edits - edits)[:3]}")
+        if acked_removed & edits:
+            lost.append(f"edits: removed and back {sorted(acked_removed & edits)[:3]}")
         name = a.call("profile.get")["profile"]["username"]
         if name != acked_name:
             lost.append(f"username: {name!r}, acknowledged {acked_name!r}")
@@ -343,6 +359,11 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             a.call("sync.now", {}, timeout=10)
         except (Failure, RpcError, OSError):
             pass
+        # One cut in five lands while photos picked in Google Photos download.
+        if rng.random() < 0.2:
+            session = a.call("google.pick", {}, timeout=30)
+            picks[session["session"]] = rng.randint(1, 3)
+            urllib.request.urlopen(f"{session['picker_uri']}?pick={picks[session['session']]}", timeout=30).read()
         # Now and then the cut lands while the cache is pruned, or the Pictures folder rebuilt: asked for
         # beside the rest, answered or not before the power goes.
         busy = rng.choice([None, None, None, ("cache.prune", {"keep_bytes": rng.choice([0, 1 << 20])}), ("library.export", {})])
@@ -354,6 +375,16 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         cut(garble=trial % 4 == 3)
     devstack.clear_faults()
     log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s; asked just before the cut: {during}")
+    # Every pick the power cut off went on at the next start: each photo imported or a duplicate.
+    for session, picked in picks.items():
+        try:
+            answer = a.call("google.picks", {"session": session, "wait_seconds": 60}, timeout=90)
+            check("Google Photos picks cut off by the power arrive", [] if answer["state"] == "done" and answer["failed"] == 0
+                  and answer["imported"] + answer["duplicates"] == picked else
+                  [f"google: {answer['state']}, {answer['imported']} imported and {answer['duplicates']} duplicates of {picked}, "
+                   f"{answer['failed']} failed ({answer.get('detail')})"])
+        except (Failure, RpcError, OSError) as error:
+            check("Google Photos picks cut off by the power arrive", [f"google: {error}"])
 
     # --- aimed cuts: the daemon dies at a named point, then the power goes.
     aimed = {point: [0, 0] for point in POINTS}
@@ -363,6 +394,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             a.stop()
             a.env["SPLASHD_TEST_CRASH_AT"] = point
             offset = a.log_size()
+            adopting = []
             try:
                 start()
             except Failure:
@@ -387,6 +419,29 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     pid = rng.choice(with_file) if with_file else rng.choice(sorted(acked))
                     acked.discard(pid)  # likewise: the file moves once the unlike is committed
                     a.call("photos.unlike", {"id": pid}, timeout=10)
+                elif point == "edit.removed_in_flight":
+                    liked_files = sorted(acked & photos_with_files())
+                    if liked_files:
+                        devstack.faults([{"path": "/storage/v1/object/*", "method": "POST", "delay_ms": UPLOAD_DELAY_MS}])
+                        edit_id = a.call("edits.create", {"id": rng.choice(liked_files), "filters": rng.choice(FILTERS)},
+                                         timeout=60)["edit_id"]
+                        acked_edits.add(edit_id)
+                        wait_until(f"{edit_id}'s upload in flight", lambda: a.sql(
+                            "SELECT count(*) FROM outbox WHERE entity = 'edit' AND entity_id = ? AND state = 'in_flight'",
+                            (edit_id,))[0][0], timeout=UPLOAD_DELAY_MS / 2000, interval=0.01)
+                        # Committed before the point: removed, whether or not its answer comes.
+                        acked_edits.discard(edit_id)
+                        acked_removed.add(edit_id)
+                        a.call("edits.delete", {"edit_id": edit_id}, timeout=10)
+                elif point == "guest.batch_adopted":
+                    # Signed out, the guest likes a few photos; signing in adopts them, a batch at a time,
+                    # and the first batch is committed before the point.
+                    a.call("auth.logout", {}, timeout=30)
+                    adopting = rng.sample(pool, 3)
+                    for pid in adopting:
+                        a.call("photos.like", {"id": pid}, timeout=10)
+                    a.call("auth.login", {"email": email, "password": PASSWORD, "adopt_guest": True}, timeout=30)
+                    acked.update(adopting)  # answered: adopted whole
                 elif point in ("edit.staged", "edit.recorded", "edit.uploaded"):
                     liked_files = sorted(acked & photos_with_files())
                     if liked_files:
@@ -414,10 +469,15 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                         pass
             except (Failure, RpcError, OSError):
                 pass  # the kill closed the connection before the answer
+            finally:
+                if point == "edit.removed_in_flight":
+                    devstack.clear_faults()
             deadline = time.monotonic() + 60
             while a.running() and time.monotonic() < deadline:
                 time.sleep(0.05)
             reached = not a.running() and f"crash point {point}" in a.log_since(offset)
+            if point == "guest.batch_adopted" and reached:
+                acked.update(adopting)  # the first batch, committed before the point, holds them all
             aimed[point][0] += 1
             if reached:
                 aimed[point][1] += 1
