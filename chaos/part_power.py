@@ -35,7 +35,7 @@ UPLOAD_DELAY_MS = 4000
 FILTERS = [[{"filter": "sepia", "params": [0.8]}], [{"filter": "mono", "params": []}]]
 STORE = "splashd.sqlite"
 WAL = STORE + "-wal"
-# The cuts powerfs makes at one operation of the store's files (see `frozen_cuts`).
+# The cuts powerfs makes at one operation of the store's files (see `cut_where_held`).
 FROZEN = ("store.migrating", "wal.checkpoint", "wal.commit_torn")
 # The store's newest migration, and how the part takes it back to run it again under a cut: a new
 # migration adds its own undo here (and the part fails until it does).
@@ -181,6 +181,9 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
     if not a.call("google.connect_finish", {"flow": google["flow"], "wait_seconds": 10}, timeout=30)["connected"]:
         raise Failure("Google Photos did not connect")
     picks = {}  # Google Photos picking sessions → how many photos the person picked
+    # Device B, the same account on an ordinary disk: after each phase it, A and the server agree.
+    b = Daemon(fresh_dir(base, "power-b"), env=devstack.daemon_env()).start()
+    b.login(email)
     folder = fresh_dir(base, "power-import")
     acked = set(a.liked())  # the likes the daemon acknowledged, as the person last said
     acked_edits = set()
@@ -222,6 +225,24 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         last_start[0] = time.time()
         a.start(timeout=120)
 
+    def converge(phase):
+        """A drained, then B synced until it holds what A and the server hold: likes, username, live edits."""
+        def apart():
+            a.sync_until_drained(timeout=90)
+            b.sync_until_drained(timeout=90)
+            seen = [(d.liked(), d.call("profile.get")["profile"]["username"], {e["edit_id"] for e in d.call("edits.list")["edits"]})
+                    for d in (a, b)]
+            if seen[0] == seen[1]:
+                return []
+            (a_likes, a_name, a_edits), (b_likes, b_name, b_edits) = seen
+            return [f"B after {phase}: likes missing {sorted(a_likes - b_likes)[:3]}, extra {sorted(b_likes - a_likes)[:3]}; "
+                    f"username {b_name!r} (A {a_name!r}); edits missing {sorted(a_edits - b_edits)[:2]}, extra {sorted(b_edits - a_edits)[:2]}"]
+        try:
+            wait_until(f"device B in step after {phase}", lambda: not apart(), timeout=90, interval=1)
+            check("device B, the server and A converge", [])
+        except (Failure, RpcError, OSError) as error:
+            check("device B, the server and A converge", apart() if isinstance(error, Failure) else [f"converge: {error}"])
+
     def restart_and_check(unsure=()):
         """`unsure`: likes or unlikes whose answer a freeze held back; the store decides them (either is right)."""
         try:
@@ -256,13 +277,16 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             a.sync_until_drained(timeout=90)
             server, duplicates = devstack.server_likes(a.email or email)
             active = {pid for pid, on in server.items() if on}
-            on_server = devstack.service_get(f"profiles?select=username&id=eq.{devstack.user_id(email)}")[0]["username"]
-            check("the outbox drains and the server's likes are the local ones",
-                  [] if active == liked and not duplicates and on_server == name else
+            uid = devstack.user_id(email)
+            on_server = devstack.service_get(f"profiles?select=username&id=eq.{uid}")[0]["username"]
+            server_edits = {row["id"] for row in devstack.service_get(f"edits?select=id&deleted_at=is.null&user_id=eq.{uid}")}
+            check("the outbox drains and the server's likes, edits and username are the local ones",
+                  [] if active == liked and not duplicates and on_server == name and server_edits == edits else
                   [f"server: missing {sorted(liked - active)[:3]}, extra {sorted(active - liked)[:3]}, duplicates {duplicates[:2]}, "
-                   f"username {on_server!r} (local {name!r})"])
+                   f"username {on_server!r} (local {name!r}), edits missing {sorted(edits - server_edits)[:2]}, "
+                   f"extra {sorted(server_edits - edits)[:2]}"])
         except (Failure, RpcError) as error:
-            check("the outbox drains and the server's likes are the local ones", [f"drain: {error}"])
+            check("the outbox drains and the server's likes, edits and username are the local ones", [f"drain: {error}"])
         def out_of_step():
             answer = a.call("library.export", {"check": True})
             return [] if answer["in_step"] else [f"pictures: missing {answer['missing'][:2]}, extra {answer['extra'][:2]}, "
@@ -308,6 +332,10 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         if garble:
             garbled = recent_library_file()
         a.kill9()
+        # What was asked beside: answered before the kill, or cut off by it.
+        for thread in aside:
+            thread.join(timeout=60)
+        aside.clear()
         seed = rng.choice([None, rng.randrange(1 << 30)])
         disk.cut(seed)
         offset = a.log_size()
@@ -328,11 +356,43 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
 
     during = {}  # requests a cut may land in → how many times asked
 
-    def ask_aside(method, params):
-        try:
-            a.call(method, params, timeout=30)
-        except (Failure, RpcError, OSError, ValueError):
-            pass  # the cut came first
+    aside = []  # requests asked beside the rest: ended (answered, or cut off by the kill) before the restart
+
+    def ask_aside(method, params, answered=None):
+        def ask():
+            try:
+                answer = a.call(method, params, timeout=60)
+            except (Failure, RpcError, OSError, ValueError):
+                return  # the cut came first: not acknowledged
+            if answered:
+                answered(answer)
+        during[method] = during.get(method, 0) + 1
+        thread = threading.Thread(target=ask, daemon=True)
+        thread.start()
+        aside.append(thread)
+
+    def new_import_file():
+        """A photo of devstack's catalogue this store has never seen (not a near-duplicate), written to the
+        import folder; False when none is left."""
+        while not imports["urls"] and imports["page"] <= 17:
+            in_store = {r[0] for r in a.sql("SELECT id FROM photos")}
+            imports["urls"] += [p["urls"]["regular"] for p in devstack.unsplash_photos(30, imports["page"])
+                                if "unsplash:" + p["id"] not in in_store]
+            imports["page"] += 1
+        if not imports["urls"]:
+            return False
+        status, _, data = http("GET", imports["urls"].pop(0).split("?")[0] + f"?w={rng.randint(400, 900)}")
+        if status != 200:
+            return False
+        imports["files"] += 1
+        with open(os.path.join(folder, f"p{imports['files']:04d}.jpg"), "wb") as f:
+            f.write(data)
+        return True
+
+    def imported(answer):
+        acked_imports.update(item["id"] if isinstance(item, dict) else item for item in answer["imported"])
+
+    imports = {"files": 0, "urls": [], "page": 1}
 
     # --- random cuts: likes and unlikes pushed, the library downloading, the live channel pulling.
     devstack.faults([{"path": "/cdn/*", "delay_ms": 150}])
@@ -368,13 +428,20 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         # beside the rest, answered or not before the power goes.
         busy = rng.choice([None, None, None, ("cache.prune", {"keep_bytes": rng.choice([0, 1 << 20])}), ("library.export", {})])
         if busy:
-            during[busy[0]] = during.get(busy[0], 0) + 1
-            threading.Thread(target=ask_aside, args=busy, daemon=True).start()
+            ask_aside(*busy)
+        # And while an edit is saved and uploaded, or a photo imported: acknowledged if answered before the cut.
+        liked_files = sorted(acked & photos_with_files())
+        if liked_files and rng.random() < 0.15:
+            ask_aside("edits.create", {"id": rng.choice(liked_files), "filters": rng.choice(FILTERS)},
+                      answered=lambda edit: acked_edits.add(edit["edit_id"]))
+        if rng.random() < 0.12 and new_import_file():
+            ask_aside("library.import", {"path": folder}, answered=imported)
         time.sleep(rng.uniform(0, 1.5))
         # One random cut in four also garbles a library file the cut-off run wrote.
         cut(garble=trial % 4 == 3)
     devstack.clear_faults()
     log(f"power: {random_cuts} random cuts in {time.monotonic() - started:.0f}s; asked just before the cut: {during}")
+    converge("the random cuts")
     # Every pick the power cut off went on at the next start: each photo imported or a duplicate.
     for session, picked in picks.items():
         try:
@@ -388,7 +455,6 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
 
     # --- aimed cuts: the daemon dies at a named point, then the power goes.
     aimed = {point: [0, 0] for point in POINTS}
-    import_files, import_urls, import_page = 0, [], 1
     for point in POINTS:
         for _ in range(per_point):
             a.stop()
@@ -451,20 +517,9 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                         except (Failure, RpcError, OSError):
                             pass  # killed before its answer: not acknowledged
                 elif point == "import.copied":
-                    # A photo of devstack's catalogue this store has never seen: not a near-duplicate.
-                    while not import_urls and import_page <= 17:
-                        in_store = {r[0] for r in a.sql("SELECT id FROM photos")}
-                        import_urls += [p["urls"]["regular"] for p in devstack.unsplash_photos(30, import_page)
-                                        if "unsplash:" + p["id"] not in in_store]
-                        import_page += 1
-                    status, _, data = http("GET", import_urls.pop(0).split("?")[0] + f"?w={rng.randint(400, 900)}")
-                    if status == 200:
-                        import_files += 1
-                        with open(os.path.join(folder, f"p{import_files:04d}.jpg"), "wb") as f:
-                            f.write(data)
+                    new_import_file()
                     try:
-                        answer = a.call("library.import", {"path": folder}, timeout=120)
-                        acked_imports.update(item["id"] if isinstance(item, dict) else item for item in answer["imported"])
+                        imported(a.call("library.import", {"path": folder}, timeout=120))
                     except (Failure, RpcError, OSError):
                         pass
             except (Failure, RpcError, OSError):
@@ -483,6 +538,8 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                 aimed[point][1] += 1
             cut()
 
+    converge("the aimed cuts")
+
     # --- cuts at one operation of the store's files: powerfs holds it and the power goes there.
     def toggle_like(timeout=5):
         """A like or unlike; False if its answer did not come (held by a freeze): that one is unsure."""
@@ -495,8 +552,21 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         (acked.add if liking else acked.discard)(pid)
         return None
 
-    def frozen_cut(seed, garble_tail=None):
-        """The daemon is held at the frozen operation: it dies of SIGKILL once the cut answers it."""
+    def likes_until_held(most):
+        """Likes and unlikes until one's answer does not come (powerfs holds the writer): that one, or None."""
+        for _ in range(most):
+            unsure = toggle_like()
+            if unsure:
+                return unsure
+        return None
+
+    def cut_where_held(seed, garble_tail=None):
+        """The cut at the operation powerfs holds (its report), or an ordinary cut if it holds none (None).
+        A daemon held there dies of SIGKILL only once the cut answers it."""
+        if not disk.frozen():
+            a.kill9()
+            disk.cut(None)
+            return None
         a.proc.send_signal(signal.SIGKILL)
         report = disk.cut(seed, garble_tail)
         a.proc.wait(timeout=30)
@@ -543,14 +613,10 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         deadline = time.monotonic() + 60
         while not disk.frozen() and a.running() and not a.ready.is_set() and time.monotonic() < deadline:
             time.sleep(0.05)
-        if disk.frozen():
+        if cut_where_held(rng.choice([None, rng.randrange(1 << 30)])) is not None:
             frozen[name]["held"] += 1
-            frozen_cut(rng.choice([None, rng.randrange(1 << 30)]))
             if NEWEST_MIGRATION not in migrations_after_the_cut():
                 frozen[name]["aimed"] += 1
-        else:
-            a.kill9()
-            disk.cut(None)
         restart_and_check()
         now_applied = [row[0] for row in a.sql("SELECT identifier FROM grdb_migrations")]
         check("the migration cut off runs again at the next start", [] if now_applied[-1] == NEWEST_MIGRATION else
@@ -561,18 +627,10 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         name = "wal.checkpoint"
         frozen[name]["tried"] += 1
         disk.arm(STORE, *rng.choice([("write", rng.randint(1, 8)), ("fsync", 1)]))
-        unsure = None
-        for _ in range(3000):
-            unsure = toggle_like()
-            if unsure:
-                break
-        if disk.frozen():
+        unsure = likes_until_held(3000)
+        if cut_where_held(rng.choice([None, rng.randrange(1 << 30)])) is not None:
             frozen[name]["held"] += 1
             frozen[name]["aimed"] += 1
-            frozen_cut(rng.choice([None, rng.randrange(1 << 30)]))
-        else:
-            a.kill9()
-            disk.cut(None)
         restart_and_check(unsure=[unsure] if unsure else [])
 
         # A commit's sync of the WAL held, and the WAL's last unsynced block garbled by the cut: the torn
@@ -580,20 +638,14 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         name = "wal.commit_torn"
         frozen[name]["tried"] += 1
         disk.arm(WAL, "fsync", 1)
-        unsure = None
-        for _ in range(50):
-            unsure = toggle_like()
-            if unsure:
-                break
-        if disk.frozen():
+        unsure = likes_until_held(50)
+        report = cut_where_held(rng.randrange(1 << 30), garble_tail=WAL)
+        if report is not None:
             frozen[name]["held"] += 1
-            report = frozen_cut(rng.randrange(1 << 30), garble_tail=WAL)
             if any(path.endswith(WAL) and hit["blocks_garbled"] for path, hit in report.get("files", {}).items()):
                 frozen[name]["aimed"] += 1
-        else:
-            a.kill9()
-            disk.cut(None)
         restart_and_check(unsure=[unsure] if unsure else [])
+    converge("the held cuts")
     what = {"store.migrating": "held at a WAL write or the commit's sync of the migration run again; {aimed} left the store "
                                "before it (the migration's commit lost)",
             "wal.checkpoint": "held in a checkpoint, at a write to the database file or its sync; {aimed} cut there",
@@ -613,3 +665,4 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                  f"what they hit: {', '.join(f'{k} {v}' for k, v in disk.hits.items())}; asked just before a random cut: "
                  + (", ".join(f"{method} {n}" for method, n in during.items()) or "nothing else"))
     a.stop()
+    b.stop()
