@@ -19,7 +19,7 @@ public final class FileAudit: Sendable {
     }
 
     /// What a check found.
-    public enum Verdict: Sendable, Equatable {
+    enum Verdict: Sendable, Equatable {
         /// Not a suspect, or its bytes are its checksum.
         case whole
         /// Its bytes were not its checksum (or could not be read): its row and file are gone.

@@ -12,10 +12,10 @@ import Synchronization
 /// Keeps the Pictures folder (`PicturesFolder`: `My Collection/`, `Edits/`) in step with the library.
 /// A full reconcile at the start mends whatever a stop or a crash left (a like whose link was never
 /// made); after that the bus wakes it — a like, unlike or edit (`photo.changed`), a file arrived
-/// (`images.changed` finished), an edit removed (`library.changed`), files moved between the library and
-/// the cache (the store's `followFileMoves`), another account —
-/// and a burst of wakes is one reconcile (one file's arrival rings twice); what cannot change the folder (the same account's session
-/// refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads
+/// (`images.changed` finished), an edit removed (`library.changed`), another account — and so do files
+/// moved between the library and the cache (the store's `followFileMoves`); a burst of wakes is one
+/// reconcile (one file's arrival rings twice); what cannot change the folder (the same account's
+/// session refreshed, a pull's unliked photos counted) wakes nothing (`PicturesFolderWakes`). A reconcile reads
 /// what the folder should hold in one query and the two directories once, and changes nothing when
 /// they agree.
 ///

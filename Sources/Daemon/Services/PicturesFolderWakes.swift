@@ -3,8 +3,8 @@ import Shared
 /// What the Pictures folder follows of the bus: which events can change what it should hold — a like,
 /// unlike or edit (`photo.changed`), a library file that arrived (`images.changed` finished), an edit
 /// removed (the liked, edited or file counts of `library.changed` moved), files moved between the
-/// library and the cache (the store says so: `filesMoved`), another account acting — how many of them rang and which the reconciles have covered, and the downloads the image
-/// queue last announced.
+/// library and the cache (the store says so: `filesMoved`), another account acting — how many of them
+/// rang and which the reconciles have covered, and the downloads the image queue last announced.
 ///
 /// Why it filters: the bus says much more than that — a session restored, confirmed or refreshed says
 /// `account.changed` for the same account, a pull's new photos move the photo count — and every wake
