@@ -64,7 +64,7 @@ test-powerfs:
 	chaos/powerfs/run -q
 
 # The reliability suite's short mode (about 6 minutes) on the debug binaries just built: every part,
-# 20 crash trials, 10,000 fuzzed lines, 12 two-device histories, 50 power cuts. Any check that fails fails the run.
+# 20 crash trials, 10,000 fuzzed lines, 12 two-device histories, 64 power cuts. Any check that fails fails the run.
 test-chaos:
 	CHAOS_BIN=$(CURDIR)/$(BIN) CHAOS_SKIP_BUILD=1 chaos/run --short
 
