@@ -603,7 +603,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         finally:
             shutil.rmtree(copy, ignore_errors=True)
 
-    frozen = {name: {"tried": 0, "held": 0, "aimed": 0} for name in FROZEN}
+    frozen = {name: {"tried": 0, "held": 0, "aimed": 0, "lost": 0} for name in FROZEN}
     for _ in range(per_point):
         # A migration: the newest one taken back by hand while the daemon is stopped, then run again at
         # start with powerfs holding one of its WAL writes, or the commit's sync.
@@ -627,10 +627,15 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         deadline = time.monotonic() + 60
         while not disk.frozen() and a.running() and not a.ready.is_set() and time.monotonic() < deadline:
             time.sleep(0.05)
+        # Held before READY: the store's first writes at a start are the migration's (READY comes after
+        # it). A seeded cut at its commit's sync may keep every block, and the migration with them.
+        in_migration = disk.frozen() and not a.ready.is_set()
         if cut_where_held(rng.choice([None, rng.randrange(1 << 30)])) is not None:
             frozen[name]["held"] += 1
-            if NEWEST_MIGRATION not in migrations_after_the_cut():
+            if in_migration:
                 frozen[name]["aimed"] += 1
+                if NEWEST_MIGRATION not in migrations_after_the_cut():
+                    frozen[name]["lost"] += 1
         restart_and_check()
         now_applied = [row[0] for row in a.sql("SELECT identifier FROM grdb_migrations")]
         check("the migration cut off runs again at the next start", [] if now_applied[-1] == NEWEST_MIGRATION else
@@ -660,13 +665,13 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                 frozen[name]["aimed"] += 1
         restart_and_check(unsure=[unsure] if unsure else [])
     converge("the held cuts")
-    what = {"store.migrating": "held at a WAL write or the commit's sync of the migration run again; {aimed} left the store "
-                               "before it (the migration's commit lost)",
+    what = {"store.migrating": "held, {aimed} of them in the migration run again (at a WAL write or its commit's sync); {lost} "
+                               "left the store before it whole (the commit lost), the rest after it whole",
             "wal.checkpoint": "held in a checkpoint, at a write to the database file or its sync; {aimed} cut there",
             "wal.commit_torn": "held at a commit's WAL sync; {aimed} cut with the WAL's last unsynced block garbled"}
     for name, counts in frozen.items():
         figures.add(f"power cuts at {name}", counts["tried"], counts["tried"] - counts["aimed"],
-                    f"{counts['held']} " + what[name].format(aimed=counts["aimed"]))
+                    f"{counts['held']} " + what[name].format(aimed=counts["aimed"], lost=counts["lost"]))
 
     for point, (tried, reached) in aimed.items():
         figures.add(f"power cuts at {point}", tried, tried - reached, f"{reached} reached the point, then the power went")
