@@ -174,6 +174,9 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
     email = a.signup()
     pool = populate(a, 60)
     log(f"power: device A ({email}) on powerfs; {len(pool)} photos in the pool")
+    # Edits pin their photo's file in the library: they are made on a quarter of the pool, so that the
+    # rest's files still download when liked and move to the cache when unliked.
+    edited, movable = set(pool[:len(pool) // 4]), set(pool[len(pool) // 4:])
     devstack.knobs({"picker_poll_interval": 0.2})
     google = a.call("google.connect", {})
     # The fake person consents; the redirect lands on the daemon's loopback callback.
@@ -444,7 +447,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         if busy:
             ask_aside(*busy)
         # And while an edit is saved and uploaded, or a photo imported: acknowledged if answered before the cut.
-        liked_files = sorted(acked & photos_with_files())
+        liked_files = sorted(acked & photos_with_files() & edited)
         if liked_files and rng.random() < 0.15:
             ask_aside("edits.create", {"id": rng.choice(liked_files), "filters": rng.choice(FILTERS)},
                       answered=lambda edit: acked_edits.add(edit["edit_id"]))
@@ -469,6 +472,12 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
 
     # --- aimed cuts: the daemon dies at a named point, then the power goes.
     aimed = {point: [0, 0] for point in POINTS}
+    # The edits' points need a liked photo of the edited quarter with its file here.
+    if not acked & photos_with_files() & edited:
+        pid = sorted(edited)[0]
+        a.call("photos.like", {"id": pid}, timeout=10)
+        acked.add(pid)
+        wait_until(f"{pid}'s file", lambda: pid in photos_with_files(), timeout=60, interval=0.2)
     for point in POINTS:
         for _ in range(per_point):
             a.stop()
@@ -486,21 +495,21 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     pass
                 elif point in ("download.renamed", "pictures.linking"):
                     # A photo with no file yet: its download lands (renamed), then its Pictures entry is made.
-                    pid = next((p for p in pool if p not in acked and p not in photos_with_files()), None)
+                    pid = next((p for p in sorted(movable) if p not in acked and p not in photos_with_files()), None)
                     if pid is None:
                         a.call("cache.prune", {"keep_bytes": 0})
-                        pid = next(p for p in pool if p not in acked)
+                        pid = next(p for p in sorted(movable) if p not in acked)
                     # Committed before the point is reached: the answer may be cut off by the kill, the
                     # like must survive the cut all the same.
                     acked.add(pid)
                     a.call("photos.like", {"id": pid}, timeout=10)
                 elif point == "image.moved":
-                    with_file = sorted(acked & photos_with_files())
-                    pid = rng.choice(with_file) if with_file else rng.choice(sorted(acked))
+                    with_file = sorted(acked & photos_with_files() & movable)
+                    pid = rng.choice(with_file or sorted(acked & movable) or sorted(acked))
                     acked.discard(pid)  # likewise: the file moves once the unlike is committed
                     a.call("photos.unlike", {"id": pid}, timeout=10)
                 elif point == "edit.removed_in_flight":
-                    liked_files = sorted(acked & photos_with_files())
+                    liked_files = sorted(acked & photos_with_files() & edited)
                     if liked_files:
                         devstack.faults([{"path": "/storage/v1/object/*", "method": "POST", "delay_ms": UPLOAD_DELAY_MS}])
                         edit_id = a.call("edits.create", {"id": rng.choice(liked_files), "filters": rng.choice(FILTERS)},
@@ -523,7 +532,7 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     a.call("auth.login", {"email": email, "password": PASSWORD, "adopt_guest": True}, timeout=30)
                     acked.update(adopting)  # answered: adopted whole
                 elif point in ("edit.staged", "edit.recorded", "edit.uploaded"):
-                    liked_files = sorted(acked & photos_with_files())
+                    liked_files = sorted(acked & photos_with_files() & edited)
                     if liked_files:
                         try:
                             edit = a.call("edits.create", {"id": rng.choice(liked_files), "filters": rng.choice(FILTERS)}, timeout=60)
