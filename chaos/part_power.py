@@ -77,10 +77,34 @@ class PowerDisk:
         argv = [PYTHON, POWERFS, "cut", "--state", self.model] + ([] if seed is None else ["--seed", str(seed)]) + (
             ["--garble-tail", garble_tail] if garble_tail else [])
         report = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120).stdout)
-        self.process.wait(timeout=30)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            # Unmounted lazily, powerfs ends once nothing holds the mount: say who still does.
+            raise Failure(f"powerfs did not end after the cut: {self.holders()}; its log: "
+                          f"{open(os.path.join(self.model, 'log')).read()[-800:]}") from None
         self.count(report)
         self.up()
         return report
+
+    def holders(self):
+        """The processes with a file, a mapping or their working directory under the mount point, and
+        powerfs's own state and kernel wait channel."""
+        held = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                links = [os.readlink(f"/proc/{pid}/cwd")] + [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+                links += [line.split()[-1] for line in open(f"/proc/{pid}/maps") if len(line.split()) >= 6]
+                if any(link.startswith(self.point) for link in links):
+                    held.append(f"{pid} {open(f'/proc/{pid}/cmdline').read().replace(chr(0), ' ')[:120]}")
+            except OSError:
+                continue
+        own = self.process.pid
+        try:
+            state = open(f"/proc/{own}/stat").read().split()[2] + " " + open(f"/proc/{own}/wchan").read()
+        except OSError as error:
+            state = str(error)
+        return f"held by {held or 'nobody'}; powerfs {own} in state {state}"
 
     def arm(self, file, op, nth):
         """The next cut comes at exactly the `nth` `op` (write or fsync) of a file called `file`: powerfs
