@@ -306,6 +306,8 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
         check("nothing acknowledged lost", lost)
         try:
             a.sync_until_drained(timeout=90)
+            # Read again after the drain: its pull may bring a like of B's that A had not pulled before the cut.
+            liked = a.liked()
             server, duplicates = devstack.server_likes(a.email or email)
             active = {pid for pid, on in server.items() if on}
             uid = devstack.user_id(email)
