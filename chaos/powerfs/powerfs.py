@@ -492,7 +492,12 @@ def serve(backing, mountpoint, state):
                     connection.sendall((json.dumps(reply) + "\n").encode())
                     if "error" not in reply and asked.get("command", "cut") == "cut":
                         subprocess.run(["fusermount3", "-u", "-z", mountpoint], check=False)
-                        return
+                        # The lazy unmount ends the file system only once nothing holds it, and a mount
+                        # namespace made while it was mounted (a test booting systemd under unshare, a
+                        # sandbox) holds a copy for as long as it lives: powerfs waited there, idle, for
+                        # minutes. Ending the process closes /dev/fuse, which ends the file system in
+                        # every namespace at once.
+                        os._exit(0)
 
     threading.Thread(target=commands, daemon=True).start()
     # use_ino: the backing directory's inode numbers, so that two names of one file (a hard link) are

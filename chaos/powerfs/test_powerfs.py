@@ -358,3 +358,19 @@ def test_a_seeded_cuts_report_names_the_files_with_unsynced_changes(mount):
     for key in ("blocks_garbled", "blocks_kept", "bytes_dropped"):
         assert report[key] == sum(hit[key] for hit in report["files"].values()), key
     assert report["files_rolled_back"] == 2
+
+
+def test_a_cut_ends_powerfs_while_another_mount_namespace_holds_a_copy(mount):
+    """A mount namespace made while powerfs is mounted (a test booting systemd under unshare) keeps a copy
+    of the mount: the lazy unmount alone left powerfs waiting for as long as that namespace lived."""
+    mount.up()
+    write(mount.path("kept"), b"durable", sync=True)
+    sync_dir(mount.point)
+    holder = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sleep", "60"])
+    try:
+        time.sleep(0.5)
+        mount.cut()  # its process ends within its 10 s, or this fails
+        assert mount.durable("kept") == b"durable"
+    finally:
+        holder.kill()
+        holder.wait()
