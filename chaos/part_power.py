@@ -523,6 +523,14 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                     # A photo with no file yet: its download lands (renamed), then its Pictures entry is made.
                     pid = next((p for p in sorted(movable) if p not in acked and p not in photos_with_files()), None)
                     if pid is None:
+                        # Every one liked (the full run's random cuts can leave that): one unliked first,
+                        # its file to the cache, and the cache emptied.
+                        if movable <= acked:
+                            unliked = rng.choice(sorted(movable))
+                            acked.discard(unliked)
+                            a.call("photos.unlike", {"id": unliked}, timeout=10)
+                            wait_until(f"{unliked}'s file in the cache", lambda: unliked not in {
+                                r[0] for r in a.sql("SELECT photo_id FROM photo_files WHERE in_library = 1")}, timeout=30, interval=0.1)
                         a.call("cache.prune", {"keep_bytes": 0})
                         pid = next(p for p in sorted(movable) if p not in acked)
                     # Committed before the point is reached: the answer may be cut off by the kill, the
