@@ -217,7 +217,7 @@ public final class GalleryServer: Service, Sendable {
             }
         }
         let responder = ImageResponder()
-        routes.get("/images/:id/:size") { [images] request, context in
+        let picture: @Sendable (Request, BasicWebSocketRequestContext) async throws -> Response = { [images] request, context in
             // A page escapes the id as a path segment (`unsplash%3Aabc`): read it back, then judge it.
             guard let id = context.parameters.get("id").flatMap(PathSegment.decoded), Self.plausible(id: id),
                   let size = context.parameters.get("size").flatMap(GalleryImageSize.init(rawValue:)) else {
@@ -225,7 +225,7 @@ public final class GalleryServer: Service, Sendable {
             }
             return try await responder.respond(try await Self.picture { try await images.file(photoId: id, size: size) }, to: request, context: context)
         }
-        routes.get("/images/:id/edit/:edit") { [images] request, context in
+        let rendering: @Sendable (Request, BasicWebSocketRequestContext) async throws -> Response = { [images] request, context in
             guard let id = context.parameters.get("id").flatMap(PathSegment.decoded), Self.plausible(id: id),
                   let edit = context.parameters.get("edit"), Self.plausible(editId: edit) else {
                 throw HTTPError(.badRequest)
@@ -233,6 +233,10 @@ public final class GalleryServer: Service, Sendable {
             return try await responder.respond(
                 try await Self.picture { try await images.rendering(photoId: id, editId: edit) }, to: request, context: context)
         }
+        routes.get("/images/:id/:size", use: picture)
+        routes.head("/images/:id/:size", use: picture)
+        routes.get("/images/:id/edit/:edit", use: rendering)
+        routes.head("/images/:id/edit/:edit", use: rendering)
         routes.ws("/rpc") { [self] inbound, outbound, _ in
             // The connection's task prefers its event loop (`GalleryChildChannel`); a tab's requests
             // go to the daemon's services (a preview render, a page of 100,000 photos) and belong on

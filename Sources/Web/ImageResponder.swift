@@ -9,11 +9,22 @@ import NIOCore
 import NIOPosix
 
 /// Answers a picture's file: its content hash as the ETag (`If-None-Match` → 304), one byte range on
-/// request (206, or 416 when it lies outside), its media type from its name.
+/// request (206, or 416 when it lies outside), its media type from its name. A `HEAD` gets the same
+/// head as a `GET` (its `Content-Length` too) and no body.
 struct ImageResponder: Sendable {
     let fileIO = FileIO()
 
     func respond(_ file: GalleryImageFile, to request: Request, context: some RequestContext) async throws -> Response {
+        var response = try await answer(file, to: request, context: context)
+        if request.method == .head {
+            let length = response.headers[.contentLength]
+            response.body = ResponseBody()
+            response.headers[.contentLength] = length
+        }
+        return response
+    }
+
+    private func answer(_ file: GalleryImageFile, to request: Request, context: some RequestContext) async throws -> Response {
         let etag = "\"\(file.contentHash)\""
         var headers: HTTPFields = [
             .eTag: etag, .acceptRanges: "bytes",

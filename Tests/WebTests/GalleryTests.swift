@@ -148,6 +148,9 @@ import TestSupport
         #expect(whole.header("Cache-Control")?.contains("immutable") == true)
         let unchanged = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "If-None-Match": "\"\(hash)\""])
         #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+        let head = try await http.send("/images/unsplash:abc/original", method: "HEAD", headers: ["Host": host, "Cookie": cookie])
+        #expect(head.status == 200 && head.body.isEmpty, "\(head.status), \(head.body.count) bytes")
+        #expect(head.header("Content-Length") == "5000" && head.header("ETag") == "\"\(hash)\"" && head.header("Content-Type") == "image/jpeg")
         let part = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=10-19"])
         #expect(part.status == 206 && part.body == bytes[10...19] && part.header("Content-Range") == "bytes 10-19/5000")
         // No thumbnail here and none to fetch (the photo has no addresses, as one imported from a
@@ -187,6 +190,8 @@ import TestSupport
         let whole = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie])
         #expect(whole.status == 200 && whole.header("Content-Length") == String(bytes.count))
         #expect(whole.body == bytes)
+        let head = try await http.send("/images/unsplash:abc/original", method: "HEAD", headers: ["Host": host, "Cookie": cookie])
+        #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == String(bytes.count))
         let across = try await http.send("/images/unsplash:abc/original", headers: ["Host": host, "Cookie": cookie, "Range": "bytes=131000-1200000"])
         #expect(across.status == 206 && across.body == bytes[131_000...1_200_000])
         #expect(across.header("Content-Range") == "bytes 131000-1200000/\(bytes.count)")
