@@ -6,10 +6,14 @@
 import { portuguese } from "/daemon-text.js";
 import { language } from "/i18n.js";
 
-/// The daemon's sentence in the page's language: `data.text` rendered in Portuguese when the page
-/// speaks it and knows the sentence, else the English `message`.
+/// A sentence of the daemon's in the page's language: `text` rendered in Portuguese when the page
+/// speaks it and knows the sentence, else the daemon's `english`.
+export function inPageLanguage(text, english) {
+  return (language === "pt-BR" && text && portuguese(text)) || english;
+}
+
 function sentence(error) {
-  return (language === "pt-BR" && error.data?.text && portuguese(error.data.text)) || error.message;
+  return inPageLanguage(error.data?.text, error.message);
 }
 
 export class Connection {

@@ -2,6 +2,7 @@
 // drop, the cache's tiers, the watched folders (add, watch, unwatch), a Google Photos pick, and the
 // progress of downloads and imports as the events tell it.
 import { dates, numbers, t } from "/i18n.js";
+import { inPageLanguage } from "/rpc.js";
 import { button, bytes, element, outLink, refusal } from "/ui.js";
 
 export class Status {
@@ -37,8 +38,8 @@ export class Status {
     const services = element("section", { "aria-labelledby": "services-title" },
       element("h3", { id: "services-title", text: t("status.services") }),
       rows([
-        [t("status.network"), `${t(`connectivity.${status.connectivity.state}`)}${status.connectivity.reason ? ` — ${status.connectivity.reason}` : ""}`],
-        [t("status.live"), status.live.state + (status.live.reason ? ` — ${status.live.reason}` : "")],
+        [t("status.network"), `${t(`connectivity.${status.connectivity.state}`)}${status.connectivity.reason ? ` — ${inPageLanguage(status.connectivity.text, status.connectivity.reason)}` : ""}`],
+        [t("status.live"), t(`live.${status.live.state}`) + (status.live.reason ? ` — ${inPageLanguage(status.live.text, status.live.reason)}` : "")],
         [t("status.account"), t(`account.${status.account.state}`) + (status.account.email ? ` (${status.account.email})` : "")],
         [t("status.library"), t("status.libraryCounts", { photos: numbers.format(status.library.photos), liked: numbers.format(status.library.liked), edited: numbers.format(status.library.edited) })],
         [t("status.version"), `splashd ${status.version} · pid ${status.pid} · ${t("status.since", { when: dates.format(new Date(status.started_at)) })}`],

@@ -83,8 +83,8 @@ public final class ConnectivityMonitor: Service, Sendable {
         self.onChange = onChange
         let initial =
             configuration.healthURL == nil
-            ? ConnectivityStatus(state: .offline, reason: "no backend configured", since: Date())
-            : ConnectivityStatus(state: .unknown, reason: "not probed yet")
+            ? ConnectivityStatus(state: .offline, text: .noBackendConfigured, since: Date())
+            : ConnectivityStatus(state: .unknown, text: .notProbedYet)
         state = Mutex(State(tracker: StatusTracker(initial)))
         // Bounded: the loop only needs to know that something happened, not every netlink message.
         (triggers, trigger) = AsyncStream.makeStream(of: Trigger.self, bufferingPolicy: .bufferingNewest(64))

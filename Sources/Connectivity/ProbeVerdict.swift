@@ -12,12 +12,15 @@ public enum ProbeOutcome: Sendable, Equatable {
 /// The state and the reason a person reads in `splashctl status`.
 public struct ProbeVerdict: Sendable, Equatable {
     public var state: ConnectivityStatus.State
-    public var reason: String
+    public var text: DaemonText
 
-    public init(_ state: ConnectivityStatus.State, _ reason: String) {
+    public init(_ state: ConnectivityStatus.State, _ text: DaemonText) {
         self.state = state
-        self.reason = reason
+        self.text = text
     }
+
+    /// The reason in English.
+    public var reason: String { text.english }
 
     /// Classifies a probe. Returns nil when the probe says nothing about the network (cancelled, client shut down).
     ///
@@ -34,35 +37,35 @@ public struct ProbeVerdict: Sendable, Equatable {
     public static func classify(_ outcome: ProbeOutcome, timeout: Duration) -> ProbeVerdict? {
         switch outcome {
         case .answered(let status) where (200..<300).contains(status):
-            return ProbeVerdict(.online, "backend answers")
+            return ProbeVerdict(.online, .backendAnswers)
         case .answered(let status) where status == 401 || status == 403:
-            return ProbeVerdict(.degraded, "backend refuses the API key (HTTP \(status)); check the configured anon key")
+            return ProbeVerdict(.degraded, .backendRefusesApiKey(status: status))
         case .answered(let status) where status == 429:
-            return ProbeVerdict(.degraded, "backend answered 429 (rate limited)")
+            return ProbeVerdict(.degraded, .backendRateLimited)
         case .answered(let status):
-            return ProbeVerdict(.degraded, "backend answered \(status)")
+            return ProbeVerdict(.degraded, .backendAnsweredStatus(status: status))
         case .failed(let error):
             switch error {
             case .network(_, let message):
-                return ProbeVerdict(.offline, "backend unreachable: \(stable(message))")
+                return ProbeVerdict(.offline, .backendUnreachable(detail: stable(message)))
             case .timeout:
-                return ProbeVerdict(.offline, "backend did not answer within \(seconds(timeout))")
+                return ProbeVerdict(.offline, .backendSilent(seconds: seconds(timeout)))
             case .tls(_, let message):
-                return ProbeVerdict(.offline, "TLS with the backend failed: \(stable(message))")
+                return ProbeVerdict(.offline, .backendTlsFailed(detail: stable(message)))
             case .insecureURL(let host):
-                return ProbeVerdict(.offline, "health URL refused: plain http to \(host) is allowed only to loopback")
+                return ProbeVerdict(.offline, .healthUrlPlainHttp(host: host))
             case .invalidURL:
-                return ProbeVerdict(.offline, "health URL is not a valid http(s) URL")
+                return ProbeVerdict(.offline, .healthUrlInvalid)
             case .invalidHeader:
-                return ProbeVerdict(.offline, "API key holds characters not allowed in a header")
+                return ProbeVerdict(.offline, .apiKeyBadCharacters)
             case .tooManyRedirects:
-                return ProbeVerdict(.degraded, "backend answered with a redirect")
+                return ProbeVerdict(.degraded, .backendRedirected)
             case .tooLarge:
-                return ProbeVerdict(.degraded, "backend answered with an oversized body")
+                return ProbeVerdict(.degraded, .backendOversized)
             case .http(let status, _, _):
-                return ProbeVerdict(.degraded, "backend answered \(status)")
+                return ProbeVerdict(.degraded, .backendAnsweredStatus(status: status))
             case .sizeMismatch, .checksumMismatch, .file:
-                return ProbeVerdict(.degraded, "backend answered unexpectedly")
+                return ProbeVerdict(.degraded, .backendUnexpected)
             case .cancelled, .shutdown:
                 return nil
             }
@@ -75,9 +78,8 @@ public struct ProbeVerdict: Sendable, Equatable {
         message.replacing(#/ after \d+ (ms|milliseconds)/#, with: "")
     }
 
-    private static func seconds(_ duration: Duration) -> String {
+    private static func seconds(_ duration: Duration) -> Double {
         let (s, atto) = duration.components
-        if atto == 0 { return "\(s) s" }
-        return "\(Double(s) + Double(atto) / 1e18) s"
+        return Double(s) + Double(atto) / 1e18
     }
 }

@@ -12,7 +12,7 @@ struct StatusTracker: Sendable {
     mutating func apply(_ verdict: ProbeVerdict, at date: Date) -> ConnectivityStatus? {
         guard verdict.state != status.state || verdict.reason != status.reason else { return nil }
         let since = verdict.state == status.state ? status.since : date
-        status = ConnectivityStatus(state: verdict.state, reason: verdict.reason, since: since)
+        status = ConnectivityStatus(state: verdict.state, text: verdict.text, since: since)
         return status
     }
 }

@@ -20,11 +20,11 @@ public struct RealtimeConversation: Sendable {
 
     /// Why a socket is given up: the caller closes it and reconnects after its backoff.
     public struct Ended: Error, Equatable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
+        public let text: DaemonText
+        public var description: String { text.english }
 
-        public init(reason: String) {
-            self.reason = reason
+        public init(_ text: DaemonText) {
+            self.text = text
         }
     }
 
@@ -80,9 +80,9 @@ public struct RealtimeConversation: Sendable {
             // socket is given up and the caller's backoff decides when to try, with whatever token the
             // session has by then. An expired one is refreshed by then; rejoin after the usual step.
             if !reason.hasPrefix("InvalidJWTExpiration") {
-                throw Ended(reason: "the join was refused: \(reason)")
+                throw Ended(.liveJoinRefused(reason: reason))
             }
-            return [scheduleRejoin(reason: "the join was refused: \(reason)", now: now)]
+            return [scheduleRejoin(reason: DaemonText.liveJoinRefused(reason: reason).english, now: now)]
         case .change(let topic, _, let change) where topic == self.topic && live:
             let wanted = subscriptions.contains { $0.table == change.table && $0.admits(change.record.isEmpty ? change.oldRecord : change.record) }
             return [wanted ? .changed(table: change.table) : .ignoredChange(table: change.table)]
@@ -104,10 +104,10 @@ public struct RealtimeConversation: Sendable {
     /// a rejoin, or the session's new token (`token`) goes out.
     public mutating func tick(now: ContinuousClock.Instant, token current: String) throws(Ended) -> [Action] {
         if let pendingHeartbeat, now - pendingHeartbeat.sentAt >= replyWithin {
-            throw Ended(reason: "no answer to a heartbeat within \(replyWithin)")
+            throw Ended(.liveHeartbeatUnanswered(seconds: Self.seconds(replyWithin)))
         }
         if let joinSentAt, now - joinSentAt >= joinWithin {
-            throw Ended(reason: "no answer to the join within \(joinWithin)")
+            throw Ended(.liveJoinUnanswered(seconds: Self.seconds(joinWithin)))
         }
         var actions: [Action] = []
         if current != token {
@@ -152,6 +152,11 @@ public struct RealtimeConversation: Sendable {
     private mutating func nextRef() -> String {
         lastRef += 1
         return String(lastRef)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (whole, atto) = duration.components
+        return Double(whole) + Double(atto) / 1e18
     }
 
     private static func reason(_ response: JSONValue) -> String {

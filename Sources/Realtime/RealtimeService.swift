@@ -52,7 +52,7 @@ public final class RealtimeService: Service, Sendable {
     }
 
     public enum State: Sendable, Equatable {
-        case down(String)
+        case down(DaemonText)
         case joining
         case live
     }
@@ -102,7 +102,7 @@ public final class RealtimeService: Service, Sendable {
         var backoff = Backoff(minimum: .seconds(1), maximum: .seconds(30), jitter: 1)
         while !Task.isCancelled {
             guard let current = await account() else {
-                report(.down("signed out or offline"))
+                report(.down(.liveSignedOutOrOffline))
                 await wakeup.wait(until: nil)
                 continue
             }
@@ -115,19 +115,19 @@ public final class RealtimeService: Service, Sendable {
             report(.down(reason))
             // The first failure in a row is news; the retries after it are for the debug log.
             logger.log(level: backoff.attempt == 1 ? .notice : .debug, "realtime channel down; reconnecting", metadata: [
-                "splashd_op": "realtime", "splashd_reason": "\(reason)", "splashd_retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
+                "splashd_op": "realtime", "splashd_reason": "\(reason.english)", "splashd_retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
             ])
             await wakeup.wait(until: .now + delay)
         }
     }
 
     /// One socket, until it ends; why it ended and how long the channel was live on it (nil: never).
-    private func connect(_ current: Account) async -> (String, Duration?) {
+    private func connect(_ current: Account) async -> (DaemonText, Duration?) {
         let url: String
         do {
             url = try websocketURL()
         } catch {
-            return ("\(error)", nil)
+            return (.liveCannotConnect(detail: "\(error)"), nil)
         }
         report(.joining)
         let live = LiveFlag()
@@ -143,11 +143,11 @@ public final class RealtimeService: Service, Sendable {
         }
         do {
             try await client.run()
-            return ("the server closed the socket", live.duration)
+            return (.liveSocketClosed, live.duration)
         } catch let ended as RealtimeConversation.Ended {
-            return (ended.reason, live.duration)
+            return (ended.text, live.duration)
         } catch {
-            return ("\(error)", live.duration)
+            return (.liveCannotConnect(detail: "\(error)"), live.duration)
         }
     }
 
@@ -182,7 +182,7 @@ public final class RealtimeService: Service, Sendable {
                     await rung.wait(until: tokenCheck.map { min($0, due) } ?? due)
                     try Task.checkCancellation()
                     guard let now = await self.account(), now.userId == initial.userId else {
-                        throw RealtimeConversation.Ended(reason: "signed out or offline")
+                        throw RealtimeConversation.Ended(.liveSignedOutOrOffline)
                     }
                     tokenCheck = Self.instant(after: now.refreshDueAt)
                     let actions = try conversation.state.withLock { channel throws(RealtimeConversation.Ended) in
@@ -208,7 +208,7 @@ public final class RealtimeService: Service, Sendable {
                     }
                     try await self.perform(actions, outbound: outbound, live: live, rung: rung)
                 }
-                throw RealtimeConversation.Ended(reason: "the server closed the socket")
+                throw RealtimeConversation.Ended(.liveSocketClosed)
             }
             try await group.next()
             group.cancelAll()

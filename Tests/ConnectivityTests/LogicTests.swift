@@ -14,14 +14,14 @@ import Support
     func verdict(_ outcome: ProbeOutcome) -> ProbeVerdict? { ProbeVerdict.classify(outcome, timeout: .seconds(3)) }
 
     @Test func successIsOnline() {
-        #expect(verdict(.answered(status: 200)) == ProbeVerdict(.online, "backend answers"))
+        #expect(verdict(.answered(status: 200)) == ProbeVerdict(.online, .backendAnswers))
         #expect(verdict(.answered(status: 204))?.state == .online)
     }
 
     @Test func serverErrorsAreDegraded() {
-        #expect(verdict(.answered(status: 503)) == ProbeVerdict(.degraded, "backend answered 503"))
+        #expect(verdict(.answered(status: 503)) == ProbeVerdict(.degraded, .backendAnsweredStatus(status: 503)))
         #expect(verdict(.answered(status: 500))?.state == .degraded)
-        #expect(verdict(.answered(status: 404)) == ProbeVerdict(.degraded, "backend answered 404"))
+        #expect(verdict(.answered(status: 404)) == ProbeVerdict(.degraded, .backendAnsweredStatus(status: 404)))
         #expect(verdict(.answered(status: 429))?.state == .degraded)
         #expect(verdict(.answered(status: 302))?.state == .degraded)
     }
@@ -35,12 +35,14 @@ import Support
 
     @Test func noAnswerIsOffline() {
         let refused = verdict(.failed(.network(curlCode: 7, message: "Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server")))
-        #expect(refused == ProbeVerdict(.offline, "backend unreachable: Failed to connect to 127.0.0.1 port 9: Couldn't connect to server"))
+        #expect(refused == ProbeVerdict(.offline, .backendUnreachable(detail: "Failed to connect to 127.0.0.1 port 9: Couldn't connect to server")))
         // The same failure with another timing gives the same reason, so no change is reported.
         let again = verdict(.failed(.network(curlCode: 7, message: "Failed to connect to 127.0.0.1 port 9 after 12 ms: Couldn't connect to server")))
         #expect(again == refused)
         #expect(verdict(.failed(.network(curlCode: 6, message: "Could not resolve host: example.invalid")))?.reason == "backend unreachable: Could not resolve host: example.invalid")
-        #expect(verdict(.failed(.timeout)) == ProbeVerdict(.offline, "backend did not answer within 3 s"))
+        #expect(verdict(.failed(.timeout)) == ProbeVerdict(.offline, .backendSilent(seconds: 3)))
+        #expect(verdict(.failed(.timeout))?.reason == "backend did not answer within 3 s")
+        #expect(ProbeVerdict.classify(.failed(.timeout), timeout: .milliseconds(2500))?.reason == "backend did not answer within 2.5 s")
         #expect(verdict(.failed(.tls(curlCode: 60, message: "SSL certificate problem")))?.state == .offline)
         #expect(verdict(.failed(.insecureURL(host: "example.com")))?.state == .offline)
     }
@@ -53,18 +55,18 @@ import Support
 
 @Suite struct StatusTrackerTests {
     @Test func reportsOnlyChanges() {
-        var tracker = StatusTracker(ConnectivityStatus(state: .unknown, reason: "not probed yet"))
+        var tracker = StatusTracker(ConnectivityStatus(state: .unknown, text: .notProbedYet))
         let t0 = Date(timeIntervalSince1970: 1000)
-        let online = tracker.apply(ProbeVerdict(.online, "backend answers"), at: t0)
-        #expect(online == ConnectivityStatus(state: .online, reason: "backend answers", since: t0))
-        #expect(tracker.apply(ProbeVerdict(.online, "backend answers"), at: t0 + 5) == nil)
-        let offline = tracker.apply(ProbeVerdict(.offline, "backend unreachable: a"), at: t0 + 10)
+        let online = tracker.apply(ProbeVerdict(.online, .backendAnswers), at: t0)
+        #expect(online == ConnectivityStatus(state: .online, text: .backendAnswers, since: t0))
+        #expect(tracker.apply(ProbeVerdict(.online, .backendAnswers), at: t0 + 5) == nil)
+        let offline = tracker.apply(ProbeVerdict(.offline, .backendUnreachable(detail: "a")), at: t0 + 10)
         #expect(offline?.since == t0 + 10)
         // Same state, another reason: reported, but `since` keeps when the state began.
-        let other = tracker.apply(ProbeVerdict(.offline, "backend unreachable: b"), at: t0 + 20)
+        let other = tracker.apply(ProbeVerdict(.offline, .backendUnreachable(detail: "b")), at: t0 + 20)
         #expect(other?.reason == "backend unreachable: b")
         #expect(other?.since == t0 + 10)
-        #expect(tracker.apply(ProbeVerdict(.offline, "backend unreachable: b"), at: t0 + 30) == nil)
+        #expect(tracker.apply(ProbeVerdict(.offline, .backendUnreachable(detail: "b")), at: t0 + 30) == nil)
         #expect(tracker.status == other)
     }
 }

@@ -14,11 +14,11 @@ import Testing
             let subscription = try await client.send(SubscribeRequest())
             #expect(subscription.snapshot.outbox.pending == 1)
             harness.state.setOutbox(OutboxCounts(pending: 2, inFlight: 0, rejected: 0))
-            harness.state.setConnectivity(ConnectivityStatus(state: .offline, reason: "link down"))
+            harness.state.setConnectivity(ConnectivityStatus(state: .offline, text: .backendUnreachable(detail: "link down")))
             let first = try #require(try await client.nextEvent())
             let second = try #require(try await client.nextEvent())
             #expect(first.event == .outboxChanged(OutboxCounts(pending: 2, inFlight: 0, rejected: 0)))
-            #expect(second.event == .connectivityChanged(ConnectivityStatus(state: .offline, reason: "link down")))
+            #expect(second.event == .connectivityChanged(ConnectivityStatus(state: .offline, text: .backendUnreachable(detail: "link down"))))
             #expect(first.seq > subscription.seq && second.seq == first.seq + 1)
             await client.close()
         }

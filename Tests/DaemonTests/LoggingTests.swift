@@ -46,13 +46,13 @@ import Testing
     @Test func oneLineSummary() {
         var values = DaemonState.Values()
         #expect(StatusLine.make(values) == "connectivity unknown · guest (signed out) · 0 queued")
-        values.connectivity = ConnectivityStatus(state: .online, reason: "backend answers")
+        values.connectivity = ConnectivityStatus(state: .online, text: .backendAnswers)
         values.account = AccountStatus(state: .signedIn, userId: "u", email: "ana@example.com", username: "ana")
         values.outbox = OutboxCounts(pending: 2, inFlight: 1, rejected: 1)
         values.lastSync = Date(timeIntervalSince1970: 12 * 3600 + 4 * 60)
         #expect(StatusLine.make(values, timeZone: TimeZone(identifier: "UTC")!) == "online · signed in as ana · 3 queued · 1 rejected · synced 12:04")
         values.account.state = .signedInOffline
-        values.connectivity = ConnectivityStatus(state: .offline, reason: "no route")
+        values.connectivity = ConnectivityStatus(state: .offline, text: .backendUnreachable(detail: "no route"))
         #expect(StatusLine.make(values, timeZone: TimeZone(identifier: "UTC")!).hasPrefix("offline · signed in as ana (offline)"))
     }
 }

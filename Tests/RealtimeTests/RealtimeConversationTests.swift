@@ -78,7 +78,7 @@ import Testing
         let refused = try channel.received(reply("1", ok: false, reason: "InvalidJWTExpiration: token has expired"), now: start)
         #expect(refused == [.rejoinScheduled(reason: "the join was refused: InvalidJWTExpiration: token has expired", at: start + .seconds(1))])
         #expect(try channel.tick(now: start + .seconds(1), token: "t2") == [.send(.join(topic: "realtime:splashd", changes: subscriptions, accessToken: "t2", ref: "2"))])
-        #expect(throws: RealtimeConversation.Ended(reason: "the join was refused: Unauthorized: no")) {
+        #expect(throws: RealtimeConversation.Ended(.liveJoinRefused(reason: "Unauthorized: no"))) {
             try channel.received(reply("2", ok: false, reason: "Unauthorized: no"), now: start + .seconds(1))
         }
     }

@@ -193,6 +193,12 @@ def test_the_page_speaks_the_browsers_portuguese(daemons, browser):
     # Under the sign-in form's own button, where a narrow window's reader is looking.
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#account form.sign-in .account-said .error"))
     assert browser.find_element(By.CSS_SELECTOR, "#account form.sign-in .account-said .error").text == "e-mail ou senha incorretos"
+    # The daemon's reasons on the status screen too: the live channel is down, signed out (its text).
+    browser.find_element(By.ID, "nav-status").click()
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#status-screen .status-body dl"))
+    WebDriverWait(browser, 30).until(lambda b: "Mudanças ao vivo" in b.find_element(By.CSS_SELECTOR, "#status-screen .status-body").text)
+    body = browser.find_element(By.CSS_SELECTOR, "#status-screen .status-body").text
+    assert "fora do ar — sem conta ou sem rede" in body, body
 
 
 def test_an_empty_library_fills_as_photos_are_liked(daemons, browser):

@@ -44,7 +44,7 @@ struct RealtimeCapability: Sendable {
                 let status: LiveChannelStatus = switch channel {
                 case .live: LiveChannelStatus(state: .live)
                 case .joining: LiveChannelStatus(state: .joining)
-                case .down(let reason): LiveChannelStatus(state: .down, reason: reason)
+                case .down(let reason): LiveChannelStatus(state: .down, text: reason)
                 }
                 // The pull's timer follows the channel: a live channel lost shortens it at once (not every
                 // failed reconnect after that: those would pull at the reconnect's pace).

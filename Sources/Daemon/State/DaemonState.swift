@@ -8,7 +8,7 @@ import Synchronization
 public final class DaemonState: Sendable {
     public struct Values: Sendable, Equatable {
         public var account = AccountStatus(state: .signedOut)
-        public var connectivity = ConnectivityStatus(state: .unknown, reason: "not probed yet")
+        public var connectivity = ConnectivityStatus(state: .unknown, text: .notProbedYet)
         public var outbox = OutboxCounts(pending: 0, inFlight: 0, rejected: 0)
         public var library = LibraryCounts.empty
         public var lastSync: Date?

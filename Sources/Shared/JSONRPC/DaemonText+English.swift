@@ -198,6 +198,27 @@ extension DaemonText {
         case .pictureCannotBeDrawn(let id, let path, let reason): "the picture of \(id) cannot be drawn from \(path): \(reason)"
         case .noPicturesFolder: "there is no Pictures folder: pictures.folder is not set and there is no home directory"
         case .picturesExportOff(let folder): "pictures.export is off in splashd's config; nothing is kept in \(folder)"
+        case .notProbedYet: "not probed yet"
+        case .noBackendConfigured: "no backend configured"
+        case .backendAnswers: "backend answers"
+        case .backendRefusesApiKey(let status): "backend refuses the API key (HTTP \(status)); check the configured anon key"
+        case .backendRateLimited: "backend answered 429 (rate limited)"
+        case .backendAnsweredStatus(let status): "backend answered \(status)"
+        case .backendUnreachable(let detail): "backend unreachable: \(detail)"
+        case .backendSilent(let seconds): "backend did not answer within \(Self.seconds(seconds))"
+        case .backendTlsFailed(let detail): "TLS with the backend failed: \(detail)"
+        case .healthUrlPlainHttp(let host): "health URL refused: plain http to \(host) is allowed only to loopback"
+        case .healthUrlInvalid: "health URL is not a valid http(s) URL"
+        case .apiKeyBadCharacters: "API key holds characters not allowed in a header"
+        case .backendRedirected: "backend answered with a redirect"
+        case .backendOversized: "backend answered with an oversized body"
+        case .backendUnexpected: "backend answered unexpectedly"
+        case .liveSignedOutOrOffline: "signed out or offline"
+        case .liveSocketClosed: "the server closed the socket"
+        case .liveJoinRefused(let reason): "the join was refused: \(reason)"
+        case .liveHeartbeatUnanswered(let seconds): "no answer to a heartbeat within \(Self.seconds(seconds))"
+        case .liveJoinUnanswered(let seconds): "no answer to the join within \(Self.seconds(seconds))"
+        case .liveCannotConnect(let detail): "cannot open the live channel: \(detail)"
         case .galleryOff: "the web gallery is off in splashd's config (web.enabled)"
         case .galleryNotListening(let reason): "the web gallery is not listening: \(reason)"
         case .askedFromTheGallery(let method): "\(method) is asked over splashd's control socket, not from the gallery"
@@ -218,6 +239,11 @@ extension DaemonText {
     public static func list(_ items: [String], or: String) -> String {
         guard let last = items.last, items.count > 1 else { return items.first ?? "" }
         return items.dropLast().joined(separator: ", ") + " \(or) " + last
+    }
+
+    /// Seconds as a timeout is read: "3 s", "2.5 s".
+    public static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// Megapixels the way the image limit is configured: whole above 10, one decimal below ("1.5").

@@ -239,6 +239,34 @@ public enum DaemonText: Hashable, Sendable, Codable {
     case noPicturesFolder
     case picturesExportOff(folder: String)
 
+    // MARK: Connectivity (ProbeVerdict: why the backend is online, offline or degraded)
+
+    case notProbedYet
+    case noBackendConfigured
+    case backendAnswers
+    case backendRefusesApiKey(status: Int)
+    case backendRateLimited
+    case backendAnsweredStatus(status: Int)
+    case backendUnreachable(detail: String)
+    case backendSilent(seconds: Double)
+    case backendTlsFailed(detail: String)
+    case healthUrlPlainHttp(host: String)
+    case healthUrlInvalid
+    case apiKeyBadCharacters
+    case backendRedirected
+    case backendOversized
+    case backendUnexpected
+
+    // MARK: The live channel (RealtimeService: why it is down)
+
+    case liveSignedOutOrOffline
+    case liveSocketClosed
+    /// `reason`: the server's words.
+    case liveJoinRefused(reason: String)
+    case liveHeartbeatUnanswered(seconds: Double)
+    case liveJoinUnanswered(seconds: Double)
+    case liveCannotConnect(detail: String)
+
     // MARK: The web gallery (web.open, web.revoke)
 
     case galleryOff

@@ -48,7 +48,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
             cache: "/home/ana/.cache/splashd", runtime: "/run/user/1000/splashd",
             socket: "/run/user/1000/splashd/control.sock"),
         account: AccountStatus(state: .signedOut),
-        connectivity: ConnectivityStatus(state: .unknown, reason: "not probed yet"),
+        connectivity: ConnectivityStatus(state: .unknown, text: .notProbedYet),
         outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
         library: .empty,
         clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003))
@@ -97,12 +97,16 @@ public struct ConnectivityStatus: Codable, Sendable, Equatable {
     }
 
     public var state: State
+    /// Why, in English (`text.english`).
     public var reason: String
+    /// Why, as a sentence a client renders in its language; absent from an older daemon.
+    public var text: DaemonText?
     public var since: Date?
 
-    public init(state: State, reason: String, since: Date? = nil) {
+    public init(state: State, text: DaemonText, since: Date? = nil) {
         self.state = state
-        self.reason = reason
+        self.reason = text.english
+        self.text = text
         self.since = since
     }
 }

@@ -12,10 +12,14 @@ public struct LiveChannelStatus: Codable, Sendable, Equatable {
     }
 
     public var state: State
+    /// Why it is down, in English (`text.english`).
     public var reason: String?
+    /// Why it is down, as a sentence a client renders in its language; absent from an older daemon.
+    public var text: DaemonText?
 
-    public init(state: State, reason: String? = nil) {
+    public init(state: State, text: DaemonText? = nil) {
         self.state = state
-        self.reason = reason
+        self.reason = text?.english
+        self.text = text
     }
 }

@@ -25,17 +25,18 @@ struct StatusCommand: AsyncParsableCommand {
         case .signedIn: style.green(Message.signedIn.text()) + " " + name
         case .signedInOffline: style.yellow(Message.signedInOffline.text()) + " " + name
         }
-        // The reason is the daemon's words.
+        // The reason is the daemon's sentence, in the person's language when splashctl knows it.
+        let reason = status.connectivity.text?.text() ?? status.connectivity.reason
         let connectivity: String = switch status.connectivity.state {
         case .online: style.green(Message.online.text())
-        case .offline: style.red(Message.offline.text()) + " — \(status.connectivity.reason)"
-        case .degraded: style.yellow(Message.degraded.text()) + " — \(status.connectivity.reason)"
-        case .unknown: style.dim(Message.unknown.text()) + " — \(status.connectivity.reason)"
+        case .offline: style.red(Message.offline.text()) + " — \(reason)"
+        case .degraded: style.yellow(Message.degraded.text()) + " — \(reason)"
+        case .unknown: style.dim(Message.unknown.text()) + " — \(reason)"
         }
         let live: String = switch status.live.state {
         case .live: style.green(Message.liveOn.text())
         case .joining: style.yellow(Message.liveJoining.text())
-        case .down: style.yellow(Message.liveDown.text()) + (status.live.reason.map { " — \($0)" } ?? "")
+        case .down: style.yellow(Message.liveDown.text()) + ((status.live.text?.text() ?? status.live.reason).map { " — \($0)" } ?? "")
         case .off: style.dim(Message.liveOff.text())
         }
         let outbox = status.outbox
