@@ -15,9 +15,9 @@ TARGET = "≤ 25 MB RSS, ≤ 50 ms CPU over 5 min, no wake-ups but the watchdog'
 
 
 def idle_path_layout():
-    """How the release link laid out the functions scripts/idle-path.order lists: how many the binary has,
+    """How the release link laid out the functions scripts/idle-path.symbols lists: how many the binary has,
     and the longest run of them that lies together (no more than a page between one and the next)."""
-    listed = {line.strip()[len(".text."):] for line in open(os.path.join(ROOT, "scripts", "idle-path.order")) if line.strip()}
+    listed = {line.strip() for line in open(os.path.join(ROOT, "scripts", "idle-path.symbols")) if line.strip()}
     out = subprocess.run(["nm", "-S", "--defined-only", SPLASHD], capture_output=True, text=True).stdout
     spans = sorted((int(p[0], 16), int(p[1], 16)) for p in (line.split() for line in out.splitlines()) if len(p) == 4 and p[3] in listed)
     best = run = (0, 0, 0)  # (functions, start, end)
@@ -199,8 +199,8 @@ def run(ctx):
                       "(code, constant data) once a burst of work is over and of the store's caches, and gives freed heap back "
                       "(CleanMappedPages, Store.releaseMemory, FreedMemory, on the watchdog's ping); the code the idle work "
                       "itself runs (pings, heartbeats) is mapped again, 64 KiB around each page it touches, and the "
-                      "executable's writable segment (its .data, and .rodata, which this static link places beside it) keeps "
-                      "its clean pages: letting go of a writable private mapping would lose any page written meanwhile.",
+                      "executable's writable segments keep their pages (its relocated tables, .data, .bss): letting go of a "
+                      "writable private mapping would lose any page written meanwhile.",
                       f"Of the CPU time, Swift's runtime on Linux takes its share whatever the daemon does: the anchor that "
                       f"ran one task and waits (bench/tools/swiftidle.swift, built with swiftc -O -static-stdlib) used "
                       f"{runtime_cpu_ms:.1f} ms over the same {window} s (libdispatch's pool monitor, a timer on its manager "
@@ -214,22 +214,22 @@ def run(ctx):
                       "a system-wide setting that no madvise changes): 10 MB of code stayed resident for a few hundred "
                       "kilobytes run. Hence the release build's layout (scripts/release-flags): every function in a section "
                       "of its own and the 1,791 functions an idle daemon runs (callgrind over 120 idle seconds of this "
-                      "scenario's daemon: bench/tools/order_idle_path.py) laid out together by gold's "
-                      "--section-ordering-file. Side by side in this scenario at 32e8be2: file pages 20.0 MB without, "
+                      "scenario's daemon: bench/tools/order_idle_path.py) laid out together (gold's "
+                      "--section-ordering-file then, lld's --symbol-ordering-file now). Side by side in this scenario at 32e8be2: file pages 20.0 MB without, "
                       "16.7 MB with (the executable 15.5 → 12.2 MB); a first list of 468 functions, found by recording "
                       "faults (one per 64 KiB window), had gained nothing.",
-                      "Why the executable's writable segment keeps 4.5 MB of clean pages: Swift's objects emit small "
-                      "writable input sections named .rodata (flags \"aw\"), and the linker (gold) merges every .rodata "
-                      "into one output section with the union of their flags, so the 38 MB of constant data (Unicode and "
-                      "ICU tables among it) lands in the writable segment, which CleanMappedPages must not unmap "
-                      "(a page written meanwhile would be lost). madvise(MADV_PAGEOUT) reclaims those pages safely "
-                      "(measured: 4.5 MB → 68 kB, 1.1 MB read again by the idle events), but the kernel pages out a "
-                      "file's pages only for a process that could write the file (mm/madvise.c, can_do_file_pageout): "
-                      "not a daemon running as its user from a root-owned /usr/bin/splashd, so it is not used.",
+                      "Why the release link is lld's, with scripts/writable-rodata.ld: Swift's objects (the toolchain's own "
+                      "static libraries among them) emit small writable input sections named .rodata (flags \"aw\"), and a "
+                      "linker gives an output section the union of its inputs' flags, so gold put all 38 MB of constant "
+                      "data (Unicode and ICU tables among it) in the writable segment, whose 4.5 MB of clean pages "
+                      "CleanMappedPages must not unmap (a page written meanwhile would be lost). lld's INPUT_SECTION_FLAGS "
+                      "moves those few (240 KB) to a writable section of their own, and .rodata is read-only, let go of "
+                      "with the code. (madvise(MADV_PAGEOUT) would reclaim them too, but the kernel pages out a file's pages "
+                      "only for a process that could write the file: mm/madvise.c, can_do_file_pageout.)",
                       "A wake-up is counted as a context switch of any daemon thread (each blocking wait that returns is one); "
                       "the watchdog's own cost is a few switches per ping (timer, task, sendmsg)."]}
         listed, present, together, together_kb = idle_path_layout()
-        res["notes"].append(f"The idle path's layout in the measured binary: of the {listed} functions scripts/idle-path.order "
+        res["notes"].append(f"The idle path's layout in the measured binary: of the {listed} functions scripts/idle-path.symbols "
                             f"lists, {present} symbols are in it, {together} of them together in {together_kb:.0f} KiB (the rest are "
                             f"in archives built without function sections, libdispatch's among them).")
         log(f"s5: rss {rss_mb:.1f} MB, cpu {total_cpu_ms:.0f} ms, switches {total_wake}, watchdog {watchdog}")

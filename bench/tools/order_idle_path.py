@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Remakes scripts/idle-path.order: the functions an idle daemon runs, which the release link lays out
+"""Remakes scripts/idle-path.symbols: the functions an idle daemon runs, which the release link lays out
 together (scripts/release-flags). Run as root on a quiet machine once bench/run has installed its anchors
 (valgrind among them) and built the release binaries:
 
@@ -22,7 +22,7 @@ import time
 import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORDER = os.path.join(ROOT, "scripts", "idle-path.order")
+ORDER = os.path.join(ROOT, "scripts", "idle-path.symbols")
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from benchlib import SPLASHD, WORK, Devstack  # noqa: E402
 
@@ -81,7 +81,7 @@ def main():
     finally:
         os.replace(kept, SPLASHD)
     with open(ORDER, "w") as f:
-        f.writelines(f".text.{name}\n" for name in idle)
+        f.writelines(f"{name}\n" for name in idle)
     print(f"{len(idle)} functions in {ORDER}")
 
 
