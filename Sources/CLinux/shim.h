@@ -1,7 +1,7 @@
 #ifndef SPLASHD_CLINUX_SHIM_H
 #define SPLASHD_CLINUX_SHIM_H
 // glibc's Linux extensions that Swift's Glibc module leaves out (they need _GNU_SOURCE, which the
-// module was built without): malloc_trim and mallinfo2, sync_file_range, preadv2, and
+// module was built without): malloc_trim, mallinfo2 and mallopt, sync_file_range, preadv2, and
 // dl_iterate_phdr, with the one use splashd makes of it.
 #include <elf.h>
 #include <malloc.h>

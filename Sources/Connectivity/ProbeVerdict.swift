@@ -1,5 +1,6 @@
 import HTTP
 import Shared
+import Support
 
 /// What one probe of the backend's health endpoint found, before it is compared with the previous state.
 public enum ProbeOutcome: Sendable, Equatable {
@@ -49,7 +50,7 @@ public struct ProbeVerdict: Sendable, Equatable {
             case .network(_, let message):
                 return ProbeVerdict(.offline, .backendUnreachable(detail: stable(message)))
             case .timeout:
-                return ProbeVerdict(.offline, .backendSilent(seconds: seconds(timeout)))
+                return ProbeVerdict(.offline, .backendSilent(seconds: timeout.timeInterval))
             case .tls(_, let message):
                 return ProbeVerdict(.offline, .backendTlsFailed(detail: stable(message)))
             case .insecureURL(let host):
@@ -78,8 +79,4 @@ public struct ProbeVerdict: Sendable, Equatable {
         message.replacing(#/ after \d+ (ms|milliseconds)/#, with: "")
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        let (s, atto) = duration.components
-        return Double(s) + Double(atto) / 1e18
-    }
 }

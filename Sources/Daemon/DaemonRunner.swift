@@ -16,6 +16,7 @@ import PhotoSources
 import ServiceLifecycle
 import Shared
 import Store
+import Support
 import Sync
 import Synchronization
 import Systemd
@@ -47,6 +48,7 @@ public enum DaemonRunner {
     }
 
     public static func run(_ options: Options) async -> Int32 {
+        FreedMemory.limitArenas()
         umask(0o077)  // every file splashd creates is private unless it says otherwise
         let environment = ProcessInfo.processInfo.environment
         let levelBox = LogLevelBox(options.logLevel ?? .info)

@@ -1,4 +1,5 @@
 import Shared
+import Support
 
 /// The channel's side of one socket, without the socket: what to send when it opens, what each frame
 /// from the server calls for, and what is due when (heartbeats, their replies, rejoins, a new
@@ -104,10 +105,10 @@ public struct RealtimeConversation: Sendable {
     /// a rejoin, or the session's new token (`token`) goes out.
     public mutating func tick(now: ContinuousClock.Instant, token current: String) throws(Ended) -> [Action] {
         if let pendingHeartbeat, now - pendingHeartbeat.sentAt >= replyWithin {
-            throw Ended(.liveHeartbeatUnanswered(seconds: Self.seconds(replyWithin)))
+            throw Ended(.liveHeartbeatUnanswered(seconds: replyWithin.timeInterval))
         }
         if let joinSentAt, now - joinSentAt >= joinWithin {
-            throw Ended(.liveJoinUnanswered(seconds: Self.seconds(joinWithin)))
+            throw Ended(.liveJoinUnanswered(seconds: joinWithin.timeInterval))
         }
         var actions: [Action] = []
         if current != token {
@@ -154,10 +155,6 @@ public struct RealtimeConversation: Sendable {
         return String(lastRef)
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        let (whole, atto) = duration.components
-        return Double(whole) + Double(atto) / 1e18
-    }
 
     private static func reason(_ response: JSONValue) -> String {
         response.objectValue?["reason"]?.stringValue ?? "no reason given"
