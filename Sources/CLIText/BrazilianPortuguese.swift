@@ -48,7 +48,7 @@ enum BrazilianPortuguese {
         case .libraryCounts(let photos, let liked, let edited, let dismissed):
             "\(plural(photos, "foto", "fotos")) · \(plural(liked, "curtida", "curtidas")) · \(plural(edited, "editada", "editadas")) · "
                 + plural(dismissed, "descartada", "descartadas")
-        case .firstTimeSetupHint: "Primeira vez? splashctl setup guia você pelo backend, pelas chaves e pela entrada na conta."
+        case .firstTimeSetupHint: "Primeira vez? splashctl setup guia pelo backend, pelas chaves e pela entrada."
 
         case .usernameTaken(let wanted, let given): "o nome de usuário '\(wanted)' já existia; o servidor escolheu '\(given)'"
         case .changeUsernameHint: "(para mudar: splashctl profile set-username NOME)"
