@@ -31,6 +31,20 @@ import Testing
         #expect(decoded.message == "no such album 7")
     }
 
+    /// The same in a status: a newer daemon's reason for the network or the live channel leaves
+    /// `daemon.status` and its events readable, their English `reason` intact.
+    @Test func anUnknownReasonInAStatusDecodesAsAbsent() throws {
+        let connectivity = try JSONCoding.decoder().decode(ConnectivityStatus.self, from: Data(
+            #"{"state":"offline","reason":"the moon is in the way","text":{"moon_in_the_way":{}},"since":"2026-11-18T11:06:40Z"}"#.utf8))
+        #expect(connectivity.state == .offline && connectivity.reason == "the moon is in the way" && connectivity.text == nil)
+        #expect(connectivity.since != nil)
+        let live = try JSONCoding.decoder().decode(LiveChannelStatus.self, from: Data(
+            #"{"state":"down","reason":"the moon is in the way","text":{"moon_in_the_way":{}}}"#.utf8))
+        #expect(live.state == .down && live.reason == "the moon is in the way" && live.text == nil)
+        let known = LiveChannelStatus(state: .down, text: .liveSocketClosed)
+        #expect(try JSONCoding.decoder().decode(LiveChannelStatus.self, from: JSONCoding.encoder().encode(known)) == known)
+    }
+
     /// An older daemon's error, without `text`, decodes as before.
     @Test func anErrorWithoutTextDecodes() throws {
         let json = #"{"code":-32004,"message":"slow down","data":{"kind":"rate_limited","retry_after":30}}"#

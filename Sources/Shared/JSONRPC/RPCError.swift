@@ -32,7 +32,7 @@ public struct RPCError: Error, Hashable, Sendable, Codable {
             kind = try container.decode(ErrorKind.self, forKey: .kind)
             retryAfter = try container.decodeIfPresent(Double.self, forKey: .retryAfter)
             field = try container.decodeIfPresent(String.self, forKey: .field)
-            text = try? container.decodeIfPresent(DaemonText.self, forKey: .text)
+            text = container.decodeSentenceIfPresent(forKey: .text)
         }
     }
 

@@ -109,6 +109,18 @@ public struct ConnectivityStatus: Codable, Sendable, Equatable {
         self.text = text
         self.since = since
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case state, reason, text, since
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        state = try container.decode(State.self, forKey: .state)
+        reason = try container.decode(String.self, forKey: .reason)
+        text = container.decodeSentenceIfPresent(forKey: .text)
+        since = try container.decodeIfPresent(Date.self, forKey: .since)
+    }
 }
 
 public struct OutboxCounts: Codable, Sendable, Equatable {

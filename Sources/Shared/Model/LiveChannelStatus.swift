@@ -22,4 +22,15 @@ public struct LiveChannelStatus: Codable, Sendable, Equatable {
         self.reason = text?.english
         self.text = text
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case state, reason, text
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        state = try container.decode(State.self, forKey: .state)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
+        text = container.decodeSentenceIfPresent(forKey: .text)
+    }
 }
