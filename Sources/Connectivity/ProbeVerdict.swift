@@ -78,5 +78,4 @@ public struct ProbeVerdict: Sendable, Equatable {
     static func stable(_ message: String) -> String {
         message.replacing(#/ after \d+ (ms|milliseconds)/#, with: "")
     }
-
 }

@@ -10,7 +10,7 @@ struct StatusTracker: Sendable {
 
     /// Applies a verdict; returns the new status if state or reason changed, nil otherwise.
     mutating func apply(_ verdict: ProbeVerdict, at date: Date) -> ConnectivityStatus? {
-        guard verdict.state != status.state || verdict.reason != status.reason else { return nil }
+        guard verdict.state != status.state || verdict.text != status.text else { return nil }
         let since = verdict.state == status.state ? status.since : date
         status = ConnectivityStatus(state: verdict.state, text: verdict.text, since: since)
         return status

@@ -26,7 +26,7 @@ struct StatusCommand: AsyncParsableCommand {
         case .signedInOffline: style.yellow(Message.signedInOffline.text()) + " " + name
         }
         // The reason is the daemon's sentence, in the person's language when splashctl knows it.
-        let reason = status.connectivity.text?.text() ?? status.connectivity.reason
+        let reason = status.connectivity.reasonText()
         let connectivity: String = switch status.connectivity.state {
         case .online: style.green(Message.online.text())
         case .offline: style.red(Message.offline.text()) + " — \(reason)"
@@ -36,7 +36,7 @@ struct StatusCommand: AsyncParsableCommand {
         let live: String = switch status.live.state {
         case .live: style.green(Message.liveOn.text())
         case .joining: style.yellow(Message.liveJoining.text())
-        case .down: style.yellow(Message.liveDown.text()) + ((status.live.text?.text() ?? status.live.reason).map { " — \($0)" } ?? "")
+        case .down: style.yellow(Message.liveDown.text()) + (status.live.reasonText().map { " — \($0)" } ?? "")
         case .off: style.dim(Message.liveOff.text())
         }
         let outbox = status.outbox

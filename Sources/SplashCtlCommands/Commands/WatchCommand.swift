@@ -32,8 +32,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     static func describe(_ notification: EventNotification, _ style: TerminalStyle) -> String {
         let text: String = switch notification.event {
-        case .connectivityChanged(let status): "\(status.state.rawValue): \(status.text?.text() ?? status.reason)"
-        case .liveChanged(let live): live.state.rawValue + ((live.text?.text() ?? live.reason).map { ": \($0)" } ?? "")
+        case .connectivityChanged(let status): "\(status.state.rawValue): \(status.reasonText())"
+        case .liveChanged(let live): live.state.rawValue + (live.reasonText().map { ": \($0)" } ?? "")
         case .accountChanged(let account): account.state.rawValue + (account.email.map { " (\($0))" } ?? "")
         case .outboxChanged(let outbox): Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()
         case .libraryChanged(let library): Message.libraryCountsShort(photos: library.photos, liked: library.liked, edited: library.edited).text()
