@@ -430,6 +430,18 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
 
     imports = {"files": 0, "urls": [], "page": 1}
 
+    def toggle_like(pid=None, timeout=5):
+        """A like or unlike of `pid` (else one of the pool's); its id if the answer did not come (held by a
+        freeze, or the daemon died first): that one is unsure, the store decides it."""
+        pid = pid or rng.choice(pool)
+        liking = pid not in acked
+        try:
+            a.call("photos.like" if liking else "photos.unlike", {"id": pid}, timeout=timeout)
+        except (Failure, RpcError, OSError, ValueError):
+            return pid
+        (acked.add if liking else acked.discard)(pid)
+        return None
+
     # --- random cuts: likes and unlikes pushed, the library downloading, the live channel pulling.
     devstack.faults([{"path": "/cdn/*", "delay_ms": 150}])
     for trial in range(random_cuts):
@@ -517,6 +529,12 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             # have died at the point for another reason first (a download pending from the cuts before),
             # so the store decides them.
             unsure = []
+
+            def on_the_way(pid):
+                missed = toggle_like(pid, timeout=10)
+                if missed:
+                    unsure.append(missed)
+                    raise Failure(f"no answer for {missed}: the daemon died first")
             try:
                 start()
             except Failure:
@@ -534,25 +552,16 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
                         # its file to the cache, and the cache emptied.
                         if movable <= acked:
                             unliked = rng.choice(sorted(movable))
-                            unsure.append(unliked)
-                            a.call("photos.unlike", {"id": unliked}, timeout=10)
-                            unsure.remove(unliked)
-                            acked.discard(unliked)
+                            on_the_way(unliked)
                             wait_until(f"{unliked}'s file in the cache", lambda: unliked not in {
                                 r[0] for r in a.sql("SELECT photo_id FROM photo_files WHERE in_library = 1")}, timeout=30, interval=0.1)
                         a.call("cache.prune", {"keep_bytes": 0})
                         pid = next(p for p in sorted(movable) if p not in acked)
-                    unsure.append(pid)
-                    a.call("photos.like", {"id": pid}, timeout=10)
-                    unsure.remove(pid)
-                    acked.add(pid)
+                    on_the_way(pid)
                 elif point == "image.moved":
                     with_file = sorted(acked & photos_with_files() & movable)
                     pid = rng.choice(with_file or sorted(acked & movable) or sorted(acked))
-                    unsure.append(pid)
-                    a.call("photos.unlike", {"id": pid}, timeout=10)
-                    unsure.remove(pid)
-                    acked.discard(pid)
+                    on_the_way(pid)
                 elif point == "edit.removed_in_flight":
                     liked_files = sorted(acked & photos_with_files() & edited)
                     if liked_files:
@@ -609,17 +618,6 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
     converge("the aimed cuts")
 
     # --- cuts at one operation of the store's files: powerfs holds it and the power goes there.
-    def toggle_like(timeout=5):
-        """A like or unlike; False if its answer did not come (held by a freeze): that one is unsure."""
-        pid = rng.choice(pool)
-        liking = pid not in acked
-        try:
-            a.call("photos.like" if liking else "photos.unlike", {"id": pid}, timeout=timeout)
-        except (Failure, RpcError, OSError, ValueError):
-            return pid
-        (acked.add if liking else acked.discard)(pid)
-        return None
-
     def likes_until_held(most):
         """Likes and unlikes until one's answer does not come (powerfs holds the writer): that one, or None."""
         for _ in range(most):
