@@ -315,13 +315,4 @@ public enum Label: CaseIterable, Sendable {
         case .brazilianPortuguese: BrazilianPortuguese.text(self)
         }
     }
-
-    /// `labels` as `[label, value]` lines with the values lined up, each indented by `indent`.
-    public static func aligned(_ rows: [(Label, String)], indent: String = "  ", language: Language = .current) -> [String] {
-        let names = rows.map { $0.0.text(language) }
-        let width = names.map(\.count).max() ?? 0
-        return zip(names, rows).map { name, row in
-            indent + name + String(repeating: " ", count: width - name.count + 2) + row.1
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import CLIText
 import Foundation
 import Shared
+@testable import SplashCtlCommands
 import Testing
 import TestSupport
 
@@ -94,8 +95,22 @@ import TestSupport
         }
         #expect(Column.whatItDoes.text(.brazilianPortuguese) != Column.whatItDoes.text(.english))
         #expect(Label.libraryDirectory.text(.brazilianPortuguese) != Label.libraryDirectory.text(.english))
-        let aligned = Label.aligned([(.email, "a@b.c"), (.memberSince, "2025")], language: .brazilianPortuguese)
-        #expect(aligned == ["  e-mail        a@b.c", "  membro desde  2025"])
+        let aligned = Table.labelled([(.email, "a@b.c"), (.memberSince, "2025")], width: nil, language: .brazilianPortuguese)
+        #expect(aligned == "  e-mail        a@b.c\n  membro desde  2025")
+    }
+
+    /// `status` in Portuguese: its longer labels and sentences wrap under their value's column at the
+    /// terminal's width instead of running past it.
+    @Test func labelledValuesWrapAtTheTerminalsWidth() {
+        let reason = "conectado a um servidor que não responde ao pedido de saúde há 30 segundos"
+        let lines = Table.labelled([(.connectivity, "degradado — " + reason), (.outbox, "0 pendentes")], width: 60,
+                                   language: .brazilianPortuguese).components(separatedBy: "\n")
+        let column = "  \(Label.connectivity.text(.brazilianPortuguese))  ".count
+        #expect(lines.count > 2)
+        #expect(lines.allSatisfy { $0.count <= 60 }, "no line past the terminal")
+        #expect(lines.dropFirst().prefix(lines.count - 2).allSatisfy { $0.hasPrefix(String(repeating: " ", count: column)) },
+                "a wrapped line starts under its value")
+        #expect(lines.joined(separator: " ").split(separator: " ").joined(separator: " ").contains(reason))
     }
 
     // MARK: Relative times and numbers

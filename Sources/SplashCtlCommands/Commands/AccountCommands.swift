@@ -158,10 +158,10 @@ struct WhoamiCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await global.run(WhoamiRequest(), render: Self.render)
+        try await global.run(WhoamiRequest()) { result, style in Self.render(result, style) }
     }
 
-    static func render(_ result: WhoamiResult, _ style: TerminalStyle) -> String {
+    static func render(_ result: WhoamiResult, _ style: TerminalStyle, width: Int? = TerminalGraphics.windowSize()?.columns) -> String {
         let account = result.account
         let name = account.username ?? account.email ?? "?"
         switch account.state {
@@ -175,7 +175,7 @@ struct WhoamiCommand: AsyncParsableCommand {
             if let expires = result.sessionExpiresAt {
                 rows.append((.session, Message.sessionRefreshedBefore(Formatting.absolute(expires)).text()))
             }
-            return ([state + " " + Message.asName(style.bold(name)).text()] + Label.aligned(rows)).joined(separator: "\n")
+            return [state + " " + Message.asName(style.bold(name)).text(), Table.labelled(rows, width: width)].joined(separator: "\n")
         }
     }
 }
@@ -193,14 +193,16 @@ struct ProfileCommand: AsyncParsableCommand {
         }
     }
 
-    static func render(_ profile: Profile, stale: Bool, fetchedAt: Date?, _ style: TerminalStyle) -> String {
+    static func render(
+        _ profile: Profile, stale: Bool, fetchedAt: Date?, _ style: TerminalStyle, width: Int? = TerminalGraphics.windowSize()?.columns
+    ) -> String {
         var rows: [(Label, String)] = [(.email, profile.email)]
         if let created = profile.createdAt { rows.append((.memberSince, Formatting.absolute(created))) }
         if let lastSignIn = profile.lastSignInAt { rows.append((.lastSignIn, Formatting.absolute(lastSignIn))) }
         if let fetchedAt {
             rows.append((.fetched, Formatting.relative(fetchedAt) + (stale ? " " + style.yellow("(\(Message.mayBeOutOfDate.text()))") : "")))
         }
-        var lines = [style.bold(profile.username ?? Message.noUsername.text()) + "  " + syncText(profile, style)] + Label.aligned(rows)
+        var lines = [style.bold(profile.username ?? Message.noUsername.text()) + "  " + syncText(profile, style), Table.labelled(rows, width: width)]
         if fetchedAt == nil && stale { lines.append(style.yellow("  " + Message.mayBeOutOfDate.text())) }
         return lines.joined(separator: "\n")
     }

@@ -18,7 +18,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    static func render(_ status: DaemonStatus, _ style: TerminalStyle) -> String {
+    static func render(_ status: DaemonStatus, _ style: TerminalStyle, width: Int? = TerminalGraphics.windowSize()?.columns) -> String {
         let name = Message.asName(status.account.username ?? status.account.email ?? "?").text()
         let account: String = switch status.account.state {
         case .signedOut: style.yellow(Message.signedOut.text())
@@ -62,7 +62,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let header = style.bold("splashd \(status.version)") + " — "
             + Message.daemonHeader(pid: Int(status.pid), uptime: Formatting.duration(status.uptimeSeconds)).text()
-        return ([header] + Label.aligned(rows) + Self.services(status.services ?? [], style)).joined(separator: "\n")
+        return ([header, Table.labelled(rows, width: width)] + Self.services(status.services ?? [], style)).joined(separator: "\n")
     }
 
     /// This device's clock against the server's: in step, or (a minute or more off) behind or ahead, in yellow.

@@ -17,12 +17,20 @@ struct Table {
         self.init(headers: columns.map { style.bold($0.text()) })
     }
 
+    /// Labels in front of values (`status`, `whoami`, `profile`), in the user's language, each line
+    /// indented by two: a table without headers, its values wrapping as a last column does.
+    static func labelled(_ rows: [(Label, String)], width: Int?, language: Language = .current) -> String {
+        Table(headers: [], rows: rows.map { ["  " + $0.0.text(language), $0.1] }).render(width: width)
+    }
+
     /// With `width` (a terminal's columns), the last column's words wrap onto lines of their own under
     /// it, so that no line is longer than the terminal, as long as the other columns leave it room
-    /// (`minimumLastColumn`); without, or without that room, lines are as long as they are.
+    /// (`minimumLastColumn`); without, or without that room, lines are as long as they are. Without
+    /// headers, the rows alone.
     func render(width: Int? = nil) -> String {
-        let all = [headers] + rows
-        let widths = headers.indices.map { column in all.map { ContactSheet.visibleWidth($0[column]) }.max() ?? 0 }
+        let all = (headers.isEmpty ? [] : [headers]) + rows
+        let columns = all.first?.count ?? 0
+        let widths = (0..<columns).map { column in all.map { ContactSheet.visibleWidth($0[column]) }.max() ?? 0 }
         let start = widths.dropLast().reduce(0) { $0 + $1 + 2 }
         let room = width.map { $0 - start }.flatMap { $0 >= Self.minimumLastColumn ? $0 : nil }
         return all.map { row in
