@@ -1,8 +1,8 @@
 # splashd — the two commands the README promises, and their parts.
 #   make run    set up a fresh Debian 12 machine, start the local backend (devstack), run splashd in the foreground
 #   make test   set up, build, and run every test: Swift unit and integration tests, devstack's own tests,
-#               the web gallery in a real browser, the system test under a real systemd, and the
-#               reliability suite's short mode
+#               the web gallery in a real browser, the desktop's signals on private D-Bus buses, the
+#               system test under a real systemd, and the reliability suite's short mode
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 SWIFT_BUILD_FLAGS ?=
 BIN := .build/debug
 
-.PHONY: all setup build run test test-swift test-devstack test-gallery test-system test-powerfs test-chaos chaos docs release man install uninstall deb test-deb clean bench
+.PHONY: all setup build run test test-swift test-devstack test-gallery test-desktop test-system test-powerfs test-chaos chaos docs release man install uninstall deb test-deb clean bench
 
 all: build
 
@@ -30,7 +30,7 @@ run: build
 
 test: setup
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(MAKE) --no-print-directory test-swift test-devstack test-gallery test-system test-powerfs test-chaos
+	$(MAKE) --no-print-directory test-swift test-devstack test-gallery test-desktop test-system test-powerfs test-chaos
 
 # One test target at a time: every target is a separate process, so a suite that spawns daemons,
 # Postgres and network namespaces never starves another's timers on a two-core machine.
@@ -55,6 +55,11 @@ test-devstack:
 # The web gallery in Debian's chromium, headless, driven by Selenium (integration/gallery).
 test-gallery:
 	integration/gallery/run $(BIN)
+
+# The desktop's signals over D-Bus: private buses, stand-ins for NetworkManager, UPower,
+# power-profiles-daemon and logind (integration/desktop, docs/desktop.md).
+test-desktop:
+	integration/desktop/run $(BIN)
 
 test-system:
 	integration/system/run $(BIN)

@@ -14,6 +14,7 @@
 //   GooglePhotos  Google's OAuth for a Desktop client and the Photos Picker API
 //   Account       Supabase Auth, the session, profiles and user lists
 //   Connectivity  netlink + active probe: online, offline, degraded
+//   Desktop       D-Bus through sd-bus: metered networks, battery, power saver, suspend (logind)
 //   Sync          the outbox push engine (and pull)
 //   PhotoSources  Unsplash and NASA: search, kept in the store
 //   Editing       libvips: filters, previews, image headers, perceptual hashes
@@ -59,6 +60,7 @@ let package = Package(
         // (libsqlite3 arrives the same way through GRDB's own GRDBSQLite system library target.)
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CSDBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // libvips is opened at its first use (dlopen), not linked: CVips is a C target that finds its
         // functions by name, and CGLib gives it GLib's headers, which <vips/vips.h> needs.
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
@@ -90,6 +92,15 @@ let package = Package(
         .target(
             name: "Systemd",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
+            name: "Desktop",
+            dependencies: [
+                "CSDBus", "Support",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict),
         .target(
             name: "HTTP",
@@ -196,7 +207,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Supabase", "Connectivity", "Sync", "PhotoSources",
-                "Realtime", "Pictures", "OAuth", "GooglePhotos", "Web", .product(name: "NIOCore", package: "swift-nio"),
+                "Realtime", "Pictures", "OAuth", "GooglePhotos", "Web", "Desktop", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -252,7 +263,7 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "Account", "Supabase", "Editing", "HTTP", "Library", "PhotoSources", "Shared", "SplashClient", "Systemd", "Journal",
-                "TestSupport", "DaemonTestSupport", "CLIText", "SplashCtlCommands", "Control", "Store",
+                "TestSupport", "DaemonTestSupport", "CLIText", "SplashCtlCommands", "Control", "Store", "Desktop", "Sync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),

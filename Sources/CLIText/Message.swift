@@ -46,6 +46,17 @@ public enum Message: Sendable, Equatable {
     case clockInStep(precision: String)
     case clockBehind(String)
     case clockAhead(String)
+    /// What the desktop says of this machine (`status`), and what waits for it.
+    case meteredNetwork
+    case unmeteredNetwork
+    case onBattery
+    case onMains
+    case powerSaverOn
+    case downloadsWait
+    case syncPaused
+    case backgroundWorkWaits
+    case desktopUnknown
+    case desktopSilent
     /// Liked or edited photos whose originals stay on the device that has them (too large, refused).
     case originalsNotShared(Int)
     /// `photos show`: this photo's original is not shared with the account's other devices, and why.
@@ -305,6 +316,8 @@ public enum Column: CaseIterable, Sendable {
 /// Labels in front of values (`status`, `whoami`, `profile`, `cache`).
 public enum Label: CaseIterable, Sendable {
     case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache, memory, clock
+    /// The desktop's word on this machine: a metered network, the battery, power saver (`status`).
+    case thisMachine
     /// `edit --preview` drawn: the captions under the two pictures.
     case original, filtered
     case email, userID, profile, session, memberSince, lastSignIn, fetched

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Support
 
 /// A timerfd on CLOCK_REALTIME armed years ahead with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET. It never
 /// expires in practice and costs no wake-ups; its read fails with ECANCELED when the wall clock is set

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Support
 import Synchronization
 
 /// The monitor's own event source: one dedicated thread blocking in poll(2) on the netlink socket, the wall-clock

@@ -2,15 +2,6 @@
 import Glibc
 #endif
 
-/// Owns one file descriptor and closes it in deinit. Whoever polls it must hold a reference until it stops.
-final class FileDescriptor: Sendable {
-    let raw: Int32
-
-    init(_ raw: Int32) { self.raw = raw }
-
-    deinit { _ = close(raw) }
-}
-
 /// An errno with the call that set it.
 struct SystemError: Error, CustomStringConvertible, Sendable {
     let call: String

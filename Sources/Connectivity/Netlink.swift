@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Support
 import Synchronization
 
 /// rtnetlink constants and layouts from <linux/netlink.h> and <linux/rtnetlink.h>, which Glibc does not import.

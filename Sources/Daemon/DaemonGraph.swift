@@ -33,6 +33,7 @@ struct DaemonGraph {
     let guests: GuestCapability
     let sources: SourceCapability
     let realtime: RealtimeCapability?
+    let desktop: DesktopCapability
     let picturesFolder: PicturesFolderService?
     let gallery: GalleryCapability?
     let galleryServer: GalleryServer?
@@ -82,13 +83,16 @@ struct DaemonGraph {
 
         let account = await AccountCapability.start(
             config: config, store: store, state: state, counter: counter, stateDirectory: directories.state, http: http, logger: logger)
+        // What the desktop holds back (a metered network, the battery, a suspend): asked by the network's
+        // gate, the image work and the push, set by `desktop` once everything it rings is made.
+        let background = BackgroundGate()
         let network = await NetworkCapability.make(
-            config: config, state: state, account: account, http: http, clock: clock, logger: logger)
+            config: config, state: state, account: account, background: background, http: http, clock: clock, logger: logger)
         let sync = SyncCapability.make(
             config: config, store: store, state: state, account: account, network: network.gate,
             dataDirectory: directories.data, logger: logger)
         let images = ImageCapability.make(
-            config: config, store: store, state: state, directories: directories, network: network.gate,
+            config: config, store: store, state: state, directories: directories, network: network.gate, background: background,
             health: network.health, push: sync.engine, http: http, clock: clock, logger: logger)
         audit.followRemovals { key, reason in
             logger.warning("a file written before the last unclean stop was damaged; it is fetched again: \(reason)", metadata: [
@@ -111,6 +115,10 @@ struct DaemonGraph {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
+        let desktop = DesktopCapability.make(
+            config: config, state: state, store: store, gate: background,
+            waiters: .init(account: account, images: images, sync: sync, realtime: realtime, network: network), clock: clock,
+            logger: logger)
         let clockKeeper = Self.clockKeeper(account: account, state: state, network: network.gate, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)
         // The library as a folder of links where picture viewers look (pictures.folder).
@@ -142,7 +150,7 @@ struct DaemonGraph {
 
         return DaemonGraph(
             config: config, store: store, audit: audit, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
-            realtime: realtime, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
+            realtime: realtime, desktop: desktop, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
             server: server, eventLoops: eventLoops,
             http: http, notifier: notifier, logger: logger)
     }
@@ -170,6 +178,7 @@ struct DaemonGraph {
         services.append(.init(service: account.refreshService))
         if let clockKeeper { services.append(.init(service: clockKeeper)) }
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
+        if let signals = desktop.signals { services.append(.init(service: signals)) }
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }
         if let realtime {
@@ -207,7 +216,7 @@ extension DaemonGraph {
     /// systemd's STATUS= line follows connectivity, the account and the queue as they change.
     static func followStatusLine(state: DaemonState, notifier: SystemdNotifier) {
         let statusLine = Mutex("")
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged], snapshot: {}) { _ in
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged, .desktopChanged], snapshot: {}) { _ in
             let line = state.statusLine()
             let changed = statusLine.withLock { last in defer { last = line }; return last != line }
             if changed { notifier.status(line) }

@@ -57,6 +57,13 @@ public final class Store: Sendable {
         (try? pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 
+    /// Copies what the WAL holds into the database file, as far as no reader needs it (a passive
+    /// checkpoint: it waits for no one). Before a suspend: a machine that never wakes (its battery
+    /// ran out) starts again from a short WAL. Every commit is already durable (`synchronous = FULL`).
+    public func checkpoint() throws {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    }
+
     /// Lets go of the memory SQLite holds for speed: the page caches and prepared statements of every
     /// connection, and the readers themselves (opened again by the next read). Asynchronous: each
     /// connection lets go once its current work is done. After a burst of work (a pull, a page of

@@ -10,11 +10,15 @@ public struct NetworkGate: Sendable {
     public var probeNow: @Sendable () -> Void
     /// Signalled when `isOnline` may have changed: a wait on the network wakes then, not on a timer.
     public var changed: ChangeSignal
+    /// Whether whole files nobody is waiting for may go now (not on a metered network: `BackgroundGate`).
+    public var allowsBulk: @Sendable () -> Bool
 
     public init(
         isOnline: @escaping @Sendable () -> Bool, reportFailure: @escaping @Sendable (String) -> Void,
-        probeNow: @escaping @Sendable () -> Void = {}, changed: ChangeSignal = ChangeSignal()
+        probeNow: @escaping @Sendable () -> Void = {}, changed: ChangeSignal = ChangeSignal(),
+        allowsBulk: @escaping @Sendable () -> Bool = { true }
     ) {
+        self.allowsBulk = allowsBulk
         self.isOnline = isOnline
         self.reportFailure = reportFailure
         self.probeNow = probeNow

@@ -113,6 +113,8 @@ import TestSupport
             ("[backend]\nurl = \"\"\"\nx\n\"\"\"\n[control]\nmax_connections = \"many\"\n", "c.toml:6: control.max_connections must be an integer"),
             ("[images]\nconcurrency = 1979-05-27\n", "c.toml:2: images.concurrency must be an integer"),
             ("[pictures]\nterminal = \"sixels\"\n", "c.toml:2: pictures.terminal must be one of auto, none, symbols, sixel, kitty, iterm"),
+            ("[network]\non_metered = \"sometimes\"\n", "c.toml:2: network.on_metered must be one of defer-bulk, pause, ignore"),
+            ("[power]\non_battery = true\n", "c.toml:2: power.on_battery must be a string"),
         ]
         for (text, expected) in cases {
             var config = DaemonConfig()

@@ -199,4 +199,10 @@ extension SessionManager {
         sleeper?.cancel()
         sleeper = nil
     }
+
+    /// The machine woke from sleep: what is due (a refresh, a confirmation) is looked at again now by
+    /// the wall clock, not when a sleep that did not count the time asleep ends.
+    public func machineResumed() {
+        wake()
+    }
 }

@@ -30,8 +30,8 @@ struct ImageCapability: Sendable {
     /// behind nor hold up the account's and sync's requests. Nil only if libcurl cannot start.
     static func make(
         config: DaemonConfig, store: Store, state: DaemonState, directories: DaemonDirectories,
-        network: NetworkGate, health: ServiceHealth, push: PushEngine?, http clients: HTTPClients, clock: AnyClock<Duration>,
-        logger: Logger
+        network: NetworkGate, background: BackgroundGate, health: ServiceHealth, push: PushEngine?, http clients: HTTPClients,
+        clock: AnyClock<Duration>, logger: Logger
     ) -> ImageCapability? {
         var http = config.httpConfiguration
         http.maxConnectionsPerHost = config.imagesConcurrency
@@ -58,14 +58,14 @@ struct ImageCapability: Sendable {
             store: store, dataDirectory: directories.data, threshold: config.duplicateThreshold,
             hash: { path in try? await editor.perceptualHash(URL(fileURLWithPath: path)) },
             accountId: { state.current.account.userId ?? "" },
-            transfersActive: downloading,
+            transfersActive: downloading, background: background,
             // A released like is sent.
             likesSettled: { push?.ring() }, clock: clock, logger: logger)
         let cache = ImageCache(store: store, cacheDirectory: directories.cache, logger: logger)
         let renditions = ScreenRenditions(
             store: store, cacheDirectory: directories.cache,
             make: { source throws(EditingError) in try await editor.screenRendition(source) },
-            transfersActive: downloading,
+            transfersActive: downloading, background: background,
             recorded: { [maxBytes = config.cacheMaxBytes] in cache.evict(maxBytes: maxBytes) }, clock: clock, logger: logger)
         configuration.fileArrived = { photoId, path in
             await unsplash.track(photoId: photoId)
@@ -82,7 +82,7 @@ struct ImageCapability: Sendable {
             store: store, http: client, configuration: configuration,
             // Signed out, the guest's liked and edited photos are downloaded too.
             accountId: { state.actingAccount },
-            network: network, health: health, logger: logger,
+            network: network, background: background, health: health, logger: logger,
             changed: { progress in
                 state.bus.publish(.imagesChanged(progress))
                 if progress.downloading == 0 {
@@ -97,9 +97,11 @@ struct ImageCapability: Sendable {
             maxBytes: config.cacheMaxBytes, dataDirectory: directories.data, cacheDirectory: directories.cache,
             likeCheck: config.duplicateCheckSeconds <= 0 ? nil : LikeActions.ArrivalCheck(
                 seconds: TimeInterval(config.duplicateCheckSeconds),
-                // A file can come when the photo names one and its host is not known to be down.
+                // A file can come when the photo names one, its host is not known to be down, and downloads
+                // are not held (a metered network).
                 canArrive: { [variant = config.imagesVariant] urls in
-                    Renditions.url(urls, variant: variant).flatMap(ImageQueue.host(of:)).map(health.usable) ?? false
+                    background.allowsTransfers
+                        && (Renditions.url(urls, variant: variant).flatMap(ImageQueue.host(of:)).map(health.usable) ?? false)
                 }))
     }
 }

@@ -20,8 +20,8 @@ struct NetworkCapability: Sendable {
     /// The monitor probes `<backend>/auth/v1/health` with its own HTTP client: a probe must not reuse a
     /// connection that died with the old network, nor wait behind sync transfers.
     static func make(
-        config: DaemonConfig, state: DaemonState, account: AccountCapability, http clients: HTTPClients, clock: AnyClock<Duration>,
-        logger: Logger
+        config: DaemonConfig, state: DaemonState, account: AccountCapability, background: BackgroundGate, http clients: HTTPClients,
+        clock: AnyClock<Duration>, logger: Logger
     ) async -> NetworkCapability {
         let health = ServiceHealth { state.setServices($0) }
         let changed = ChangeSignal()
@@ -30,10 +30,12 @@ struct NetworkCapability: Sendable {
         // The monitor tells of changes only; its first word (with no backend: "no backend configured",
         // for good) is status's from the start, not "not probed yet".
         if let monitor { state.setConnectivity(monitor.current) }
+        // A sync the desktop holds (a metered network and `network.on_metered = "pause"`, a machine going
+        // to sleep) is offline to the push, the pull and the live channel: changes queue as when offline.
         let gate = NetworkGate(
-            isOnline: { monitor.map { ![.offline, .degraded].contains($0.current.state) } ?? true },
+            isOnline: { background.allowsSync && (monitor.map { ![.offline, .degraded].contains($0.current.state) } ?? true) },
             reportFailure: { monitor?.reportNetworkFailure($0) },
-            probeNow: { monitor?.probeNow() }, changed: changed)
+            probeNow: { monitor?.probeNow() }, changed: changed, allowsBulk: { background.allowsTransfers })
         // Only the monitor's verdict makes the account offline; the account's own failures ask it to probe.
         if monitor != nil { await account.manager.setOnNetworkFailure { gate.reportFailure($0) } }
         return NetworkCapability(monitor: monitor, gate: gate, health: health)

@@ -35,6 +35,13 @@ struct ConfigEntry: Sendable {
         return text
     }
 
+    /// A string naming one of `Choice`'s cases.
+    func choice<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) throws(ConfigError) -> Choice where Choice.RawValue == String {
+        let text = try choice(of: Choice.allCases.map(\.rawValue))
+        guard let chosen = Choice(rawValue: text) else { throw refused("must be one of \(Choice.allCases.map(\.rawValue))") }
+        return chosen
+    }
+
     /// Hosts as a TOML array of strings, or as one comma-separated string (the environment variable's form).
     func hosts() throws(ConfigError) -> [String] {
         switch value {

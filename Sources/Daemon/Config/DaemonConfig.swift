@@ -86,6 +86,24 @@ public struct DaemonConfig: Sendable, Equatable {
     /// How long a gallery connection may be quiet, between requests or before its first one's head
     /// (no key: a browser closes an idle connection well before; tests shorten it).
     public var webIdleSeconds: Int64 = 60
+    /// On a metered network (NetworkManager's word): bulk transfers wait (library and originals
+    /// downloads, prefetched thumbnails, originals uploads), or all of sync waits, or nothing does.
+    public var onMetered = MeteredPolicy.deferBulk
+    /// On battery (UPower), and with power saver on (power-profiles-daemon): background work on the
+    /// CPU (perceptual hashes, screen-sized copies, the duplicate scan, prefetch) waits, or not.
+    public var onBattery = PowerPolicy.deferBackground
+    public var onPowerSaver = PowerPolicy.deferBackground
+
+    public enum MeteredPolicy: String, Sendable, CaseIterable {
+        case deferBulk = "defer-bulk"
+        case pause
+        case ignore
+    }
+
+    public enum PowerPolicy: String, Sendable, CaseIterable {
+        case deferBackground = "defer-background"
+        case ignore
+    }
 
     public init() {}
 
@@ -163,6 +181,9 @@ public struct DaemonConfig: Sendable, Equatable {
         "web.enabled": { config, entry throws(ConfigError) in config.webEnabled = try entry.bool() },
         "web.port": { config, entry throws(ConfigError) in config.webPort = try entry.integer(in: 0...65_535) },
         "web.root": { config, entry throws(ConfigError) in config.webRoot = try entry.string() },
+        "network.on_metered": { config, entry throws(ConfigError) in config.onMetered = try entry.choice(MeteredPolicy.self) },
+        "power.on_battery": { config, entry throws(ConfigError) in config.onBattery = try entry.choice(PowerPolicy.self) },
+        "power.on_power_saver": { config, entry throws(ConfigError) in config.onPowerSaver = try entry.choice(PowerPolicy.self) },
     ]
 
     /// Applies a parsed config file over these values. The first key refused (in key order) is the

@@ -15,6 +15,8 @@ public final class DaemonState: Sendable {
         public var live = LiveChannelStatus(state: .off)
         public var services: [ServiceReachability] = []
         public var clock: ServerClockStatus?
+        /// Nil until the desktop's signals are followed (never, when splashd cannot).
+        public var desktop: DesktopStatus?
     }
 
     public let bus: EventBus
@@ -37,10 +39,23 @@ public final class DaemonState: Sendable {
     public func setOutbox(_ counts: OutboxCounts) { change(\.outbox, to: counts, event: Event.outboxChanged) }
     public func setAccount(_ status: AccountStatus) { change(\.account, to: status, event: Event.accountChanged) }
     public func setLive(_ status: LiveChannelStatus) { change(\.live, to: status, event: Event.liveChanged) }
+    public func setDesktop(_ status: DesktopStatus) { change(\.desktop, to: status as DesktopStatus?, event: { .desktopChanged($0 ?? .unknown) }) }
     /// The photo services' and image hosts' reachability (status lists it; no event of its own).
     public func setServices(_ services: [ServiceReachability]) { values.withLock { $0.services = services } }
     /// This device's clock against the server's (status shows it; no event of its own).
     public func setClock(_ clock: ServerClockStatus?) { values.withLock { $0.clock = clock } }
+
+    /// Returns once `condition` holds of the values (at once if it does now), or on cancellation.
+    public func waitUntil(_ condition: (Values) -> Bool) async {
+        let changed = ChangeSignal()
+        let subscription = bus.subscribe(types: nil, snapshot: {}) { _ in changed.signal() }
+        defer { bus.unsubscribe(subscription.id) }
+        while !Task.isCancelled {
+            let seen = changed.generation
+            if condition(current) { return }
+            await changed.wait(beyond: seen)
+        }
+    }
 
     /// The server and this machine agreed at `date` (a pull finished); shown as "synced HH:MM".
     public func markSynced(_ date: Date = Date()) {
@@ -80,12 +95,23 @@ public final class DaemonState: Sendable {
             version: SplashVersion.current, pid: pid, startedAt: startedAt,
             uptimeSeconds: (uptime.timeInterval * 100).rounded(.down) / 100,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
-            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services, clock: v.clock)
+            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services, clock: v.clock, desktop: v.desktop)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.
     public func statusLine() -> String {
         StatusLine.make(current)
+    }
+}
+
+extension HoldReason {
+    /// For the STATUS= line, which is English.
+    var words: String {
+        switch self {
+        case .metered: "metered network"
+        case .onBattery: "on battery"
+        case .powerSaver: "power saver"
+        }
     }
 }
 
@@ -111,6 +137,11 @@ public enum StatusLine {
             calendar.timeZone = timeZone
             let parts2 = calendar.dateComponents([.hour, .minute], from: lastSync)
             parts.append(String(format: "synced %02d:%02d", parts2.hour ?? 0, parts2.minute ?? 0))
+        }
+        if let desktop = v.desktop {
+            if let why = desktop.syncHeld { parts.append("sync paused (\(why.words))") }
+            else if let why = desktop.transfersHeld { parts.append("downloads wait (\(why.words))") }
+            if let why = desktop.backgroundHeld { parts.append("background work waits (\(why.words))") }
         }
         return parts.joined(separator: " · ")
     }

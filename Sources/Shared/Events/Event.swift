@@ -3,6 +3,7 @@ import Foundation
 public enum EventType: String, Codable, Sendable, CaseIterable {
     case connectivityChanged = "connectivity.changed"
     case liveChanged = "live.changed"
+    case desktopChanged = "desktop.changed"
     case accountChanged = "account.changed"
     case outboxChanged = "outbox.changed"
     case libraryChanged = "library.changed"
@@ -23,6 +24,8 @@ public enum Event: Sendable, Equatable {
     case connectivityChanged(ConnectivityStatus)
     /// The live channel opened, closed or is joining.
     case liveChanged(LiveChannelStatus)
+    /// The desktop's word changed (a metered network, the battery, power saver), or what waits for it.
+    case desktopChanged(DesktopStatus)
     case accountChanged(AccountStatus)
     case outboxChanged(OutboxCounts)
     case libraryChanged(LibraryCounts)
@@ -45,6 +48,7 @@ public enum Event: Sendable, Equatable {
         switch self {
         case .connectivityChanged: .connectivityChanged
         case .liveChanged: .liveChanged
+        case .desktopChanged: .desktopChanged
         case .accountChanged: .accountChanged
         case .outboxChanged: .outboxChanged
         case .libraryChanged: .libraryChanged
@@ -103,6 +107,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         switch type {
         case .connectivityChanged: event = .connectivityChanged(try container.decode(ConnectivityStatus.self, forKey: .data))
         case .liveChanged: event = .liveChanged(try container.decode(LiveChannelStatus.self, forKey: .data))
+        case .desktopChanged: event = .desktopChanged(try container.decode(DesktopStatus.self, forKey: .data))
         case .accountChanged: event = .accountChanged(try container.decode(AccountStatus.self, forKey: .data))
         case .outboxChanged: event = .outboxChanged(try container.decode(OutboxCounts.self, forKey: .data))
         case .libraryChanged: event = .libraryChanged(try container.decode(LibraryCounts.self, forKey: .data))
@@ -126,6 +131,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         switch event {
         case .connectivityChanged(let value): try container.encode(value, forKey: .data)
         case .liveChanged(let value): try container.encode(value, forKey: .data)
+        case .desktopChanged(let value): try container.encode(value, forKey: .data)
         case .accountChanged(let value): try container.encode(value, forKey: .data)
         case .outboxChanged(let value): try container.encode(value, forKey: .data)
         case .libraryChanged(let value): try container.encode(value, forKey: .data)

@@ -19,14 +19,17 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var services: [ServiceReachability]?
     /// This device's clock against the account server's; nil before the server has answered.
     public var clock: ServerClockStatus?
+    /// What the desktop says of this machine and what waits for it; absent from an older daemon.
+    public var desktop: DesktopStatus?
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
         account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
         lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off), services: [ServiceReachability]? = nil,
-        clock: ServerClockStatus? = nil
+        clock: ServerClockStatus? = nil, desktop: DesktopStatus? = nil
     ) {
         self.clock = clock
+        self.desktop = desktop
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -51,7 +54,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         connectivity: ConnectivityStatus(state: .unknown, text: .notProbedYet),
         outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
         library: .empty,
-        clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003))
+        clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003),
+        desktop: .example)
 }
 
 public struct Directories: Codable, Sendable, Equatable {

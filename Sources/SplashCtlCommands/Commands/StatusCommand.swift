@@ -57,6 +57,7 @@ struct StatusCommand: AsyncParsableCommand {
             (.cache, status.directories.cache),
         ]
         if let clock = status.clock { rows.insert((.clock, Self.clock(clock, style)), at: 4) }
+        if let desktop = status.desktop { rows.insert((.thisMachine, Self.desktop(desktop, style)), at: 3) }
         if let notShared = library.originalsNotShared, notShared > 0 {
             rows.insert((.files, style.yellow(Message.originalsNotShared(notShared).text())), at: rows.firstIndex { $0.0 == .files }.map { $0 + 1 } ?? rows.count)
         }
@@ -74,6 +75,26 @@ struct StatusCommand: AsyncParsableCommand {
         // Whole seconds: an estimate of 599.998 s is ten minutes, not nine.
         let off = Formatting.duration(abs(clock.offsetSeconds).rounded())
         return style.yellow((clock.offsetSeconds > 0 ? Message.clockBehind(off) : Message.clockAhead(off)).text())
+    }
+
+    /// What the desktop says of this machine, each with what waits for it, in yellow.
+    static func desktop(_ desktop: DesktopStatus, _ style: TerminalStyle) -> String {
+        guard desktop.bus else { return style.dim(Message.desktopUnknown.text()) }
+        func held(_ said: Message, _ waits: Message?) -> String {
+            waits.map { style.yellow(said.text() + " — " + $0.text()) } ?? said.text()
+        }
+        var parts: [String] = []
+        if let metered = desktop.metered {
+            let waits: Message? = desktop.syncHeld != nil ? .syncPaused : desktop.transfersHeld != nil ? .downloadsWait : nil
+            parts.append(metered ? held(.meteredNetwork, waits) : Message.unmeteredNetwork.text())
+        }
+        if let onBattery = desktop.onBattery {
+            parts.append(onBattery ? held(.onBattery, desktop.backgroundHeld == .onBattery ? .backgroundWorkWaits : nil) : Message.onMains.text())
+        }
+        if desktop.powerSaver == true {
+            parts.append(held(.powerSaverOn, desktop.backgroundHeld == .powerSaver ? .backgroundWorkWaits : nil))
+        }
+        return parts.isEmpty ? style.dim(Message.desktopSilent.text()) : parts.joined(separator: " · ")
     }
 
     /// Each photo service and image host heard from, on its own line (the reason is the daemon's words).

@@ -34,6 +34,7 @@ struct WatchCommand: AsyncParsableCommand {
         let text: String = switch notification.event {
         case .connectivityChanged(let status): "\(status.state.rawValue): \(status.reasonText())"
         case .liveChanged(let live): live.state.rawValue + (live.reasonText().map { ": \($0)" } ?? "")
+        case .desktopChanged(let desktop): StatusCommand.desktop(desktop, style)
         case .accountChanged(let account): account.state.rawValue + (account.email.map { " (\($0))" } ?? "")
         case .outboxChanged(let outbox): Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()
         case .libraryChanged(let library): Message.libraryCountsShort(photos: library.photos, liked: library.liked, edited: library.edited).text()

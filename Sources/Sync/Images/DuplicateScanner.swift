@@ -28,6 +28,9 @@ public final class DuplicateScanner<C: Clock<Duration>>: Service, Sendable {
     private let logger: Logger
     /// Hashing waits while files download, up to a patience.
     private let transfers: TransferPatience<C>
+    /// Hashing waits while it holds background work (the battery, power saver); likes waiting for a
+    /// comparison do not (a person's like never waits on it).
+    private let background: BackgroundGate
     /// How long after the start it looks for files left unhashed: its query reads the library's files,
     /// and the start (to READY) should not share the store and the cores with it.
     private let settleFor: Duration
@@ -46,9 +49,11 @@ public final class DuplicateScanner<C: Clock<Duration>>: Service, Sendable {
     public init(
         store: Store, dataDirectory: String, threshold: Int, hash: @escaping Hasher, accountId: @escaping @Sendable () -> String,
         transfersActive: @escaping @Sendable () -> Bool = { false }, patience: Duration = .seconds(30),
-        settleFor: Duration = .seconds(10), likesSettled: @escaping @Sendable () -> Void = {}, clock: C = ContinuousClock(), logger: Logger
+        settleFor: Duration = .seconds(10), background: BackgroundGate = BackgroundGate(), likesSettled: @escaping @Sendable () -> Void = {},
+        clock: C = ContinuousClock(), logger: Logger
     ) {
         self.likesSettled = likesSettled
+        self.background = background
         transfers = TransferPatience(transfersActive: transfersActive, patience: patience, clock: clock)
         self.settleFor = settleFor
         self.store = store
@@ -91,7 +96,9 @@ public final class DuplicateScanner<C: Clock<Duration>>: Service, Sendable {
                 }
                 deadline = settled ? nil : settleAt
                 if self.waiting.withLock({ $0.isEmpty }) { continue }
-                if let until = self.transfers.holdOffUntil() {
+                if !self.background.allowsBackgroundWork {
+                    await self.scanLikesWaiting()
+                } else if let until = self.transfers.holdOffUntil() {
                     await self.scanLikesWaiting()
                     deadline = min(deadline ?? until, until)
                 } else {
@@ -101,7 +108,18 @@ public final class DuplicateScanner<C: Clock<Duration>>: Service, Sendable {
         }
     }
 
-    /// The image queue's transfers may all have ended: waiting hashes may start.
+    /// Files will not come for now (a metered network holds the downloads): every like waiting for its
+    /// photo's comparison goes without it, as one whose file could not be had does.
+    public func filesWillNotCome() {
+        do {
+            let photos = try store.read { db in try LikeCheckRows.photosWaiting(db) }
+            try settleLikes(photos.sorted(), near: [:])
+        } catch {
+            logger.error("cannot release the likes waiting for a comparison: \(error)", metadata: ["splashd_op": "images"])
+        }
+    }
+
+    /// The image queue's transfers may all have ended, or a hold on background work: waiting hashes may start.
     public func transfersMayHaveEnded() {
         wakeup.ring()
     }

@@ -101,6 +101,8 @@ public final class ImageQueue: Service, Sendable {
     private let sweep: StaleFileSweep
     private let accountId: @Sendable () async -> String?
     private let network: NetworkGate
+    /// Library files and prefetched thumbnails wait while it holds them (a metered network, the battery).
+    private let background: BackgroundGate
     /// Each image host on its own: a host that does not answer waits; the others go on.
     let health: ServiceHealth
     let logger: Logger
@@ -112,14 +114,15 @@ public final class ImageQueue: Service, Sendable {
 
     public init(
         store: Store, http: HTTPClient, configuration: Configuration, accountId: @escaping @Sendable () async -> String?,
-        network: NetworkGate = .alwaysOnline, health: ServiceHealth = ServiceHealth(), logger: Logger,
-        changed: @escaping @Sendable (ImagesProgress) -> Void = { _ in }
+        network: NetworkGate = .alwaysOnline, background: BackgroundGate = BackgroundGate(), health: ServiceHealth = ServiceHealth(),
+        logger: Logger, changed: @escaping @Sendable (ImagesProgress) -> Void = { _ in }
     ) {
         self.store = store
         self.http = http
         self.configuration = configuration
         self.accountId = accountId
         self.network = network
+        self.background = background
         self.health = health
         self.logger = logger
         self.changed = changed
@@ -195,14 +198,15 @@ public final class ImageQueue: Service, Sendable {
                 }
                 // No gate on the backend: each image host is asked on its own (`health`), so a CDN
                 // that answers keeps downloading while the backend is down or absent.
-                if let account = await accountId(), let listed = listMissing(accountId: account) {
+                // What a person asks for now (`fetchNow`, `thumbnailNow`) does not wait with these.
+                if background.allowsTransfers, let account = await accountId(), let listed = listMissing(accountId: account) {
                     await configuration.listedMissing?(listed.missing.map(\.photoId))
                     for job in startable(listed) {
                         group.addTask { await self.fetch(job) }
                     }
                 }
                 // Thumbnails (followed feeds', what searches showed) need no account: whoever is signed in.
-                for job in startableThumbnails() {
+                for job in background.allowsTransfers && background.allowsBackgroundWork ? startableThumbnails() : [] {
                     group.addTask {
                         await self.fetchThumbnail(job)
                         self.wakeup.ring()

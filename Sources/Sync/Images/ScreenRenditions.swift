@@ -26,6 +26,8 @@ public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
     private let cacheDirectory: String
     private let make: Maker
     private let transfers: TransferPatience<C>
+    /// Copies wait while it holds background work (the battery, power saver): a ring when it ends.
+    private let background: BackgroundGate
     /// After a copy is recorded: the cache may be over its size now.
     private let recorded: @Sendable () -> Void
     private let logger: Logger
@@ -34,9 +36,11 @@ public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
 
     public init(
         store: Store, cacheDirectory: String, make: @escaping Maker, transfersActive: @escaping @Sendable () -> Bool = { false },
-        patience: Duration = .seconds(30), recorded: @escaping @Sendable () -> Void = {}, clock: C = ContinuousClock(), logger: Logger
+        patience: Duration = .seconds(30), background: BackgroundGate = BackgroundGate(), recorded: @escaping @Sendable () -> Void = {},
+        clock: C = ContinuousClock(), logger: Logger
     ) {
         self.store = store
+        self.background = background
         self.cacheDirectory = cacheDirectory
         self.make = make
         transfers = TransferPatience(transfersActive: transfersActive, patience: patience, clock: clock)
@@ -54,7 +58,7 @@ public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
         if added { wakeup.ring() }
     }
 
-    /// The image queue's transfers may all have ended.
+    /// The image queue's transfers may all have ended, or a hold on background work.
     public func transfersMayHaveEnded() {
         wakeup.ring()
     }
@@ -65,7 +69,7 @@ public final class ScreenRenditions<C: Clock<Duration>>: Service, Sendable {
             while !Task.isCancelled {
                 await self.wakeup.wait(until: deadline, clock: self.transfers.clock)
                 deadline = nil
-                while !Task.isCancelled {
+                while !Task.isCancelled, self.background.allowsBackgroundWork {
                     if let until = self.transfers.holdOffUntil() {
                         deadline = until
                         break

@@ -117,8 +117,11 @@ public final class PullEngine: Service, Sendable {
                 let edits = try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
                 applied.changes += edits.changes
                 applied.rows += edits.rows
-                // Local photos imported on another device: their originals, from the account's Storage.
-                applied.changes += try await self.originals.downloadMissing(accountId: accountId, token: token)
+                // Local photos imported on another device: their originals, from the account's Storage;
+                // whole files, so not on a metered network (the first pull after it brings them).
+                if self.network.allowsBulk() {
+                    applied.changes += try await self.originals.downloadMissing(accountId: accountId, token: token)
+                }
                 return applied
             }
             if !applied.changes.isEmpty { changed(applied.changes) }

@@ -27,6 +27,7 @@ struct OriginalsPusher: OutboxPusher {
     let entity = OriginalUploads.entity
     let batchSize = 1
     let noun = "originals"
+    let isBulk = true
 
     enum Ready: Sendable {
         /// The file goes; should Storage refuse it, `photoRow` (the photo's row as it is) goes with why.

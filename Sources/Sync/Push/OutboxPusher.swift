@@ -20,6 +20,9 @@ protocol OutboxPusher: Sendable {
     var batchSize: Int { get }
     /// How its ops are named in logs ("likes", "edits").
     var noun: String { get }
+    /// Whether its ops are bulk transfers (whole files), which wait while `BackgroundGate` holds them
+    /// (a metered network); small ops (likes, profile, edit rows) go on.
+    var isBulk: Bool { get }
     /// Each op of the batch, in order: ready to send, or why it cannot succeed whatever the network
     /// does (this version cannot read it, the file it uploads is gone), in words a person can act on.
     /// Such an op is rejected and shown, never retried forever, nor dropped in silence. `db` is the
@@ -31,6 +34,10 @@ protocol OutboxPusher: Sendable {
     /// server now holds; the rows it kept instead of this device's, when a later change made elsewhere
     /// won), written in the transaction that takes its ops out of the outbox.
     func sent(_ batch: [Ready], answer: Answer, accountId: String, db: Database) throws -> PushSettled
+}
+
+extension OutboxPusher {
+    var isBulk: Bool { false }
 }
 
 /// One op as its pusher read it.

@@ -143,7 +143,7 @@ public final class PushEngine: Service, Sendable {
 
     private func nextDeadline(accountId: String) -> ContinuousClock.Instant? {
         let now = Date()
-        let deadlines = pushers.compactMap { pusher -> ContinuousClock.Instant? in
+        let deadlines = pushersAllowedNow.compactMap { pusher -> ContinuousClock.Instant? in
             let due = (try? store.read { db in try OutboxStore.nextDue(db, accountId: accountId, entity: pusher.entity, now: now) }) ?? .nothing
             switch due {
             case .nothing: return nil
@@ -154,12 +154,18 @@ public final class PushEngine: Service, Sendable {
         return deadlines.min()
     }
 
+    /// The pushers whose ops may go now: not the bulk ones while the network is metered (their ops wait,
+    /// and their due times wake nothing until the hold ends and rings).
+    private var pushersAllowedNow: [any OutboxPusher] {
+        network.allowsBulk() ? pushers : pushers.filter { !$0.isBulk }
+    }
+
     /// Pushes everything due for `accountId`, likes first (they are small and many), then edits;
     /// batch after batch until nothing is due or a transient failure says to wait.
     @discardableResult
     public func drain(accountId: String) async -> Report {
         var report = Report()
-        for pusher in pushers {
+        for pusher in pushersAllowedNow {
             let part = await drain(accountId: accountId, pusher: pusher)
             report.pushed += part.pushed
             report.rejected += part.rejected

@@ -1,0 +1,59 @@
+import CLIText
+@testable import Daemon
+@testable import Desktop
+import Shared
+@testable import SplashCtlCommands
+import Sync
+import Testing
+
+/// What the desktop's word holds back, as the config asks, and how status says it.
+@Suite struct DesktopPolicyTests {
+    @Test func aMeteredNetworkHoldsBulkTransfersOrAllOfSyncOrNothing() {
+        var config = DaemonConfig()
+        let metered = DesktopConditions(bus: true, metered: true, onBattery: false)
+        #expect(DesktopCapability.holds(for: metered, config) == BackgroundGate.Holds(transfers: .metered))
+        config.onMetered = .pause
+        #expect(DesktopCapability.holds(for: metered, config) == BackgroundGate.Holds(transfers: .metered, sync: .metered))
+        config.onMetered = .ignore
+        #expect(DesktopCapability.holds(for: metered, config) == BackgroundGate.Holds())
+        // Unknown is not metered: a machine without NetworkManager behaves as today.
+        #expect(DesktopCapability.holds(for: DesktopConditions(bus: true), DaemonConfig()) == BackgroundGate.Holds())
+    }
+
+    @Test func theBatteryOrPowerSaverHoldsBackgroundWorkUnlessIgnored() {
+        var config = DaemonConfig()
+        #expect(DesktopCapability.holds(for: DesktopConditions(bus: true, onBattery: true), config).background == .onBattery)
+        #expect(DesktopCapability.holds(for: DesktopConditions(bus: true, onBattery: false, powerSaver: true), config).background == .powerSaver)
+        config.onBattery = .ignore
+        #expect(DesktopCapability.holds(for: DesktopConditions(bus: true, onBattery: true, powerSaver: true), config).background == .powerSaver)
+        config.onPowerSaver = .ignore
+        #expect(DesktopCapability.holds(for: DesktopConditions(bus: true, onBattery: true, powerSaver: true), config).background == nil)
+    }
+
+    @Test func theGateCountsSyncAsOfflineWhileHeldOrAsleep() {
+        let gate = BackgroundGate()
+        #expect(gate.allowsSync && gate.allowsTransfers && gate.allowsBackgroundWork)
+        #expect(gate.update { $0.asleep = true })
+        #expect(!gate.allowsSync && gate.allowsTransfers)
+        #expect(!gate.update { $0.asleep = true }, "the same holds are no change")
+        gate.update { $0 = BackgroundGate.Holds(transfers: .metered, sync: .metered) }
+        #expect(!gate.allowsSync && !gate.allowsTransfers && gate.allowsBackgroundWork)
+    }
+
+    @Test func statusSaysWhatIsKnownAndWhatWaits() {
+        let plain = TerminalStyle(color: false)
+        #expect(StatusCommand.desktop(.unknown, plain) == Message.desktopUnknown.text())
+        #expect(StatusCommand.desktop(DesktopStatus(bus: true), plain) == Message.desktopSilent.text())
+        let metered = DesktopStatus(bus: true, metered: true, onBattery: true, transfersHeld: .metered, backgroundHeld: .onBattery)
+        #expect(StatusCommand.desktop(metered, plain) == [
+            Message.meteredNetwork.text() + " — " + Message.downloadsWait.text(),
+            Message.onBattery.text() + " — " + Message.backgroundWorkWaits.text(),
+        ].joined(separator: " · "))
+        let paused = DesktopStatus(bus: true, metered: true, onBattery: false, transfersHeld: .metered, syncHeld: .metered)
+        #expect(StatusCommand.desktop(paused, plain) == Message.meteredNetwork.text() + " — " + Message.syncPaused.text() + " · " + Message.onMains.text())
+    }
+
+    @Test func networkManagersMeteredValuesCountGuessesAsTheirAnswer() {
+        #expect([0, 1, 2, 3, 4, 9].map { DesktopConditions.metered(UInt32($0)) } == [nil, true, false, true, false, nil])
+    }
+}
