@@ -87,6 +87,8 @@ enum BrazilianPortuguese {
         case .servicesHeading: "serviços:"
         case .serviceUp: "responde"
         case .serviceDown: "não responde"
+        case .noServiceAskedYet: "nenhum consultado ainda (uma busca ou um download os consulta)"
+        case .noAccountServer: "nenhum servidor de conta configurado (serviços de fotos abaixo)"
         case .triedAgain(let when): "nova tentativa \(when)"
         case .usernameUpdated(let name): "nome de usuário atualizado para \(name) no servidor"
         case .usernameRefused(let name, let reason): "o servidor recusou o nome de usuário \(name): \(reason) (splashctl queue --rejected)"

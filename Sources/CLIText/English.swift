@@ -84,6 +84,8 @@ enum English {
         case .servicesHeading: "services:"
         case .serviceUp: "answers"
         case .serviceDown: "does not answer"
+        case .noServiceAskedYet: "none asked yet (a search or a download asks them)"
+        case .noAccountServer: "no account server configured (photo services below)"
         case .triedAgain(let when): "tried again \(when)"
         case .usernameUpdated(let name): "username updated to \(name) on the server"
         case .usernameRefused(let name, let reason): "the server refused the username \(name): \(reason) (splashctl queue --rejected)"

@@ -44,6 +44,8 @@ extension Message {
         .backgroundWorkWaits,
         .desktopUnknown,
         .desktopSilent,
+        .noServiceAskedYet,
+        .noAccountServer,
         .originalsNotShared(211),
         .originalNotShared("too large to share: 223 MiB"),
         .usernameTaken(wanted: "ana", given: "ana_2"),

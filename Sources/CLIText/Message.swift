@@ -119,6 +119,10 @@ public enum Message: Sendable, Equatable {
     case servicesHeading
     case serviceUp
     case serviceDown
+    /// No photo service asked since the start (`status`).
+    case noServiceAskedYet
+    /// Connectivity when no account server is configured: nothing is offline, there is none.
+    case noAccountServer
     case triedAgain(String)
     /// `profile set-username --wait`: the server's verdict.
     case usernameUpdated(String)

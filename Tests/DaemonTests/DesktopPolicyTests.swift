@@ -1,5 +1,6 @@
 import CLIText
 @testable import Daemon
+import Foundation
 @testable import Desktop
 import Shared
 @testable import SplashCtlCommands
@@ -51,6 +52,20 @@ import Testing
         ].joined(separator: " · "))
         let paused = DesktopStatus(bus: true, metered: true, onBattery: false, transfersHeld: .metered, syncHeld: .metered)
         #expect(StatusCommand.desktop(paused, plain) == Message.meteredNetwork.text() + " — " + Message.syncPaused.text() + " · " + Message.onMains.text())
+    }
+
+    /// Tried with no backend configured, status said "offline" while Unsplash answered and searches
+    /// worked: now it says there is no account server, and lists the photo services, heard or not yet.
+    @Test func statusWithoutAnAccountServerListsThePhotoServices() {
+        let plain = TerminalStyle(color: false)
+        var status = DaemonStatus.example
+        status.connectivity = ConnectivityStatus(state: .offline, text: .noBackendConfigured)
+        let text = StatusCommand.render(status, plain, width: nil)
+        #expect(text.contains(Message.noAccountServer.text()) && !text.contains(Message.offline.text() + " —"))
+        #expect(text.contains(Message.servicesHeading.text()) && text.contains(Message.noServiceAskedYet.text()))
+        status.services = [ServiceReachability(service: "api.unsplash.com", state: .up, since: Date())]
+        let heard = StatusCommand.render(status, plain, width: nil)
+        #expect(heard.contains("api.unsplash.com  " + Message.serviceUp.text()) && !heard.contains(Message.noServiceAskedYet.text()))
     }
 
     @Test func networkManagersMeteredValuesCountGuessesAsTheirAnswer() {

@@ -55,6 +55,22 @@ import Testing
         values.connectivity = ConnectivityStatus(state: .offline, text: .backendUnreachable(detail: "no route"))
         #expect(StatusLine.make(values, timeZone: TimeZone(identifier: "UTC")!).hasPrefix("offline · signed in as ana (offline)"))
     }
+
+    /// Without an account server nothing is offline; the photo services and what the desktop holds
+    /// back say the rest.
+    @Test func theSummarySaysThePhotoServicesAndWhatWaits() {
+        var values = DaemonState.Values()
+        values.connectivity = ConnectivityStatus(state: .offline, text: .noBackendConfigured)
+        values.services = [
+            ServiceReachability(service: "api.unsplash.com", state: .up, since: Date()),
+            ServiceReachability(service: "images-api.nasa.gov", state: .down, reason: "timed out", since: Date()),
+        ]
+        values.desktop = DesktopStatus(bus: true, metered: true, onBattery: true, transfersHeld: .metered, backgroundHeld: .onBattery)
+        #expect(StatusLine.make(values) == "no account server · guest (signed out) · 0 queued · 1/2 photo services answer · "
+            + "downloads wait (metered network) · background work waits (on battery)")
+        values.desktop?.syncHeld = .metered
+        #expect(StatusLine.make(values).contains("sync paused (metered network)") && !StatusLine.make(values).contains("downloads wait"))
+    }
 }
 
 import Foundation

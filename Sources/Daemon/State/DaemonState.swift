@@ -121,6 +121,7 @@ public enum StatusLine {
         switch v.connectivity.state {
         case .unknown: parts.append("connectivity unknown")
         case .online: parts.append("online")
+        case .offline where v.connectivity.text == .noBackendConfigured: parts.append("no account server")
         case .offline: parts.append("offline")
         case .degraded: parts.append("degraded (\(v.connectivity.reason))")
         }
@@ -137,6 +138,9 @@ public enum StatusLine {
             calendar.timeZone = timeZone
             let parts2 = calendar.dateComponents([.hour, .minute], from: lastSync)
             parts.append(String(format: "synced %02d:%02d", parts2.hour ?? 0, parts2.minute ?? 0))
+        }
+        if !v.services.isEmpty {
+            parts.append("\(v.services.filter { $0.state == .up }.count)/\(v.services.count) photo services answer")
         }
         if let desktop = v.desktop {
             if let why = desktop.syncHeld { parts.append("sync paused (\(why.words))") }

@@ -29,6 +29,8 @@ struct StatusCommand: AsyncParsableCommand {
         let reason = status.connectivity.reasonText()
         let connectivity: String = switch status.connectivity.state {
         case .online: style.green(Message.online.text())
+        // With no account server there is nothing to be offline from: the photo services say what answers.
+        case .offline where status.connectivity.text == .noBackendConfigured: style.dim(Message.noAccountServer.text())
         case .offline: style.red(Message.offline.text()) + " — \(reason)"
         case .degraded: style.yellow(Message.degraded.text()) + " — \(reason)"
         case .unknown: style.dim(Message.unknown.text()) + " — \(reason)"
@@ -99,7 +101,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// Each photo service and image host heard from, on its own line (the reason is the daemon's words).
     static func services(_ services: [ServiceReachability], _ style: TerminalStyle) -> [String] {
-        guard !services.isEmpty else { return [] }
+        guard !services.isEmpty else { return [Message.servicesHeading.text(), "  " + style.dim(Message.noServiceAskedYet.text())] }
         let width = services.map(\.service.count).max() ?? 0
         return [Message.servicesHeading.text()] + services.map { service in
             let name = "  " + service.service.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
