@@ -124,6 +124,10 @@ public enum HelpText: Sendable, Equatable {
     case syncAbstract
     case syncWait
     case syncTimeout
+    case pauseAbstract
+    case pauseFor
+    case pauseDownloadsOnly
+    case resumeAbstract
     case queueAbstract
     case queueListAbstract
     case queueListRejected

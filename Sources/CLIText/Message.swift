@@ -119,6 +119,15 @@ public enum Message: Sendable, Equatable {
     case servicesHeading
     case serviceUp
     case serviceDown
+    /// The pause of sync (`pause`, `resume`, `status`): until a time, until `resume`, or none.
+    case syncPausedUntil(String)
+    case downloadsPausedUntil(String)
+    case syncPausedUntilResume
+    case downloadsPausedUntilResume
+    case syncRunning
+    /// `pause --for` given what is not a length of time, or one out of range.
+    case pauseLengthUnreadable(String)
+    case pauseLengthOutOfRange(String)
     /// No photo service asked since the start (`status`).
     case noServiceAskedYet
     /// Connectivity when no account server is configured: nothing is offline, there is none.
@@ -322,6 +331,7 @@ public enum Label: CaseIterable, Sendable {
     case account, connectivity, liveChanges, outbox, synced, library, files, socket, state, libraryDirectory, cache, memory, clock
     /// The desktop's word on this machine: a metered network, the battery, power saver (`status`).
     case thisMachine
+    case pause
     /// `edit --preview` drawn: the captions under the two pictures.
     case original, filtered
     case email, userID, profile, session, memberSince, lastSignIn, fetched

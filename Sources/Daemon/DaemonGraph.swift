@@ -34,6 +34,7 @@ struct DaemonGraph {
     let sources: SourceCapability
     let realtime: RealtimeCapability?
     let desktop: DesktopCapability
+    let pause: SyncPause
     let picturesFolder: PicturesFolderService?
     let gallery: GalleryCapability?
     let galleryServer: GalleryServer?
@@ -115,10 +116,14 @@ struct DaemonGraph {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
+        let waiters = HoldWaiters(account: account, images: images, sync: sync, realtime: realtime, network: network)
         let desktop = DesktopCapability.make(
-            config: config, state: state, store: store, gate: background,
-            waiters: .init(account: account, images: images, sync: sync, realtime: realtime, network: network), clock: clock,
-            logger: logger)
+            config: config, state: state, store: store, gate: background, waiters: waiters, clock: clock, logger: logger)
+        let pause = SyncPause(path: directories.state + "/pause.json", gate: background, clock: clock, logger: logger) { status in
+            state.setPause(status)
+            waiters.ring()
+        }
+        state.setPause(pause.current)
         let clockKeeper = Self.clockKeeper(account: account, state: state, network: network.gate, logger: logger)
         Self.followStatusLine(state: state, notifier: notifier)
         // The library as a folder of links where picture viewers look (pictures.folder).
@@ -135,7 +140,7 @@ struct DaemonGraph {
         let router = Routes.make(
             state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
             feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
-            pictures: pictures, picturesFolder: picturesFolder, google: google, gallery: gallery)
+            pictures: pictures, picturesFolder: picturesFolder, google: google, gallery: gallery, pause: pause)
         var serverConfiguration = ControlServer.Configuration(socket: socket)
         serverConfiguration.maximumLineBytes = config.maximumLineBytes
         serverConfiguration.maximumConnections = config.maximumConnections
@@ -150,7 +155,7 @@ struct DaemonGraph {
 
         return DaemonGraph(
             config: config, store: store, audit: audit, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
-            realtime: realtime, desktop: desktop, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
+            realtime: realtime, desktop: desktop, pause: pause, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
             server: server, eventLoops: eventLoops,
             http: http, notifier: notifier, logger: logger)
     }
@@ -179,6 +184,7 @@ struct DaemonGraph {
         if let clockKeeper { services.append(.init(service: clockKeeper)) }
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
         if let signals = desktop.signals { services.append(.init(service: signals)) }
+        services.append(.init(service: pause))
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }
         if let realtime {
@@ -216,7 +222,7 @@ extension DaemonGraph {
     /// systemd's STATUS= line follows connectivity, the account and the queue as they change.
     static func followStatusLine(state: DaemonState, notifier: SystemdNotifier) {
         let statusLine = Mutex("")
-        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged, .desktopChanged], snapshot: {}) { _ in
+        _ = state.bus.subscribe(types: [.accountChanged, .connectivityChanged, .outboxChanged, .desktopChanged, .pauseChanged], snapshot: {}) { _ in
             let line = state.statusLine()
             let changed = statusLine.withLock { last in defer { last = line }; return last != line }
             if changed { notifier.status(line) }

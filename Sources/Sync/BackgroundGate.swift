@@ -5,8 +5,9 @@ import Synchronization
 /// Whether work nobody is waiting for may start now. Bulk transfers (library and originals downloads,
 /// prefetched thumbnails, originals uploads, Google Photos picks) wait on a metered network; background
 /// work on the CPU (perceptual hashes, screen-sized copies, the duplicate scan, prefetch) waits on the
-/// battery or power saver. What a person asked for right now never asks it. The daemon sets the holds
-/// from the desktop's word and the config; whoever waits on it is rung when a hold ends.
+/// battery or power saver; both, and sync itself, wait while the person paused them. What a person
+/// asked for right now never asks it. The daemon sets the holds from the desktop's word, the config
+/// and the pause; whoever waits on it is rung when a hold ends.
 public final class BackgroundGate: Sendable {
     public struct Holds: Sendable, Equatable {
         public var transfers: HoldReason?
@@ -16,12 +17,18 @@ public final class BackgroundGate: Sendable {
         public var sync: HoldReason?
         /// The machine is going to sleep: the same, until it wakes.
         public var asleep = false
+        /// The person paused sync (`SyncPause`): all of it, or whole files only.
+        public var paused: PausedWork?
 
         public init(transfers: HoldReason? = nil, background: HoldReason? = nil, sync: HoldReason? = nil) {
             self.transfers = transfers
             self.background = background
             self.sync = sync
         }
+    }
+
+    public enum PausedWork: Sendable, Equatable {
+        case all, downloads
     }
 
     private let holds = Mutex(Holds())
@@ -32,11 +39,14 @@ public final class BackgroundGate: Sendable {
 
     public var current: Holds { holds.withLock { $0 } }
 
-    public var allowsTransfers: Bool { current.transfers == nil }
+    public var allowsTransfers: Bool {
+        let holds = current
+        return holds.transfers == nil && holds.paused == nil
+    }
     public var allowsBackgroundWork: Bool { current.background == nil }
     public var allowsSync: Bool {
         let holds = current
-        return holds.sync == nil && !holds.asleep
+        return holds.sync == nil && !holds.asleep && holds.paused != .all
     }
 
     /// Changes the holds; whether they changed.

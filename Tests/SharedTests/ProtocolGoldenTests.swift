@@ -69,6 +69,7 @@ import Testing
         Event.connectivityChanged(ConnectivityStatus(state: .offline, text: .backendUnreachable(detail: "no route to the backend"), since: Date(timeIntervalSince1970: 1_795_000_000))),
         .liveChanged(LiveChannelStatus(state: .down, text: .liveHeartbeatUnanswered(seconds: 10))),
         .desktopChanged(.example),
+        .pauseChanged(.example),
         .accountChanged(AccountStatus(state: .signedIn, userId: "5d1c8a8e-0000-4000-8000-000000000001", email: "ana@example.com", username: "ana")),
         .outboxChanged(OutboxCounts(pending: 3, inFlight: 1, rejected: 0)),
         .libraryChanged(LibraryCounts(photos: 10, liked: 2, edited: 1, dismissed: 0, files: 4, bytes: 123_456)),

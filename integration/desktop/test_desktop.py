@@ -253,3 +253,35 @@ def test_pause_on_metered_queues_a_like_as_offline(devstack, standins, start_dae
     assert photo not in devstack.server_likes(daemon.email)[0]
     standins.set_metered(2)
     wait_for("the like sent once unmetered", lambda: devstack.server_likes(daemon.email)[0].get(photo) is True, 10)
+
+
+def splashctl(daemon, *words):
+    return subprocess.run([os.path.join(BIN, "splashctl"), "--socket", daemon.socket_path, *words], capture_output=True,
+                          text=True, timeout=30, env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})
+
+
+def test_a_pause_survives_kill_9_and_queues_a_like_as_offline(devstack, start_daemon):
+    daemon = start_daemon(env=devstack.daemon_env())
+    daemon.signup()
+    photo = search(daemon, 1)[0]
+    for bad in ("-5m", "forever", "0m", "45d"):
+        refused = splashctl(daemon, "pause", "--for", bad)
+        assert refused.returncode != 0 and f"'{bad}'" in refused.stderr, (bad, refused.stderr)
+    assert daemon.call("daemon.status")["pause"] == {"paused": False, "downloads_only": False}, "a refused pause pauses nothing"
+
+    answer = splashctl(daemon, "pause", "--for", "2h")
+    assert answer.returncode == 0 and "sync paused until" in answer.stdout, answer
+    paused = daemon.call("daemon.status")["pause"]
+    assert paused["paused"] and paused["until"]
+    assert any(" paused until " in line for line in status_lines(daemon)), status_lines(daemon)
+    daemon.call("photos.like", {"id": photo})
+
+    daemon.kill9()
+    daemon.start()
+    assert daemon.call("daemon.status")["pause"] == paused, "the pause as it was answered, after kill -9"
+    assert "pause" in splashctl(daemon, "status").stdout
+    time.sleep(1.5)  # the push would have sent it by now
+    assert daemon.call("daemon.status")["outbox"]["pending"] == 1 and photo not in devstack.server_likes(daemon.email)[0]
+
+    assert "sync running" in splashctl(daemon, "resume").stdout
+    wait_for("the like sent once resumed", lambda: devstack.server_likes(daemon.email)[0].get(photo) is True, 10)

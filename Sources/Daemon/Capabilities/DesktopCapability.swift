@@ -19,26 +19,8 @@ struct DesktopCapability: Sendable {
     let signals: DesktopSignals?
     let gate: BackgroundGate
 
-    /// What a change of holds, or a wake-up, must ring: each waits for its own reasons and would sleep on.
-    struct Waiters: Sendable {
-        var account: AccountCapability
-        var images: ImageCapability?
-        var sync: SyncCapability
-        var realtime: RealtimeCapability?
-        var network: NetworkCapability
-
-        func ring() {
-            images?.queue.ring()
-            images?.renditions.transfersMayHaveEnded()
-            images?.scanner.transfersMayHaveEnded()
-            sync.engine?.ring()
-            network.gate.changed.signal()
-            realtime?.service.ring()
-        }
-    }
-
     static func make(
-        config: DaemonConfig, state: DaemonState, store: Store, gate: BackgroundGate, waiters: Waiters, clock: AnyClock<Duration>,
+        config: DaemonConfig, state: DaemonState, store: Store, gate: BackgroundGate, waiters: HoldWaiters, clock: AnyClock<Duration>,
         logger: Logger
     ) -> DesktopCapability {
         state.setDesktop(.unknown)

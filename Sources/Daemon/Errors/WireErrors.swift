@@ -1,9 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Account
 import GooglePhotos
 import Editing
 import Library
 import PhotoSources
 import Shared
+import Support
 
 /// Every domain error in the protocol's terms, in one place: the router asks here about whatever a
 /// handler throws that is not already an `RPCError`. Handlers call the domain and let its errors go.
@@ -18,6 +22,8 @@ enum WireErrors {
         case let error as GoogleFailure: google(error)
         case let error as DaemonFailure: daemon(error)
         case let error as CapabilityMissing: RPCError(.internalError, .capabilityMissing(capability: error.capability))
+        // What the daemon keeps in its own files (a pause): the disk refused it.
+        case let error as FileError: RPCError(.internalError, .cannotWriteFile(path: error.path, reason: String(cString: strerror(error.errno))))
         default: nil
         }
     }

@@ -5,10 +5,10 @@ import Shared
 import Store
 import Sync
 
-/// Likes, dismissals, the queue and `sync.now`.
+/// Likes, dismissals, the queue, `sync.now` and the pause.
 enum LibraryRoutes {
     static func register(
-        into router: inout Router, state: DaemonState, library: PhotoLibrary, sync: SyncCapability?,
+        into router: inout Router, state: DaemonState, library: PhotoLibrary, sync: SyncCapability?, pause: SyncPause?,
         duplicateThreshold: Int, likeCheck: LikeActions.ArrivalCheck?, logger: Logger
     ) {
         let likes = sync?.likes ?? LikeActions(store: library.store, announce: state.announcements(outboxQueued: {}))
@@ -50,6 +50,15 @@ enum LibraryRoutes {
             }
             let report = await service.syncAndWait(accountId: account, timeout: .seconds(request.timeoutSeconds ?? 60))
             return SyncResult(report, online: state.current.connectivity.state != .offline)
+        }
+
+        router.register(SyncPauseRequest.self) { request, _ in
+            guard let pause else { throw CapabilityMissing("pausing sync") }
+            return try pause.pause(for: request.forSeconds.map { Double($0) }, downloadsOnly: request.downloadsOnly ?? false)
+        }
+        router.register(SyncResumeRequest.self) { _, _ in
+            guard let pause else { throw CapabilityMissing("pausing sync") }
+            return try pause.resume()
         }
 
         router.register(QueueListRequest.self) { request, _ in

@@ -15,7 +15,7 @@ enum Routes {
         search: SearchService? = nil, feeds: FeedService? = nil,
         images: ImageCapability? = nil, edits: EditCapability? = nil, imports: ImportCapability? = nil, guests: GuestCapability? = nil,
         pictures: PictureCapability? = nil, picturesFolder: PicturesFolderService? = nil, google: GoogleCapability? = nil,
-        gallery: GalleryCapability? = nil
+        gallery: GalleryCapability? = nil, pause: SyncPause? = nil
     ) -> Router {
         var router = Router(logger: logger, wireError: WireErrors.rpcError(for:))
         let guests = guests ?? GuestCapability(
@@ -23,7 +23,7 @@ enum Routes {
         AccountRoutes.register(into: &router, account: account, state: state, guests: guests, gallery: gallery)
         GuestRoutes.register(into: &router, state: state, guests: guests)
         LibraryRoutes.register(
-            into: &router, state: state, library: library, sync: sync,
+            into: &router, state: state, library: library, sync: sync, pause: pause,
             duplicateThreshold: imports?.importer.duplicateThreshold ?? 8, likeCheck: images?.likeCheck, logger: logger)
         SourceRoutes.register(into: &router, state: state, search: search, feeds: feeds)
         ImageRoutes.register(

@@ -17,6 +17,7 @@ public final class DaemonState: Sendable {
         public var clock: ServerClockStatus?
         /// Nil until the desktop's signals are followed (never, when splashd cannot).
         public var desktop: DesktopStatus?
+        public var pause: PauseStatus?
     }
 
     public let bus: EventBus
@@ -39,6 +40,7 @@ public final class DaemonState: Sendable {
     public func setOutbox(_ counts: OutboxCounts) { change(\.outbox, to: counts, event: Event.outboxChanged) }
     public func setAccount(_ status: AccountStatus) { change(\.account, to: status, event: Event.accountChanged) }
     public func setLive(_ status: LiveChannelStatus) { change(\.live, to: status, event: Event.liveChanged) }
+    public func setPause(_ status: PauseStatus) { change(\.pause, to: status as PauseStatus?, event: { .pauseChanged($0 ?? .running) }) }
     public func setDesktop(_ status: DesktopStatus) { change(\.desktop, to: status as DesktopStatus?, event: { .desktopChanged($0 ?? .unknown) }) }
     /// The photo services' and image hosts' reachability (status lists it; no event of its own).
     public func setServices(_ services: [ServiceReachability]) { values.withLock { $0.services = services } }
@@ -95,7 +97,8 @@ public final class DaemonState: Sendable {
             version: SplashVersion.current, pid: pid, startedAt: startedAt,
             uptimeSeconds: (uptime.timeInterval * 100).rounded(.down) / 100,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
-            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services, clock: v.clock, desktop: v.desktop)
+            lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services, clock: v.clock, desktop: v.desktop,
+            pause: v.pause)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.
@@ -138,6 +141,15 @@ public enum StatusLine {
             calendar.timeZone = timeZone
             let parts2 = calendar.dateComponents([.hour, .minute], from: lastSync)
             parts.append(String(format: "synced %02d:%02d", parts2.hour ?? 0, parts2.minute ?? 0))
+        }
+        if let pause = v.pause, pause.paused {
+            let what = pause.downloadsOnly ? "downloads paused" : "paused"
+            parts.append(pause.until.map { until in
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = timeZone
+                let at = calendar.dateComponents([.hour, .minute], from: until)
+                return what + String(format: " until %02d:%02d", at.hour ?? 0, at.minute ?? 0)
+            } ?? what)
         }
         if !v.services.isEmpty {
             parts.append("\(v.services.filter { $0.state == .up }.count)/\(v.services.count) photo services answer")

@@ -4,6 +4,7 @@ public enum EventType: String, Codable, Sendable, CaseIterable {
     case connectivityChanged = "connectivity.changed"
     case liveChanged = "live.changed"
     case desktopChanged = "desktop.changed"
+    case pauseChanged = "pause.changed"
     case accountChanged = "account.changed"
     case outboxChanged = "outbox.changed"
     case libraryChanged = "library.changed"
@@ -26,6 +27,8 @@ public enum Event: Sendable, Equatable {
     case liveChanged(LiveChannelStatus)
     /// The desktop's word changed (a metered network, the battery, power saver), or what waits for it.
     case desktopChanged(DesktopStatus)
+    /// The person paused sync, resumed it, or a pause ended by itself.
+    case pauseChanged(PauseStatus)
     case accountChanged(AccountStatus)
     case outboxChanged(OutboxCounts)
     case libraryChanged(LibraryCounts)
@@ -49,6 +52,7 @@ public enum Event: Sendable, Equatable {
         case .connectivityChanged: .connectivityChanged
         case .liveChanged: .liveChanged
         case .desktopChanged: .desktopChanged
+        case .pauseChanged: .pauseChanged
         case .accountChanged: .accountChanged
         case .outboxChanged: .outboxChanged
         case .libraryChanged: .libraryChanged
@@ -108,6 +112,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .connectivityChanged: event = .connectivityChanged(try container.decode(ConnectivityStatus.self, forKey: .data))
         case .liveChanged: event = .liveChanged(try container.decode(LiveChannelStatus.self, forKey: .data))
         case .desktopChanged: event = .desktopChanged(try container.decode(DesktopStatus.self, forKey: .data))
+        case .pauseChanged: event = .pauseChanged(try container.decode(PauseStatus.self, forKey: .data))
         case .accountChanged: event = .accountChanged(try container.decode(AccountStatus.self, forKey: .data))
         case .outboxChanged: event = .outboxChanged(try container.decode(OutboxCounts.self, forKey: .data))
         case .libraryChanged: event = .libraryChanged(try container.decode(LibraryCounts.self, forKey: .data))
@@ -132,6 +137,7 @@ public struct EventNotification: Codable, Sendable, Equatable {
         case .connectivityChanged(let value): try container.encode(value, forKey: .data)
         case .liveChanged(let value): try container.encode(value, forKey: .data)
         case .desktopChanged(let value): try container.encode(value, forKey: .data)
+        case .pauseChanged(let value): try container.encode(value, forKey: .data)
         case .accountChanged(let value): try container.encode(value, forKey: .data)
         case .outboxChanged(let value): try container.encode(value, forKey: .data)
         case .libraryChanged(let value): try container.encode(value, forKey: .data)

@@ -33,6 +33,8 @@ public enum MethodRegistry {
         EditsListRequest.self,
         EditsDeleteRequest.self,
         SyncNowRequest.self,
+        SyncPauseRequest.self,
+        SyncResumeRequest.self,
         QueueListRequest.self,
         QueueRetryRequest.self,
         QueueDropRequest.self,

@@ -21,15 +21,18 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var clock: ServerClockStatus?
     /// What the desktop says of this machine and what waits for it; absent from an older daemon.
     public var desktop: DesktopStatus?
+    /// The person's pause of sync; absent from an older daemon.
+    public var pause: PauseStatus?
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
         account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
         lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off), services: [ServiceReachability]? = nil,
-        clock: ServerClockStatus? = nil, desktop: DesktopStatus? = nil
+        clock: ServerClockStatus? = nil, desktop: DesktopStatus? = nil, pause: PauseStatus? = nil
     ) {
         self.clock = clock
         self.desktop = desktop
+        self.pause = pause
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -55,7 +58,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
         library: .empty,
         clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003),
-        desktop: .example)
+        desktop: .example, pause: .example)
 }
 
 public struct Directories: Codable, Sendable, Equatable {

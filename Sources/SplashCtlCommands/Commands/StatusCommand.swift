@@ -60,6 +60,7 @@ struct StatusCommand: AsyncParsableCommand {
         ]
         if let clock = status.clock { rows.insert((.clock, Self.clock(clock, style)), at: 4) }
         if let desktop = status.desktop { rows.insert((.thisMachine, Self.desktop(desktop, style)), at: 3) }
+        if let pause = status.pause, pause.paused { rows.insert((.pause, PauseCommand.describe(pause, style)), at: 3) }
         if let notShared = library.originalsNotShared, notShared > 0 {
             rows.insert((.files, style.yellow(Message.originalsNotShared(notShared).text())), at: rows.firstIndex { $0.0 == .files }.map { $0 + 1 } ?? rows.count)
         }

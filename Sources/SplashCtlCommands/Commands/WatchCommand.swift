@@ -35,6 +35,7 @@ struct WatchCommand: AsyncParsableCommand {
         case .connectivityChanged(let status): "\(status.state.rawValue): \(status.reasonText())"
         case .liveChanged(let live): live.state.rawValue + (live.reasonText().map { ": \($0)" } ?? "")
         case .desktopChanged(let desktop): StatusCommand.desktop(desktop, style)
+        case .pauseChanged(let pause): PauseCommand.describe(pause, style)
         case .accountChanged(let account): account.state.rawValue + (account.email.map { " (\($0))" } ?? "")
         case .outboxChanged(let outbox): Message.outboxCounts(pending: outbox.pending, inFlight: outbox.inFlight, rejected: outbox.rejected).text()
         case .libraryChanged(let library): Message.libraryCountsShort(photos: library.photos, liked: library.liked, edited: library.edited).text()

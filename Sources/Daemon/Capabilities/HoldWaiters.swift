@@ -1,0 +1,23 @@
+import Account
+import Realtime
+import Support
+import Sync
+
+/// What a change of `BackgroundGate`'s holds (the desktop's word, the person's pause) or a wake from
+/// sleep must ring: each part waits for its own reasons and would sleep on.
+struct HoldWaiters: Sendable {
+    var account: AccountCapability
+    var images: ImageCapability?
+    var sync: SyncCapability
+    var realtime: RealtimeCapability?
+    var network: NetworkCapability
+
+    func ring() {
+        images?.queue.ring()
+        images?.renditions.transfersMayHaveEnded()
+        images?.scanner.transfersMayHaveEnded()
+        sync.engine?.ring()
+        network.gate.changed.signal()
+        realtime?.service.ring()
+    }
+}
