@@ -2,6 +2,7 @@ import Account
 import Clocks
 import Control
 import Foundation
+import HTTP
 import Library
 import Logging
 import NIOCore
@@ -60,6 +61,7 @@ struct DaemonGraph {
         logger: Logger
     ) async throws(Unreadable) -> DaemonGraph {
         let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
+        http.bandwidth.set(config.bandwidth)
         let audit: FileAudit
         do {
             // A minute before the unclean run's start: a file's row takes its time from the same

@@ -106,7 +106,7 @@ public enum DaemonRunner {
             logger.critical("\(error)", metadata: ["splashd_op": "start"])
             return Exit.ioError
         }
-        let state = graph.state, server = graph.server, eventLoops = graph.eventLoops
+        let state = graph.state, server = graph.server, eventLoops = graph.eventLoops, bandwidth = graph.http.bandwidth
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
         // the service group's own setup must stop or reload the daemon, not kill it.
@@ -124,6 +124,7 @@ public enum DaemonRunner {
                         return current.liveChanges(to: fresh)
                     }
                     levelBox.level = options.logLevel ?? fresh.logLevel
+                    bandwidth.set(fresh.bandwidth)
                     state.bus.publish(.daemonReloaded)
                     return changes
                 }
@@ -168,9 +169,16 @@ extension DaemonConfig {
     func liveChanges(to new: DaemonConfig) -> String {
         var changes: [String] = []
         if logLevel != new.logLevel { changes.append("log.level \(logLevel) → \(new.logLevel)") }
+        if bandwidth != new.bandwidth { changes.append("network rates \(Self.describe(bandwidth)) → \(Self.describe(new.bandwidth))") }
         var restartOnly = self
         restartOnly.logLevel = new.logLevel
+        restartOnly.bandwidth = new.bandwidth
         if restartOnly != new { changes.append("other settings apply at the next start") }
         return changes.isEmpty ? "nothing changed" : changes.joined(separator: "; ")
+    }
+
+    private static func describe(_ rates: BandwidthLimits.Rates) -> String {
+        func rate(_ bytes: Int64?) -> String { bytes.map { "\($0) B/s" } ?? "unlimited" }
+        return "download \(rate(rates.download)), upload \(rate(rates.upload))"
     }
 }

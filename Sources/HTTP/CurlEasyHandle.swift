@@ -72,6 +72,12 @@ final class CurlEasyHandle {
         _ = curl_easy_pause(pointer, CURLPAUSE_CONT)
     }
 
+    /// Resumes a transfer its write callback paused (CURL_WRITEFUNC_PAUSE): libcurl hands the bytes it
+    /// kept to the callback again from inside this call.
+    func resume() {
+        _ = curl_easy_pause(pointer, CURLPAUSE_CONT)
+    }
+
     /// The transfer has a connection and has sent (or is sending) its request: libcurl stamps the
     /// pre-transfer time as it enters that state, and the handle keeps its connection until it is done.
     var hasConnection: Bool { info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0 }

@@ -21,7 +21,9 @@ public final class HTTPClient: Sendable {
         // Keep enough idle connections cached to serve the total limit without reconnecting.
         multi.set(CURLMOPT_MAXCONNECTS, max(1, configuration.maxTotalConnections))
         self.configuration = configuration
-        self.engine = TransferEngine(multi: multi, stallLimit: max(.seconds(1), configuration.lowSpeedTime)) { [logger] overdue in
+        self.engine = TransferEngine(
+            multi: multi, stallLimit: max(.seconds(1), configuration.lowSpeedTime), bandwidth: configuration.bandwidth
+        ) { [logger] overdue in
             logger.warning("http: \(overdue)", metadata: ["splashd_op": "http"])
         }
         self.policy = URLPolicy(insecureHTTPHosts: Set(configuration.insecureHTTPHosts.map { $0.lowercased() }))

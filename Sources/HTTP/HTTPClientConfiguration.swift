@@ -26,6 +26,8 @@ extension HTTPClient {
         /// Open a new connection for every request. For probes: a kept-alive connection that died with
         /// the old network would only fail at the request timeout, where a fresh connect fails at once.
         public var freshConnections = false
+        /// Rates every transfer of every client sharing it keeps under together; nil: none.
+        public var bandwidth: BandwidthLimits?
 
         public init(
             version: String,

@@ -45,6 +45,13 @@ final class Transfer: @unchecked Sendable {
     let timeout: Duration?
     /// When the engine added it. Engine thread only.
     var addedAt: ContinuousClock.Instant?
+    /// The rates its bytes are admitted under, and whether it waits for them (its write callback paused
+    /// it). Engine thread only; see `BandwidthLimits`.
+    var bandwidth: BandwidthLimits?
+    var pausedForRate = false {
+        didSet { if pausedForRate && !oldValue { pausedSince = .now } }
+    }
+    var pausedSince: ContinuousClock.Instant?
 
     init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, timeout: Duration?) {
         self.timeout = timeout
@@ -61,7 +68,13 @@ final class Transfer: @unchecked Sendable {
         }
         _ = splashd_easy_setopt_write_cb(easy.pointer) { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+            let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+            // Over the rate: libcurl keeps these bytes and hands them over again once resumed.
+            if let bandwidth = transfer.bandwidth, !bandwidth.admit(bytes.count) {
+                transfer.pausedForRate = true
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
+            return transfer.receiveBody(bytes) ? size * count : 0
         }
     }
 

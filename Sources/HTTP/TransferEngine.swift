@@ -32,9 +32,18 @@ final class TransferEngine: @unchecked Sendable {
     /// Told when the engine had to end a transfer past its timeout itself (libcurl had not).
     private let overdue: @Sendable (String) -> Void
 
-    init(multi: CurlMultiHandle, stallLimit: Duration, overdue: @escaping @Sendable (String) -> Void = { _ in }) {
+    /// The rates all clients' transfers keep under together, and the upload share last given to this
+    /// engine's transfers.
+    private let bandwidth: BandwidthLimits?
+    private var givenSendShare: Int64 = 0
+
+    init(
+        multi: CurlMultiHandle, stallLimit: Duration, bandwidth: BandwidthLimits? = nil,
+        overdue: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.multi = multi
         self.stallLimit = stallLimit
+        self.bandwidth = bandwidth
         self.overdue = overdue
         let thread = Thread { [self] in run() }
         thread.name = "splashd-http"
@@ -77,13 +86,17 @@ final class TransferEngine: @unchecked Sendable {
             _ = multi.perform()
             for (easy, code) in multi.completed() {
                 guard let transfer = active.removeValue(forKey: easy) else { continue }
+                bandwidth?.ended()
                 multi.remove(transfer.easy)
                 transfer.finish(code)
             }
             nudgeStalled()
+            shareBandwidth()
             // With transfers in flight libcurl shortens this to its own next timer; the 1 s cap is only a
-            // safety net (and the pace of `nudgeStalled`). With none, sleep until `wakeup`.
-            multi.poll(timeoutMs: active.isEmpty ? Int32.max : 1000)
+            // safety net (and the pace of `nudgeStalled`). With none, sleep until `wakeup`. Downloads paused
+            // for the rate are resumed when the bucket has bytes again.
+            let timeout = active.isEmpty ? Int32.max : min(1000, resumePausedForRate())
+            multi.poll(timeoutMs: timeout)
         }
     }
 
@@ -127,8 +140,9 @@ final class TransferEngine: @unchecked Sendable {
                 remove(transfer, with: .timeout)
                 continue
             }
-            // Transfers still waiting for a connection are left to libcurl's connect timeout.
-            guard transfer.lastActivity != nil || transfer.easy.hasConnection else { continue }
+            // Transfers still waiting for a connection are left to libcurl's connect timeout; one paused for
+            // the rate waits for the bucket, not for its server.
+            guard transfer.lastActivity != nil || transfer.easy.hasConnection, !transfer.pausedForRate else { continue }
             guard let last = transfer.lastActivity else {
                 transfer.lastActivity = now  // just connected: the quiet time starts here
                 continue
@@ -143,6 +157,35 @@ final class TransferEngine: @unchecked Sendable {
         }
     }
 
+    /// Gives every transfer in flight its share of the upload rate when it changed (a transfer began or
+    /// ended in any client, or the rate did). libcurl applies a new limit from its next write.
+    private func shareBandwidth() {
+        guard let bandwidth, !active.isEmpty else { return }
+        let share = bandwidth.sendShare
+        guard share != givenSendShare else { return }
+        givenSendShare = share
+        for transfer in active.values { transfer.easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: share) }
+    }
+
+    /// Resumes the downloads paused for the rate once the bucket has bytes again, the longest paused
+    /// first (each resume may take them all and pause the next again); milliseconds until it is worth
+    /// looking again.
+    private func resumePausedForRate() -> Int32 {
+        guard let bandwidth else { return 1000 }
+        var paused = active.values.filter(\.pausedForRate)
+        guard !paused.isEmpty else { return 1000 }
+        paused.sort { ($0.pausedSince ?? .now) < ($1.pausedSince ?? .now) }
+        for transfer in paused {
+            guard bandwidth.untilAdmitting == .zero else { break }
+            transfer.pausedForRate = false
+            // Waiting for the rate is not a stall.
+            transfer.lastActivity = .now
+            transfer.easy.resume()
+        }
+        let wait = bandwidth.untilAdmitting
+        return Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
+    }
+
     private func add(_ transfer: Transfer) {
         if transfer.cancelRequested.load(ordering: .sequentiallyConsistent) {
             return transfer.complete(.failure(.cancelled))
@@ -154,6 +197,11 @@ final class TransferEngine: @unchecked Sendable {
         }
         transfer.addedAt = .now
         active[transfer.easy.pointer] = transfer
+        if let bandwidth {
+            bandwidth.began()
+            transfer.bandwidth = bandwidth
+            transfer.easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: bandwidth.sendShare)
+        }
     }
 
     /// How long past its own timeout a transfer may live before the engine ends it: libcurl's timer
@@ -162,6 +210,7 @@ final class TransferEngine: @unchecked Sendable {
 
     private func remove(_ transfer: Transfer, with error: HTTPError) {
         guard active.removeValue(forKey: transfer.easy.pointer) != nil else { return }
+        bandwidth?.ended()
         multi.remove(transfer.easy)
         transfer.complete(.failure(error))
     }

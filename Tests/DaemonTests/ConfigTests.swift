@@ -1,4 +1,5 @@
 @testable import Daemon
+import HTTP
 import Foundation
 import Logging
 import Testing
@@ -115,6 +116,9 @@ import TestSupport
             ("[pictures]\nterminal = \"sixels\"\n", "c.toml:2: pictures.terminal must be one of auto, none, symbols, sixel, kitty, iterm"),
             ("[network]\non_metered = \"sometimes\"\n", "c.toml:2: network.on_metered must be one of defer-bulk, pause, ignore"),
             ("[power]\non_battery = true\n", "c.toml:2: power.on_battery must be a string"),
+            ("[network]\nmax_download_rate = \"fast\"\n", "c.toml:2: network.max_download_rate must be a rate like \"2 MB/s\""),
+            ("[network]\nmax_upload_rate = \"0 MB/s\"\n", "c.toml:2: network.max_upload_rate must be from 1 KiB/s to 1 TB/s"),
+            ("[network]\nmax_download_rate = 2000000\n", "c.toml:2: network.max_download_rate must be a string"),
         ]
         for (text, expected) in cases {
             var config = DaemonConfig()
@@ -125,6 +129,18 @@ import TestSupport
                 #expect(error.description.hasPrefix(expected), "\(error)")
             }
         }
+    }
+
+    @Test func ratesAreWrittenAsAPersonWritesThem() throws {
+        var config = DaemonConfig()
+        try config.apply(try ConfigFile(path: "c.toml", text: "[network]\nmax_download_rate = \"2 MB/s\"\nmax_upload_rate = \"1.5 MiB\""))
+        #expect(config.bandwidth.download == 2_000_000 && config.bandwidth.upload == 1_572_864)
+        try config.apply(try ConfigFile(path: "c.toml", text: "[network]\nmax_download_rate = \"unlimited\"\nmax_upload_rate = \"500kb/s\""))
+        #expect(config.bandwidth.download == nil && config.bandwidth.upload == 500_000)
+        // A reload applies the rates at once; the summary says so.
+        var fresh = config
+        fresh.bandwidth.download = 1_000_000
+        #expect(config.liveChanges(to: fresh) == "network rates download unlimited, upload 500000 B/s → download 1000000 B/s, upload 500000 B/s")
     }
 
     @Test func plainHTTPHostsAreAnArrayOrACommaList() throws {

@@ -42,6 +42,28 @@ struct ConfigEntry: Sendable {
         return chosen
     }
 
+    /// A rate of bytes a second, as a person writes one: "2 MB/s", "500 KB/s", "1.5 MiB/s" (decimal
+    /// units are powers of 1000, binary ones of 1024; "/s" may be left out); "unlimited": none (nil).
+    func rate() throws(ConfigError) -> Int64? {
+        let text = try string().trimmingCharacters(in: .whitespaces)
+        if text.lowercased() == "unlimited" { return nil }
+        let units: [String: Double] = [
+            "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824,
+        ]
+        var rest = text.lowercased()
+        if rest.hasSuffix("/s") { rest.removeLast(2) }
+        let number = rest.prefix { $0.isNumber || $0 == "." }
+        let unit = rest.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+        guard let value = Double(number), let scale = units[unit] else {
+            throw refused("must be a rate like \"2 MB/s\" or \"500 KB/s\", or \"unlimited\" (given \"\(text)\")")
+        }
+        let bytes = value * scale
+        guard bytes >= 1024, bytes <= 1e12 else {
+            throw refused("must be from 1 KiB/s to 1 TB/s; leave it out, or say \"unlimited\", for no limit (given \"\(text)\")")
+        }
+        return Int64(bytes)
+    }
+
     /// Hosts as a TOML array of strings, or as one comma-separated string (the environment variable's form).
     func hosts() throws(ConfigError) -> [String] {
         switch value {

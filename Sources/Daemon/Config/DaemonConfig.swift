@@ -93,6 +93,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// CPU (perceptual hashes, screen-sized copies, the duplicate scan, prefetch) waits, or not.
     public var onBattery = PowerPolicy.deferBackground
     public var onPowerSaver = PowerPolicy.deferBackground
+    /// What all transfers together keep under, in bytes a second (`network.max_download_rate`,
+    /// `network.max_upload_rate`); nil: no limit. Changed by a reload without a restart.
+    public var bandwidth = BandwidthLimits.Rates()
 
     public enum MeteredPolicy: String, Sendable, CaseIterable {
         case deferBulk = "defer-bulk"
@@ -184,6 +187,8 @@ public struct DaemonConfig: Sendable, Equatable {
         "network.on_metered": { config, entry throws(ConfigError) in config.onMetered = try entry.choice(MeteredPolicy.self) },
         "power.on_battery": { config, entry throws(ConfigError) in config.onBattery = try entry.choice(PowerPolicy.self) },
         "power.on_power_saver": { config, entry throws(ConfigError) in config.onPowerSaver = try entry.choice(PowerPolicy.self) },
+        "network.max_download_rate": { config, entry throws(ConfigError) in config.bandwidth.download = try entry.rate() },
+        "network.max_upload_rate": { config, entry throws(ConfigError) in config.bandwidth.upload = try entry.rate() },
     ]
 
     /// Applies a parsed config file over these values. The first key refused (in key order) is the
