@@ -207,7 +207,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "Shared", "Support", "Store", "Library", "Editing", "Control", "Systemd", "Journal", "HTTP", "Account", "Supabase", "Connectivity", "Sync", "PhotoSources",
-                "Realtime", "Pictures", "OAuth", "GooglePhotos", "Web", "Desktop", .product(name: "NIOCore", package: "swift-nio"),
+                "Realtime", "Pictures", "OAuth", "GooglePhotos", "Web", "Desktop", "CLIText", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

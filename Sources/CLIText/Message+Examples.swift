@@ -45,6 +45,14 @@ extension Message {
         .desktopUnknown,
         .desktopSilent,
         .noServiceAskedYet,
+        .notifySignedOutSummary,
+        .notifySignedOutBody(reason: "the account server ended the session"),
+        .notifySignIn,
+        .notifyRejectedSummary(23),
+        .notifyRejectedBody,
+        .notifyDuplicateSummary,
+        .notifyDuplicateBody,
+        .notifyShow,
         .syncPausedUntil("2026-11-29 14:00"),
         .downloadsPausedUntil("2026-11-29 14:00"),
         .syncPausedUntilResume,
@@ -248,7 +256,7 @@ extension Message {
     /// language ("1 photo", "1 curtida"), not "1 photos". Add one here for each new counting case.
     /// (Counts that are not quantities of a noun — a pid, a year, a page number — are 1 too.)
     public static let singularExamples: [Message] = [
-        .minutesAgo(1), .hoursAgo(1), .daysAgo(1), .originalsNotShared(1),
+        .minutesAgo(1), .hoursAgo(1), .daysAgo(1), .originalsNotShared(1), .notifyRejectedSummary(1),
         .googlePicksSummary(imported: 1, duplicates: 1, skipped: 1, failed: 1),
         .daemonHeader(pid: 1, uptime: "1 s"),
         .outboxCounts(pending: 1, inFlight: 1, rejected: 1),

@@ -128,6 +128,15 @@ public enum Message: Sendable, Equatable {
     /// `pause --for` given what is not a length of time, or one out of range.
     case pauseLengthUnreadable(String)
     case pauseLengthOutOfRange(String)
+    /// Desktop notifications (the daemon's, in the language of its environment): what needs the person.
+    case notifySignedOutSummary
+    case notifySignedOutBody(reason: String)
+    case notifySignIn
+    case notifyRejectedSummary(Int)
+    case notifyRejectedBody
+    case notifyDuplicateSummary
+    case notifyDuplicateBody
+    case notifyShow
     /// No photo service asked since the start (`status`).
     case noServiceAskedYet
     /// Connectivity when no account server is configured: nothing is offline, there is none.

@@ -36,6 +36,7 @@ struct DaemonGraph {
     let realtime: RealtimeCapability?
     let desktop: DesktopCapability
     let pause: SyncPause
+    let notifications: NotificationCapability?
     let picturesFolder: PicturesFolderService?
     let gallery: GalleryCapability?
     let galleryServer: GalleryServer?
@@ -139,6 +140,9 @@ struct DaemonGraph {
         let gallery = GalleryCapability.make(
             config: config, directories: directories, inherited: gallerySockets, state: state, clock: clock, logger: logger)
 
+        let notifications = NotificationCapability.make(
+            config: config, state: state, account: account, gallery: gallery, clock: clock, logger: logger)
+
         let router = Routes.make(
             state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,
             feeds: sources.feeds, images: images, edits: edits, imports: imports, guests: guests,
@@ -157,7 +161,7 @@ struct DaemonGraph {
 
         return DaemonGraph(
             config: config, store: store, audit: audit, state: state, account: account, clockKeeper: clockKeeper, network: network, sync: sync, images: images, imports: imports, google: google, guests: guests, sources: sources,
-            realtime: realtime, desktop: desktop, pause: pause, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
+            realtime: realtime, desktop: desktop, pause: pause, notifications: notifications, picturesFolder: picturesFolder, gallery: gallery, galleryServer: galleryServer, router: router,
             server: server, eventLoops: eventLoops,
             http: http, notifier: notifier, logger: logger)
     }
@@ -187,6 +191,7 @@ struct DaemonGraph {
         if let monitor = network.monitor { services.append(.init(service: monitor)) }
         if let signals = desktop.signals { services.append(.init(service: signals)) }
         services.append(.init(service: pause))
+        if let notifications { services.append(.init(service: notifications)) }
         if let engine = sync.engine { services.append(.init(service: engine)) }
         if let pull = sync.pull { services.append(.init(service: pull)) }
         if let realtime {

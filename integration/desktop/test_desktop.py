@@ -285,3 +285,55 @@ def test_a_pause_survives_kill_9_and_queues_a_like_as_offline(devstack, start_da
 
     assert "sync running" in splashctl(daemon, "resume").stdout
     wait_for("the like sent once resumed", lambda: devstack.server_likes(daemon.email)[0].get(photo) is True, 10)
+
+
+def test_a_session_the_server_ends_raises_one_notification_and_its_click_opens_the_gallery(
+        buses, devstack, standins, start_daemon, tmp_path):
+    # xdg-open as the desktop's: it writes down the address it was asked to open.
+    opened = tmp_path / "opened"
+    stand_in = tmp_path / "bin" / "xdg-open"
+    stand_in.parent.mkdir()
+    stand_in.write_text(f"#!/bin/sh\necho \"$1\" >> {opened}\n")
+    stand_in.chmod(0o755)
+    daemon = start_daemon(env=dict(devstack.daemon_env(), PATH=f"{stand_in.parent}:/usr/bin:/bin"))
+    email = daemon.signup()
+    daemon.call("auth.logout")
+    daemon.login(email)
+    time.sleep(1)
+    assert standins.notifications() == [], "a sign-out the person asked for is no news"
+
+    devstack.knobs({"access_token_lifetime": 4})
+    try:
+        daemon.login(email)  # a short-lived session: its refresh comes in ~2 s, and the server has ended it
+        devstack.revoke(email)
+        wait_for("signed out by the server", lambda: daemon.call("daemon.status")["account"]["state"] == "signed_out", 60)
+    finally:
+        devstack.knobs({"access_token_lifetime": 3600})
+    shown = wait_for("a notification", standins.notifications, 5)
+    time.sleep(2)  # anything more would have come by now
+    shown = standins.notifications()
+    assert len(shown) == 1, shown
+    note = shown[0]
+    assert note["app_name"] == "splashd" and note["summary"] == "splashd: signed out", note
+    assert "sign in again" in note["body"] and note["actions"][:2] == ["default", "Sign in"], note
+
+    standins.invoke_action(note["id"], "default")
+    address = wait_for("the gallery opened", lambda: opened.exists() and opened.read_text().strip(), 10)
+    assert address.startswith("http://127.0.0.1:") and "?token=" in address and address.endswith("#/account"), address
+
+
+def test_a_notification_server_that_never_answers_holds_nothing_up(devstack, standins, start_daemon):
+    standins.notifications_silent(True)
+    daemon = start_daemon(env=devstack.daemon_env())
+    email = daemon.signup()
+    devstack.knobs({"access_token_lifetime": 4})
+    try:
+        daemon.login(email)
+        devstack.revoke(email)
+        wait_for("signed out by the server", lambda: daemon.call("daemon.status")["account"]["state"] == "signed_out", 60)
+    finally:
+        devstack.knobs({"access_token_lifetime": 3600})
+    wait_for("the Notify asked", standins.notifications, 5)
+    daemon.login(email)  # the daemon answers meanwhile
+    wait_for("the unanswered call said", lambda: "did not answer" in daemon.log_text(), 10)
+    assert daemon.call("daemon.status")["account"]["state"] == "signed_in"

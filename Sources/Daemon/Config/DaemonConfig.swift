@@ -96,6 +96,8 @@ public struct DaemonConfig: Sendable, Equatable {
     /// What all transfers together keep under, in bytes a second (`network.max_download_rate`,
     /// `network.max_upload_rate`); nil: no limit. Changed by a reload without a restart.
     public var bandwidth = BandwidthLimits.Rates()
+    /// Desktop notifications of what needs the person (signed out, a change refused, a like held).
+    public var notificationsEnabled = true
 
     public enum MeteredPolicy: String, Sendable, CaseIterable {
         case deferBulk = "defer-bulk"
@@ -189,6 +191,7 @@ public struct DaemonConfig: Sendable, Equatable {
         "power.on_power_saver": { config, entry throws(ConfigError) in config.onPowerSaver = try entry.choice(PowerPolicy.self) },
         "network.max_download_rate": { config, entry throws(ConfigError) in config.bandwidth.download = try entry.rate() },
         "network.max_upload_rate": { config, entry throws(ConfigError) in config.bandwidth.upload = try entry.rate() },
+        "notifications.enabled": { config, entry throws(ConfigError) in config.notificationsEnabled = try entry.bool() },
     ]
 
     /// Applies a parsed config file over these values. The first key refused (in key order) is the
