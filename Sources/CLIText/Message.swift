@@ -137,6 +137,11 @@ public enum Message: Sendable, Equatable {
     case notifyDuplicateSummary
     case notifyDuplicateBody
     case notifyShow
+    case notifyGooglePickSummary
+    case notifyGoogleEndedSummary
+    case notifyGoogleEndedBody(reason: String)
+    case notifyDiskFullSummary
+    case notifyDiskFullBody(directory: String)
     /// No photo service asked since the start (`status`).
     case noServiceAskedYet
     /// Connectivity when no account server is configured: nothing is offline, there is none.

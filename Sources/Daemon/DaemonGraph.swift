@@ -110,9 +110,13 @@ struct DaemonGraph {
             announce: sync.announce, pictures: pictures, logger: logger)
         let imports = ImportCapability.make(
             config: config, store: store, state: state, renditions: images?.renditions, announce: sync.announce, logger: logger)
+        let gallery = GalleryCapability.make(
+            config: config, directories: directories, inherited: gallerySockets, state: state, clock: clock, logger: logger)
+        let notifications = NotificationCapability.make(
+            config: config, state: state, account: account, gallery: gallery, dataDirectory: directories.data, clock: clock, logger: logger)
         let google = GoogleCapability.make(
             config: config, store: store, directories: directories, importer: imports.importer, state: state,
-            renditions: images?.renditions, http: http, logger: logger)
+            renditions: images?.renditions, http: http, logger: logger, ended: { notifications?.googleEnded(because: $0) })
         let guests = GuestCapability(adoption: GuestAdoption(store: store, announce: sync.announce), logger: logger)
         let sources = SourceCapability.make(
             config: config, store: store, state: state, images: images, health: network.health, http: http, logger: logger)
@@ -137,11 +141,6 @@ struct DaemonGraph {
                 downloadPatience: images.map { _ in .seconds(2) }, clock: clock, logger: logger)
         }
         picturesFolder?.follow(state.bus, counts: state.current.library, library: library)
-        let gallery = GalleryCapability.make(
-            config: config, directories: directories, inherited: gallerySockets, state: state, clock: clock, logger: logger)
-
-        let notifications = NotificationCapability.make(
-            config: config, state: state, account: account, gallery: gallery, clock: clock, logger: logger)
 
         let router = Routes.make(
             state: state, library: library, logger: logger, account: account, sync: sync, search: sources.search,

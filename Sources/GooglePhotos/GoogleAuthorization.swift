@@ -26,9 +26,15 @@ public actor GoogleAuthorization {
     private let logger: Logger
     private var tokens: GoogleTokens?
     private var endedBecause: String?
+    /// Told why, when Google ended the connection (not when the person disconnected).
+    private let ended: @Sendable (String) -> Void
     public private(set) var refreshesSent = 0
 
-    public init(settings: GoogleSettings, http: HTTPClient, stateDirectory: String, timeout: Duration = .seconds(300), logger: Logger) {
+    public init(
+        settings: GoogleSettings, http: HTTPClient, stateDirectory: String, timeout: Duration = .seconds(300), logger: Logger,
+        ended: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.ended = ended
         self.settings = settings
         self.http = http
         file = GoogleTokenFile(directory: stateDirectory)
@@ -147,6 +153,7 @@ public actor GoogleAuthorization {
         endedBecause = reason
         file.remove()
         logger.notice("disconnected from Google", metadata: ["splashd_op": "google", "splashd_reason": "\(reason ?? "asked")"])
+        if let reason { ended(reason) }
     }
 
     private func keep(_ fresh: GoogleTokens) throws(GoogleFailure) {

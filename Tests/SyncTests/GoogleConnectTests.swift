@@ -55,6 +55,7 @@ import TestSupport
 
             let disconnected = try await daemon.send(GoogleDisconnectRequest())
             #expect(disconnected.disconnected && disconnected.googleNotified)
+            #expect(!daemon.process.stderr.contains("splashd_kind=google_ended"), "a disconnect the person asked for is no news")
             #expect(try await devstack.requests("POST /google/revoke") == 1)
             #expect(!FileManager.default.fileExists(atPath: daemon.stateDir + "/google.json"))
             #expect(try await daemon.send(GoogleStatusRequest()).connected == false)
@@ -80,6 +81,9 @@ import TestSupport
             let status = try await daemon.send(GoogleStatusRequest())
             #expect(!status.connected && status.endedBecause?.contains("revoked") == true)
             #expect(!FileManager.default.fileExists(atPath: daemon.stateDir + "/google.json"))
+            // The person did not disconnect: it is news, as a desktop notification (none shows here:
+            // no session bus; integration/desktop tests the bus's side).
+            #expect(daemon.process.stderr.contains("notification splashd_kind=google_ended"), "\(daemon.process.stderr.suffix(2000))")
             #expect(try await Self.connect(daemon).connected, "connecting again works")
         }
     }

@@ -17,7 +17,8 @@ struct GoogleCapability: Sendable {
 
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState,
-        renditions: ScreenRenditions<AnyClock<Duration>>?, http clients: HTTPClients, logger: Logger
+        renditions: ScreenRenditions<AnyClock<Duration>>?, http clients: HTTPClients, logger: Logger,
+        ended: @escaping @Sendable (String) -> Void = { _ in }
     ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
             return GoogleCapability(authorization: nil, picks: nil)
@@ -32,7 +33,8 @@ struct GoogleCapability: Sendable {
         let settings = GoogleSettings(
             clientId: clientId, clientSecret: secret, authURL: config.googleAuthURL, tokenURL: config.googleTokenURL,
             revokeURL: config.googleRevokeURL, pickerURL: config.googlePickerURL)
-        let authorization = GoogleAuthorization(settings: settings, http: http, stateDirectory: directories.state, logger: logger)
+        let authorization = GoogleAuthorization(
+            settings: settings, http: http, stateDirectory: directories.state, logger: logger, ended: ended)
         let picks = PicksImporter(
             store: store, api: PickerAPI(settings: settings, http: http, authorization: authorization, pageSize: config.googlePickerPageSize),
             importer: importer, dataDirectory: directories.data, maxFileBytes: Int64(config.imagesMaxFileMiB) << 20,
