@@ -116,14 +116,15 @@ struct DaemonGraph {
             config: config, state: state, account: account, gallery: gallery, dataDirectory: directories.data, clock: clock, logger: logger)
         let google = GoogleCapability.make(
             config: config, store: store, directories: directories, importer: imports.importer, state: state,
-            renditions: images?.renditions, http: http, logger: logger, ended: { notifications?.googleEnded(because: $0) })
+            renditions: images?.renditions, http: http, background: background, logger: logger,
+            ended: { notifications?.googleEnded(because: $0) })
         let guests = GuestCapability(adoption: GuestAdoption(store: store, announce: sync.announce), logger: logger)
         let sources = SourceCapability.make(
             config: config, store: store, state: state, images: images, health: network.health, http: http, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
-        let waiters = HoldWaiters(account: account, images: images, sync: sync, realtime: realtime, network: network)
+        let waiters = HoldWaiters(account: account, images: images, sync: sync, realtime: realtime, network: network, google: google)
         let desktop = DesktopCapability.make(
             config: config, state: state, store: store, gate: background, waiters: waiters, clock: clock, logger: logger)
         let pause = SyncPause(path: directories.state + "/pause.json", gate: background, clock: clock, logger: logger) { status in

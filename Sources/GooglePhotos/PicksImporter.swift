@@ -36,12 +36,16 @@ public final class PicksImporter: Service, Sendable {
     private let wakeup = Wakeup()
     /// Moves whenever a session or a pick is written: `status` waits on it for a session to end.
     private let written = ChangeSignal()
+    /// Whether whole files may be downloaded now (not on a metered network, not paused): picks wait
+    /// otherwise, and `ring` says when they may go.
+    private let mayDownload: @Sendable () -> Bool
 
     public init(
         store: Store, api: PickerAPI, importer: PhotoImporter, dataDirectory: String, maxFileBytes: Int64,
         progress: @escaping @Sendable (ImportProgress) -> Void, imported: @escaping @Sendable ([ImportedPhoto]) -> Void = { _ in },
-        logger: Logger
+        mayDownload: @escaping @Sendable () -> Bool = { true }, logger: Logger
     ) {
+        self.mayDownload = mayDownload
         self.imported = imported
         self.store = store
         self.api = api
@@ -92,6 +96,11 @@ public final class PicksImporter: Service, Sendable {
             }
             await written.wait(beyond: seen, until: deadline)
         }
+    }
+
+    /// Downloads may go again (a hold ended): sessions waiting to import move on.
+    public func ring() {
+        wakeup.ring()
     }
 
     public func run() async throws {
@@ -171,6 +180,9 @@ public final class PicksImporter: Service, Sendable {
     /// When to try again after a failure that passes (Google or the network unreachable); nil: done,
     /// stopped, or nothing to wait for.
     private func importPicks(_ session: GoogleSessionRow, listed: [PickerAPI.Item]? = nil) async -> ContinuousClock.Instant? {
+        // Whole files: they wait with the library's downloads (a metered network, a pause) until `ring`.
+        // Listed again then: the items' baseUrls live an hour.
+        guard mayDownload() else { return nil }
         var items = Self.byId(listed ?? [])
         var relisted = listed != nil
         do throws(GoogleFailure) {

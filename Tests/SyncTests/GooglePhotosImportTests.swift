@@ -68,6 +68,28 @@ import TestSupport
         }
     }
 
+    /// Picks are whole files: they wait while downloads are held (here the person's pause of downloads;
+    /// a metered network holds them the same way), and come once the hold ends.
+    @Test func picksWaitWhileDownloadsAreHeld() async throws {
+        try await SplashdFixture.run { fixture in
+            let daemon = try await Self.connected(fixture)
+            _ = try await daemon.send(SyncPauseRequest(downloadsOnly: true))
+            let start = try await daemon.send(GooglePickRequest())
+            try await Self.pick(start, "pick=2")
+            try await daemon.wait(for: "the picks listed") {
+                try await daemon.send(GooglePicksRequest(session: start.session)).state == "importing"
+            }
+            try await Task.sleep(for: .seconds(1))  // a pick would have been fetched by now
+            #expect(try await daemon.send(GooglePicksRequest(session: start.session)).imported == 0)
+            let library = daemon.directory + "/data/library/google"
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: library))?.isEmpty ?? true, "nothing downloaded while held")
+
+            _ = try await daemon.send(SyncResumeRequest())
+            let picks = try await Self.ended(daemon, start)
+            #expect(picks.state == "done" && picks.imported == 2, "\(picks)")
+        }
+    }
+
     /// Nobody picks in time: the session expires, with the reason, and nothing is left waiting.
     @Test func aSessionNobodyPicksInExpires() async throws {
         try await SplashdFixture.run { fixture in

@@ -17,7 +17,7 @@ struct GoogleCapability: Sendable {
 
     static func make(
         config: DaemonConfig, store: Store, directories: DaemonDirectories, importer: PhotoImporter, state: DaemonState,
-        renditions: ScreenRenditions<AnyClock<Duration>>?, http clients: HTTPClients, logger: Logger,
+        renditions: ScreenRenditions<AnyClock<Duration>>?, http clients: HTTPClients, background: BackgroundGate, logger: Logger,
         ended: @escaping @Sendable (String) -> Void = { _ in }
     ) -> GoogleCapability {
         guard let clientId = config.googleClientId, let secret = config.googleClientSecret, !clientId.isEmpty, !secret.isEmpty else {
@@ -44,7 +44,7 @@ struct GoogleCapability: Sendable {
                 for photo in photos where photo.width * photo.height > ScreenRendition.worthwhilePixels {
                     renditions?.wanted(photoId: photo.id, source: photo.path)
                 }
-            }, logger: logger)
+            }, mayDownload: { background.allowsTransfers }, logger: logger)
         return GoogleCapability(authorization: authorization, picks: picks)
     }
 }

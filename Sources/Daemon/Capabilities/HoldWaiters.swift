@@ -1,4 +1,5 @@
 import Account
+import GooglePhotos
 import Realtime
 import Support
 import Sync
@@ -11,6 +12,7 @@ struct HoldWaiters: Sendable {
     var sync: SyncCapability
     var realtime: RealtimeCapability?
     var network: NetworkCapability
+    var google: GoogleCapability
 
     func ring() {
         images?.queue.ring()
@@ -19,5 +21,6 @@ struct HoldWaiters: Sendable {
         sync.engine?.ring()
         network.gate.changed.signal()
         realtime?.service.ring()
+        google.picks?.ring()
     }
 }
