@@ -76,7 +76,8 @@ import TestSupport
     }
 
     func scanner<C: Clock<Duration>>(
-        hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30), released: Counter = Counter(), clock: C = ContinuousClock()
+        hashed: Asked, downloading: Flag = Flag(), patience: Duration = .seconds(30), released: Counter = Counter(), clock: C = ContinuousClock(),
+        background: BackgroundGate = BackgroundGate()
     ) -> DuplicateScanner<C> {
         DuplicateScanner(
             store: store, dataDirectory: dir.path, threshold: 4,
@@ -85,7 +86,7 @@ import TestSupport
                 hashed.ids.withLock { $0.append(id) }
                 return Self.hashes[id].map(PerceptualHash.init(value:))
             },
-            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, settleFor: .zero,
+            accountId: { "u" }, transfersActive: { downloading.isOn }, patience: patience, settleFor: .zero, background: background,
             likesSettled: { released.add() }, clock: clock, logger: Logger(label: "test"))
     }
 
@@ -156,6 +157,30 @@ import TestSupport
         await clock.advance(by: .seconds(1))
         let later = await eventually(tries: 500, every: .milliseconds(20)) { hashed.all } until: { $0.count == 4 }
         #expect(later.count == 4, "hashed beside a transfer that never ends, after the patience")
+    }
+
+    /// On battery or power saver background hashing waits, however long, until the hold ends; a like
+    /// waiting for its photo's comparison does not wait with it.
+    @Test func hashingWaitsWhileBackgroundWorkIsHeldButALikeIsStillCompared() async throws {
+        let hashed = Asked(), clock = TestClock(), gate = BackgroundGate()
+        gate.update { $0.background = .onBattery }
+        let now = Date()
+        _ = try likeWithChecks(["f"], now: now)
+        let scanner = scanner(hashed: hashed, clock: clock, background: gate)
+        let running = Task { try await scanner.run() }
+        defer { running.cancel() }
+        scanner.arrived(photoId: "unsplash:c", path: dir.path + "/library/unsplash/c.regular.jpg")
+        scanner.arrived(photoId: "unsplash:f", path: dir.path + "/library/unsplash/f.regular.jpg")
+        let liked = await eventually(tries: 500, every: .milliseconds(10)) { hashed.all } until: { $0.contains("f") }
+        #expect(liked.contains("f"), "the like's photo is compared on battery")
+        await clock.advance(by: .seconds(3600))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!hashed.all.contains("c") && !hashed.all.contains("d"), "background hashing waits, patience or not")
+
+        gate.update { $0.background = nil }
+        scanner.transfersMayHaveEnded()
+        let all = await eventually(tries: 500, every: .milliseconds(10)) { hashed.all } until: { $0.contains("c") }
+        #expect(all.contains("c"), "hashed once the hold ended")
     }
 
     /// A like of a photo whose file has not been compared with the library waits for

@@ -277,6 +277,10 @@ class StandIns:
         with self._changed:
             return copy.deepcopy(self._notified)
 
+    def inhibit_refused(self, refused):
+        """While True, logind refuses Inhibit (as it does a caller its policy denies)."""
+        self._call(self._on_loop(setattr, self, "_refuse_inhibit", bool(refused)))
+
     def notifications_silent(self, silent):
         """While True, Notify calls are recorded and never answered, as by a hung server."""
         self._call(self._on_loop(setattr, self, "_silent", bool(silent)))
@@ -429,6 +433,8 @@ class StandIns:
             return Message.new_error(message, ErrorType.INVALID_ARGS, f"Inhibit takes ssss, not {message.signature}")
         if message.flags & MessageFlag.NO_REPLY_EXPECTED:
             return True
+        if getattr(self, "_refuse_inhibit", False):
+            return Message.new_error(message, "org.freedesktop.DBus.Error.AccessDenied", "Permission denied")
         read_end, write_end = os.pipe()
         what, who, why, mode = message.body
         record = dict(what=what, who=who, why=why, mode=mode, sender=message.sender,

@@ -337,3 +337,17 @@ def test_a_notification_server_that_never_answers_holds_nothing_up(devstack, sta
     daemon.login(email)  # the daemon answers meanwhile
     wait_for("the unanswered call said", lambda: "did not answer" in daemon.log_text(), 10)
     assert daemon.call("daemon.status")["account"]["state"] == "signed_in"
+
+
+def test_an_inhibitor_logind_refuses_is_said_and_a_sleep_still_goes_well(standins, start_daemon):
+    standins.inhibit_refused(True)
+    daemon = start_daemon()
+    wait_for("the refusal said", lambda: "cannot delay a suspend" in daemon.log_text(), 10)
+    assert desktop(daemon)["sleep_inhibitor"] is False
+    standins.prepare_for_sleep(True)
+    wait_for("the sleep heard", lambda: "about to sleep" in daemon.log_text(), 5)
+    standins.inhibit_refused(False)
+    standins.prepare_for_sleep(False)
+    # After the wake it asks again, and gets it.
+    wait_for("the inhibitor taken at the wake", lambda: desktop(daemon)["sleep_inhibitor"], 10)
+    assert daemon.running()
