@@ -157,12 +157,8 @@ def test_an_inhibitor_is_taken_when_logind_comes(standins, start_daemon):
 
 @pytest.fixture(scope="module")
 def devstack():
-    stack = Devstack(photos=60, prefix="splashd-devstack-desktop-")
-    stack.up()
-    try:
+    with Devstack(photos=60, prefix="splashd-devstack-desktop-") as stack:
         yield stack
-    finally:
-        stack.down()
 
 
 def library_files(daemon):

@@ -19,12 +19,8 @@ ARTEFACTS = os.environ.get("GALLERY_ARTEFACTS") or tempfile.mkdtemp(prefix="spla
 
 @pytest.fixture(scope="module")
 def devstack():
-    stack = Devstack(photos=60, prefix="splashd-devstack-gallery-")
-    stack.up()
-    try:
+    with Devstack(photos=60, prefix="splashd-devstack-gallery-") as stack:
         yield stack
-    finally:
-        stack.down()
 
 
 @pytest.fixture

@@ -51,6 +51,12 @@ class Devstack:
         self.env = dict(line.split("=", 1) for line in self.run("up").splitlines() if "=" in line)
         return self
 
+    def __enter__(self):
+        return self.up()
+
+    def __exit__(self, *exc):
+        self.down()
+
     def down(self):
         """Stops the instance; a failure is reported, not raised (this is cleanup)."""
         try:
