@@ -129,6 +129,8 @@ struct DaemonGraph {
             config: config, state: state, store: store, gate: background, waiters: waiters, clock: clock, logger: logger)
         let pause = SyncPause(path: directories.state + "/pause.json", gate: background, clock: clock, logger: logger) { status in
             state.setPause(status)
+            // Likes waiting for their photo's file to be compared would wait for nothing.
+            if status.paused { images?.scanner.filesWillNotCome() }
             waiters.ring()
         }
         state.setPause(pause.current)
