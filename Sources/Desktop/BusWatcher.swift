@@ -7,10 +7,11 @@ import Synchronization
 
 /// One D-Bus bus watched on a thread of its own (sd-bus is not thread-safe, and its calls block):
 /// properties read when the bus connects, when their service appears and whenever it says they
-/// changed; signals handed over as they come; jobs run there on request. A bus that goes away, or was
-/// never there (a container, a machine without a desktop), is tried again, 1 s doubling to a minute,
-/// and every property it watched is unknown (nil) meanwhile: a daemon without D-Bus behaves as one
-/// that never heard of it.
+/// changed; signals handed over as they come; jobs run there on request. A bus that goes away is
+/// tried again, 1 s doubling to a minute, and every property it watched is unknown (nil) meanwhile. A
+/// bus that is not there at the start (no socket: a container, a server without a desktop) is not
+/// looked for again until the next start: an idle daemon wakes for nothing. Either way a daemon
+/// without D-Bus behaves as one that never heard of it.
 final class BusWatcher: Sendable {
     struct Property: Sendable {
         var service: String
@@ -106,18 +107,31 @@ final class BusWatcher: Sendable {
     private func loop() {
         var delay = Duration.seconds(1)
         var lastFailure: String?
+        var everConnected = false
         while !stopping.load(ordering: .acquiring) {
             do throws(DBusFailure) {
                 let connection = try DBusConnection(bus, callTimeout: .seconds(2))
                 try install(on: connection)
                 connected.store(true, ordering: .releasing)
+                everConnected = true
                 connectionChanged(true)
                 logger.info("D-Bus: the \(bus.rawValue) bus is here", metadata: ["splashd_op": "dbus"])
                 lastFailure = nil
                 delay = .seconds(1)
                 try serve(connection)
             } catch {
-                // Said once per outage: a machine without the bus would say it every minute.
+                if !everConnected && Self.absent(error) {
+                    logger.notice("D-Bus: no \(bus.rawValue) bus (\(error)); its signals are unknown until splashd starts again",
+                                  metadata: ["splashd_op": "dbus"])
+                    connectionChanged(false)
+                    // Asleep until the stop: jobs asked meanwhile have no bus to run on.
+                    while !stopping.load(ordering: .acquiring) {
+                        waitForWake(timeout: nil)
+                        jobs.withLock { $0.removeAll() }
+                    }
+                    break
+                }
+                // Said once per outage.
                 if lastFailure != error.description {
                     let what = connected.load(ordering: .acquiring) ? "lost the \(bus.rawValue) bus" : "no \(bus.rawValue) bus"
                     logger.notice("D-Bus: \(what) (\(error)); its signals are unknown until it comes", metadata: ["splashd_op": "dbus"])
@@ -240,9 +254,15 @@ final class BusWatcher: Sendable {
         }
     }
 
-    private func waitForWake(timeout: Duration) {
+    /// No bus to connect to on this machine: no socket where it would be, or no address at all.
+    private static func absent(_ error: DBusFailure) -> Bool {
+        [-ENOENT, -ECONNREFUSED, -ENOMEDIUM].contains(error.code)
+    }
+
+    /// Sleeps until `perform` or `stop` rings, or `timeout` (nil: none) passes.
+    private func waitForWake(timeout: Duration?) {
         var fds = [pollfd(fd: wakeRead.raw, events: Int16(POLLIN), revents: 0)]
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = timeout.map { Int32($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
         _ = poll(&fds, 1, milliseconds)
         drainWake()
     }
