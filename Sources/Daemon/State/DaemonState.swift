@@ -119,6 +119,14 @@ extension HoldReason {
 }
 
 public enum StatusLine {
+    /// `date` as HH:MM in `timeZone`.
+    static func clockTime(_ date: Date, _ timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let at = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", at.hour ?? 0, at.minute ?? 0)
+    }
+
     public static func make(_ v: DaemonState.Values, timeZone: TimeZone = .current) -> String {
         var parts: [String] = []
         switch v.connectivity.state {
@@ -136,20 +144,10 @@ public enum StatusLine {
         }
         parts.append("\(v.outbox.pending + v.outbox.inFlight) queued")
         if v.outbox.rejected > 0 { parts.append("\(v.outbox.rejected) rejected") }
-        if let lastSync = v.lastSync {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = timeZone
-            let parts2 = calendar.dateComponents([.hour, .minute], from: lastSync)
-            parts.append(String(format: "synced %02d:%02d", parts2.hour ?? 0, parts2.minute ?? 0))
-        }
+        if let lastSync = v.lastSync { parts.append("synced " + clockTime(lastSync, timeZone)) }
         if let pause = v.pause, pause.paused {
             let what = pause.downloadsOnly ? "downloads paused" : "paused"
-            parts.append(pause.until.map { until in
-                var calendar = Calendar(identifier: .gregorian)
-                calendar.timeZone = timeZone
-                let at = calendar.dateComponents([.hour, .minute], from: until)
-                return what + String(format: " until %02d:%02d", at.hour ?? 0, at.minute ?? 0)
-            } ?? what)
+            parts.append(pause.until.map { what + " until " + clockTime($0, timeZone) } ?? what)
         }
         if !v.services.isEmpty {
             parts.append("\(v.services.filter { $0.state == .up }.count)/\(v.services.count) photo services answer")
