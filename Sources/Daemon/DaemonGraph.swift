@@ -124,13 +124,12 @@ struct DaemonGraph {
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
             config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
-        let waiters = HoldWaiters(account: account, images: images, sync: sync, realtime: realtime, network: network, google: google)
+        let waiters = HoldWaiters(
+            gate: background, account: account, images: images, sync: sync, realtime: realtime, network: network, google: google)
         let desktop = DesktopCapability.make(
             config: config, state: state, store: store, gate: background, waiters: waiters, clock: clock, logger: logger)
         let pause = SyncPause(path: directories.state + "/pause.json", gate: background, clock: clock, logger: logger) { status in
             state.setPause(status)
-            // Likes waiting for their photo's file to be compared would wait for nothing.
-            if status.paused { images?.scanner.filesWillNotCome() }
             waiters.ring()
         }
         state.setPause(pause.current)

@@ -32,8 +32,6 @@ struct DesktopCapability: Sendable {
                     current.background = wanted.background
                     current.sync = wanted.sync
                 }
-                // Likes waiting for their photo's file to be compared would wait for nothing.
-                if wanted.transfers != nil { waiters.images?.scanner.filesWillNotCome() }
                 state.setDesktop(status(conditions, gate.current))
                 logger.info("desktop: \(describe(conditions))", metadata: ["splashd_op": "desktop"])
                 waiters.ring()
