@@ -74,8 +74,6 @@ final class BusWatcher: Sendable {
         wakeWrite = FileDescriptor(ends[1])
     }
 
-    var isConnected: Bool { connected.load(ordering: .acquiring) }
-
     /// Runs `job` on the bus's thread with its connection, once one is up; dropped if the bus is down.
     func perform(_ job: @escaping @Sendable (DBusConnection) -> Void) {
         jobs.withLock { $0.append(job) }

@@ -5,7 +5,7 @@ import Support
 import Synchronization
 
 /// The desktop's word on this machine, from the system bus: NetworkManager's metered flag, UPower's
-/// battery, power-profiles-daemon's power saver (`conditions`, each change settled for `settle` before
+/// battery, power-profiles-daemon's power saver (to `conditionsChanged`, each change settled for `settle` before
 /// it counts: a flag that flaps ten times a second is heard once it stops), and logind's suspend
 /// (`PrepareForSleep`), met with a delay inhibitor: `beforeSleep` runs, for at most `sleepBudget`, and
 /// the inhibitor is let go; after the resume it is taken again and `afterResume` runs.
@@ -108,12 +108,6 @@ public final class DesktopSignals: Service, Sendable {
             connectionChanged: { connected in heard.note { $0.bus = connected } },
             logger: logger)
     }
-
-    /// The settled conditions.
-    public var conditions: DesktopConditions { settled.withLock { $0 } }
-
-    /// Whether splashd holds logind's delay inhibitor now.
-    public var holdsSleepInhibitor: Bool { inhibitor.isHeld }
 
     public func run() async throws {
         await withDiscardingTaskGroup { group in

@@ -17,7 +17,6 @@ import Sync
 /// nothing is known, nothing is held).
 struct DesktopCapability: Sendable {
     let signals: DesktopSignals?
-    let gate: BackgroundGate
 
     static func make(
         config: DaemonConfig, state: DaemonState, store: Store, gate: BackgroundGate, waiters: HoldWaiters, clock: AnyClock<Duration>,
@@ -57,10 +56,10 @@ struct DesktopCapability: Sendable {
                 waiters.ring()
             })
         do {
-            return DesktopCapability(signals: try DesktopSignals(handlers: handlers, clock: clock, logger: logger), gate: gate)
+            return DesktopCapability(signals: try DesktopSignals(handlers: handlers, clock: clock, logger: logger))
         } catch {
             logger.warning("no desktop signals: \(error)", metadata: ["splashd_op": "desktop"])
-            return DesktopCapability(signals: nil, gate: gate)
+            return DesktopCapability(signals: nil)
         }
     }
 
