@@ -49,17 +49,12 @@ final class CurlEasyHandle {
         splashd_easy_setopt_slist(pointer, option, list.pointer)
     }
 
-    /// Request body: libcurl copies the bytes (CURLOPT_COPYPOSTFIELDS), so the array need not be pinned.
-    /// The size must be set first, or libcurl would stop at the first NUL byte.
-    func setBody(_ body: [UInt8]) {
-        set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
-        guard !body.isEmpty else {
-            set(CURLOPT_COPYPOSTFIELDS, "")
-            return
-        }
-        body.withUnsafeBytes { bytes in
-            _ = splashd_easy_setopt_ptr(pointer, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-        }
+    /// A request with a body of `count` bytes, which the transfer's read callback hands over (POST; a
+    /// custom method on top sends it as well). The size goes first as Content-Length, so libcurl does not
+    /// fall back to chunked encoding.
+    func setBody(count: Int) {
+        set(CURLOPT_POST, 1)
+        set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(count))
     }
 
     /// Pauses receiving and resumes at once. The resume is what matters: libcurl then runs the transfer
@@ -72,8 +67,9 @@ final class CurlEasyHandle {
         _ = curl_easy_pause(pointer, CURLPAUSE_CONT)
     }
 
-    /// Resumes a transfer its write callback paused (CURL_WRITEFUNC_PAUSE): libcurl hands the bytes it
-    /// kept to the callback again from inside this call.
+    /// Resumes a transfer its write or read callback paused (CURL_WRITEFUNC_PAUSE, CURL_READFUNC_PAUSE):
+    /// libcurl hands a paused download's kept bytes to the callback again from inside this call, and asks
+    /// a paused upload for its next bytes again.
     func resume() {
         _ = curl_easy_pause(pointer, CURLPAUSE_CONT)
     }

@@ -45,23 +45,38 @@ final class Transfer: @unchecked Sendable {
     let timeout: Duration?
     /// When the engine added it. Engine thread only.
     var addedAt: ContinuousClock.Instant?
-    /// The rates its bytes are admitted under, and whether it waits for them (its write callback paused
-    /// it). Engine thread only; see `BandwidthLimits`.
+    /// The rates its bytes are admitted under, and the direction whose bucket it waits for (its write or
+    /// read callback paused it). Engine thread only; see `BandwidthLimits`.
     var bandwidth: BandwidthLimits?
-    var pausedForRate = false {
-        didSet { if pausedForRate && !oldValue { pausedSince = .now } }
+    var pausedForRate: BandwidthLimits.Direction? {
+        didSet { if pausedForRate != nil && oldValue == nil { pausedSince = .now } }
     }
     var pausedSince: ContinuousClock.Instant?
+    /// The request body, handed to libcurl by the read callback as the upload rate allows, and how much
+    /// of it libcurl has taken (libcurl moves it back through the seek callback to send it again).
+    private let requestBody: [UInt8]
+    private var bodySent = 0
 
-    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, timeout: Duration?) {
+    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, requestBody: [UInt8], timeout: Duration?) {
         self.timeout = timeout
         self.easy = easy
         self.headerList = headerList
         self.sink = sink
+        self.requestBody = requestBody
         let me = Unmanaged.passUnretained(self).toOpaque()
         // The engine holds the transfer for as long as libcurl may call back, so an unretained pointer is enough.
         easy.set(CURLOPT_HEADERDATA, pointer: me)
         easy.set(CURLOPT_WRITEDATA, pointer: me)
+        easy.set(CURLOPT_READDATA, pointer: me)
+        easy.set(CURLOPT_SEEKDATA, pointer: me)
+        _ = splashd_easy_setopt_read_cb(easy.pointer) { buffer, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+        }
+        _ = splashd_easy_setopt_seek_cb(easy.pointer) { user, offset, origin in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            return transfer.rewindBody(to: Int64(offset), from: origin)
+        }
         _ = splashd_easy_setopt_header_cb(easy.pointer) { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
@@ -70,8 +85,8 @@ final class Transfer: @unchecked Sendable {
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
             // Over the rate: libcurl keeps these bytes and hands them over again once resumed.
-            if let bandwidth = transfer.bandwidth, !bandwidth.admit(bytes.count) {
-                transfer.pausedForRate = true
+            if let bandwidth = transfer.bandwidth, !bandwidth.admit(bytes.count, .download) {
+                transfer.pausedForRate = .download
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             return transfer.receiveBody(bytes) ? size * count : 0
@@ -127,6 +142,30 @@ final class Transfer: @unchecked Sendable {
             headers.add(name: name, value: value)
         }
         return true
+    }
+
+    /// Hands libcurl the body's next bytes, as many as fit, once the upload rate admits them; sending is
+    /// activity, as receiving is (a large body at a low rate is not a stall).
+    private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, requestBody.count - bodySent)
+        guard count > 0 else { return 0 }
+        if let bandwidth, !bandwidth.admit(count, .upload) {
+            pausedForRate = .upload
+            return Int(CURL_READFUNC_PAUSE)
+        }
+        requestBody.withUnsafeBytes { bytes in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[bodySent..<(bodySent + count)]))
+        }
+        bodySent += count
+        lastActivity = .now
+        return count
+    }
+
+    /// libcurl sends the body again (a connection that died before the answer, a refused HTTP/2 stream).
+    private func rewindBody(to offset: Int64, from origin: Int32) -> Int32 {
+        guard origin == SEEK_SET, offset >= 0, offset <= Int64(requestBody.count) else { return CURL_SEEKFUNC_CANTSEEK }
+        bodySent = Int(offset)
+        return CURL_SEEKFUNC_OK
     }
 
     /// Bodies arrive already decoded (gzip, br), so the size limit bounds what we hold, not what was sent.

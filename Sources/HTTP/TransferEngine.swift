@@ -32,10 +32,8 @@ final class TransferEngine: @unchecked Sendable {
     /// Told when the engine had to end a transfer past its timeout itself (libcurl had not).
     private let overdue: @Sendable (String) -> Void
 
-    /// The rates all clients' transfers keep under together, and the upload share last given to this
-    /// engine's transfers.
+    /// The rates all clients' transfers keep under together.
     private let bandwidth: BandwidthLimits?
-    private var givenSendShare: Int64 = 0
 
     init(
         multi: CurlMultiHandle, stallLimit: Duration, bandwidth: BandwidthLimits? = nil,
@@ -86,14 +84,12 @@ final class TransferEngine: @unchecked Sendable {
             _ = multi.perform()
             for (easy, code) in multi.completed() {
                 guard let transfer = active.removeValue(forKey: easy) else { continue }
-                bandwidth?.ended()
                 multi.remove(transfer.easy)
                 transfer.finish(code)
             }
             nudgeStalled()
-            shareBandwidth()
             // With transfers in flight libcurl shortens this to its own next timer; the 1 s cap is only a
-            // safety net (and the pace of `nudgeStalled`). With none, sleep until `wakeup`. Downloads paused
+            // safety net (and the pace of `nudgeStalled`). With none, sleep until `wakeup`. Transfers paused
             // for the rate are resumed when the bucket has bytes again.
             let timeout = active.isEmpty ? Int32.max : min(1000, resumePausedForRate())
             multi.poll(timeoutMs: timeout)
@@ -142,7 +138,7 @@ final class TransferEngine: @unchecked Sendable {
             }
             // Transfers still waiting for a connection are left to libcurl's connect timeout; one paused for
             // the rate waits for the bucket, not for its server.
-            guard transfer.lastActivity != nil || transfer.easy.hasConnection, !transfer.pausedForRate else { continue }
+            guard transfer.lastActivity != nil || transfer.easy.hasConnection, transfer.pausedForRate == nil else { continue }
             guard let last = transfer.lastActivity else {
                 transfer.lastActivity = now  // just connected: the quiet time starts here
                 continue
@@ -157,32 +153,30 @@ final class TransferEngine: @unchecked Sendable {
         }
     }
 
-    /// Gives every transfer in flight its share of the upload rate when it changed (a transfer began or
-    /// ended in any client, or the rate did). libcurl applies a new limit from its next write.
-    private func shareBandwidth() {
-        guard let bandwidth, !active.isEmpty else { return }
-        let share = bandwidth.sendShare
-        guard share != givenSendShare else { return }
-        givenSendShare = share
-        for transfer in active.values { transfer.easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: share) }
-    }
-
-    /// Resumes the downloads paused for the rate once the bucket has bytes again, the longest paused
-    /// first (each resume may take them all and pause the next again); milliseconds until it is worth
-    /// looking again.
+    /// Resumes the transfers paused for the rate once their direction's bucket has bytes again, the
+    /// longest paused first (each resume may take them all and pause the next again); milliseconds until
+    /// it is worth looking again.
     private func resumePausedForRate() -> Int32 {
         guard let bandwidth else { return 1000 }
-        var paused = active.values.filter(\.pausedForRate)
+        var paused = active.values.filter { $0.pausedForRate != nil }
         guard !paused.isEmpty else { return 1000 }
         paused.sort { ($0.pausedSince ?? .now) < ($1.pausedSince ?? .now) }
+        var wait = Duration.seconds(1)
         for transfer in paused {
-            guard bandwidth.untilAdmitting == .zero else { break }
-            transfer.pausedForRate = false
+            guard let direction = transfer.pausedForRate else { continue }
+            let until = bandwidth.untilAdmitting(direction)
+            guard until == .zero else {
+                wait = min(wait, until)
+                continue
+            }
+            transfer.pausedForRate = nil
             // Waiting for the rate is not a stall.
             transfer.lastActivity = .now
             transfer.easy.resume()
         }
-        let wait = bandwidth.untilAdmitting
+        for transfer in paused {
+            if let direction = transfer.pausedForRate { wait = min(wait, bandwidth.untilAdmitting(direction)) }
+        }
         return Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
     }
 
@@ -197,11 +191,7 @@ final class TransferEngine: @unchecked Sendable {
         }
         transfer.addedAt = .now
         active[transfer.easy.pointer] = transfer
-        if let bandwidth {
-            bandwidth.began()
-            transfer.bandwidth = bandwidth
-            transfer.easy.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: bandwidth.sendShare)
-        }
+        transfer.bandwidth = bandwidth
     }
 
     /// How long past its own timeout a transfer may live before the engine ends it: libcurl's timer
@@ -210,7 +200,6 @@ final class TransferEngine: @unchecked Sendable {
 
     private func remove(_ transfer: Transfer, with error: HTTPError) {
         guard active.removeValue(forKey: transfer.easy.pointer) != nil else { return }
-        bandwidth?.ended()
         multi.remove(transfer.easy)
         transfer.complete(.failure(error))
     }

@@ -57,6 +57,45 @@ import Testing
         }
     }
 
+    /// The body goes through the read callback, so a retry libcurl makes on its own (a reused connection
+    /// that died before answering) rewinds it through the seek callback and sends it whole again.
+    @Test func aBodyIsSentAgainWhenLibcurlRetriesOnAFreshConnection() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            _ = try await client.send(HTTPRequest(url: server.url("/echo")))
+            let payload = Array(String(repeating: "0123456789abcdef", count: 20_000).utf8)
+            let echoed = try json(try await client.send(HTTPRequest(method: "POST", url: server.url("/dies-once-reused"), body: payload)))
+            #expect((echoed["body"] as? String).map { Array($0.utf8) } == payload)
+            let stats = try await server.stats(using: client)
+            #expect(stats["died"] as? Int == payload.count, "the first try, on the reused connection, was read whole and not answered")
+        }
+    }
+
+    /// Two bodies sent at once under an upload rate both arrive whole, and together take at least the
+    /// time the rate allows. Only that bound is checked: a slow machine makes it longer, never shorter.
+    @Test func uploadsTogetherKeepUnderTheUploadRate() async throws {
+        try await withServer { server in
+            let rate = 256 << 10
+            let limits = BandwidthLimits()
+            limits.set(.init(upload: Int64(rate)))
+            let client = try makeClient { $0.bandwidth = limits }
+            let payload = Array(String(repeating: "upload-rate-test", count: 300 << 6).utf8)
+            let started = ContinuousClock.now
+            async let first = client.send(HTTPRequest(method: "POST", url: server.url("/echo"), body: payload))
+            async let second = client.send(HTTPRequest(method: "PUT", url: server.url("/echo"), body: payload))
+            let answers = try await [first, second]
+            let elapsed = ContinuousClock.now - started
+            for answer in answers {
+                #expect((try json(answer)["body"] as? String).map { Array($0.utf8) } == payload)
+            }
+            // What may go before the rate holds: the bucket's tenth of a second, and one chunk of libcurl's
+            // (64 KiB) taken on credit by each transfer.
+            let credit = rate / 10 + 2 * (64 << 10)
+            let atLeast = Double(2 * payload.count - credit) / Double(rate)
+            #expect(elapsed >= .milliseconds(Int(atLeast * 1000)), "\(2 * payload.count) bytes in \(elapsed) under \(rate) B/s")
+        }
+    }
+
     @Test func nonSuccessStatusIsReturnedAndThrowsOnlyWhenAsked() async throws {
         try await withServer { server in
             let client = try makeClient()

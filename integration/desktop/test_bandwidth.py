@@ -1,10 +1,13 @@
-"""network.max_download_rate: every transfer together keeps under it, and a reload changes it without a
-restart (docs/desktop.md)."""
+"""network.max_download_rate and max_upload_rate: every transfer together keeps under them, and a reload
+changes them without a restart (docs/desktop.md)."""
 import os
+import random
 import signal
 import time
 import urllib.request
+from datetime import datetime
 
+from splashtest.net import http_json
 from test_desktop import BIN, devstack, search, start_daemon, wait_for  # noqa: F401 (fixtures)
 
 
@@ -65,3 +68,52 @@ def test_a_download_rate_holds_over_all_transfers_and_a_reload_changes_it(devsta
     size, seconds = downloaded(daemon, events, photos[11:])
     print(f"after the reload: {size / 1e6:.1f} MB in {seconds:.1f} s")
     assert size / seconds > 2e6, f"{size / seconds / 1e6:.2f} MB/s after the limit was lifted"
+
+
+def distinct_photos(folder, count):
+    """`count` JPEGs of about 2 MB each, no two alike to a perceptual hash (each a random 8 × 8 pattern
+    under noise, which also keeps them from compressing)."""
+    from PIL import Image
+    rng = random.Random(51)
+    for i in range(count):
+        pattern = Image.frombytes("L", (8, 8), rng.randbytes(64)).resize((2000, 1500), Image.NEAREST).convert("RGB")
+        noise = Image.frombytes("RGB", (2000, 1500), rng.randbytes(2000 * 1500 * 3))
+        Image.blend(pattern, noise, 0.3).save(folder / f"photo{i:02d}.jpg", quality=95)
+
+
+def stored_originals(devstack, user_id):
+    """The account's objects in Storage's originals bucket, as the server recorded them."""
+    status, objects = http_json("POST", devstack.backend + "/storage/v1/object/list/originals",
+                                {"prefix": user_id, "limit": 1000}, headers=devstack.service_headers())
+    assert status == 200, objects
+    return objects
+
+
+def test_an_upload_rate_holds_over_the_originals_sent(devstack, start_daemon, tmp_path):
+    """Liked local photos send their originals to Storage one after another; the rate is measured by the
+    server, from the first one's arrival to the last one's, over the bytes of all but the first."""
+    daemon = start_daemon(env=devstack.daemon_env(), config='[network]\nmax_upload_rate = "1 MB/s"\n')
+    daemon.signup()
+    folder = tmp_path / "Pictures"
+    folder.mkdir()
+    distinct_photos(folder, 12)
+    imported = daemon.call("library.import", {"path": str(folder)}, timeout=120)
+    assert len(imported["imported"]) == 12, imported
+    for photo in imported["imported"]:
+        daemon.call("photos.like", {"id": photo["id"]})
+    user = devstack.user_id(daemon.email)
+
+    def all_sent():
+        # Storage is asked once the queue says it is empty (the counts follow the queue a moment behind).
+        outbox = daemon.call("daemon.status")["outbox"]
+        return outbox["pending"] + outbox["in_flight"] == 0 and len(objects := stored_originals(devstack, user)) == 12 and objects
+    objects = wait_for("every original in Storage", all_sent, 90)
+
+    objects.sort(key=lambda o: o["created_at"])
+    first, last = (datetime.fromisoformat(objects[i]["created_at"]) for i in (0, -1))
+    size = sum(o["metadata"]["size"] for o in objects[1:])
+    seconds = (last - first).total_seconds()
+    rate = size / seconds
+    print(f"{size / 1e6:.1f} MB in {seconds:.1f} s: {rate / 1e6:.3f} MB/s under a limit of 1 MB/s")
+    assert size >= 20e6, f"only {size / 1e6:.1f} MB: the measure needs 20"
+    assert 0.9e6 <= rate <= 1.1e6, f"{rate / 1e6:.3f} MB/s is not within 10 % of 1 MB/s"

@@ -21,6 +21,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
+        self.served = 0
         with lock:
             stats["connections"] += 1
 
@@ -61,6 +62,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         with lock:
             stats["requests"] += 1
+        self.served += 1
         getattr(self, "r_" + url.path.strip("/").replace("-", "_") or "r_root", self.r_missing)(q, body)
 
     def r_missing(self, q, body):
@@ -71,6 +73,18 @@ class Handler(BaseHTTPRequestHandler):
                "headers": {k.lower(): v for k, v in self.headers.items()},
                "body": body.decode("utf-8", "replace")}
         self.send(200, json.dumps(out).encode(), [("Content-Type", "application/json"), ("X-Multi", "a"), ("X-Multi", "b")])
+
+    def r_dies_once_reused(self, q, body):
+        # The body read, then the connection closed without an answer, once and only on a reused
+        # connection: libcurl retries on a fresh one, and must send the body again from its start.
+        with lock:
+            dies = self.served > 1 and not stats.get("died")
+            if dies:
+                stats["died"] = len(body)
+        if dies:
+            self.close_connection = True
+            return
+        self.r_echo(q, body)
 
     def r_stats(self, q, body):
         with lock:
