@@ -12,6 +12,11 @@ struct PauseCommand: AsyncParsableCommand {
     @Option(name: .customLong("for"), parsing: .unconditional, help: .text(.pauseFor)) var length: String?
     @Flag(help: .text(.pauseDownloadsOnly)) var downloadsOnly = false
 
+    /// A length it cannot read is a usage error of this command, shown with its own usage.
+    func validate() throws {
+        _ = try length.map { try PauseLength.seconds($0) }
+    }
+
     func run() async throws {
         let seconds = try length.map { try PauseLength.seconds($0) }
         try await global.run(SyncPauseRequest(forSeconds: seconds, downloadsOnly: downloadsOnly ? true : nil)) { status, style in
