@@ -9,14 +9,15 @@ import { t, translate } from "/i18n.js";
 import { LibraryGrid } from "/library.js";
 import { Connection } from "/rpc.js";
 import { Search } from "/search.js";
-import { Status } from "/status.js";
+import { pauseText, Status } from "/status.js";
 import { Triage } from "/triage.js";
 
 const statusLine = document.getElementById("status");
 const filters = document.getElementById("filters");
 const EVENTS = [
   "photo.changed", "library.changed", "account.changed", "connectivity.changed", "live.changed", "outbox.changed",
-  "images.changed", "import.progress", "profile.updated", "users.changed", "search.refreshed",
+  "images.changed", "import.progress", "profile.updated", "users.changed", "search.refreshed", "desktop.changed",
+  "pause.changed",
 ];
 const COLORS = ["black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue"];
 /// Screen → its section's id.
@@ -43,7 +44,8 @@ function say(text, ended = false) {
 }
 
 function describe(status) {
-  return `${t(`account.${status.account.state}`)} · ${t(`connectivity.${status.connectivity.state}`)}`;
+  const paused = status.pause?.paused ? ` · ${pauseText(status.pause)}` : "";
+  return `${t(`account.${status.account.state}`)} · ${t(`connectivity.${status.connectivity.state}`)}${paused}`;
 }
 
 /// The filter form as `photos.list` parameters.
@@ -132,7 +134,7 @@ const screens = new Screens();
 async function connect(retryIn = 1000) {
   const connection = new Connection(`ws://${location.host}/rpc`);
   connection.onEvent = (event) => {
-    if (event.type === "account.changed" || event.type === "connectivity.changed") {
+    if (["account.changed", "connectivity.changed", "pause.changed"].includes(event.type)) {
       connection.call("daemon.status").then((status) => say(describe(status))).catch(() => {});
     }
     screens.changed(event);

@@ -78,6 +78,17 @@ const strings = {
     "status.watch": "keep watching it", "status.import": "Import", "status.unwatch": "Stop watching",
     "status.googleOff": "Not set up on this machine.", "status.googleConnect": "Not connected: splashctl google connect connects it.",
     "status.googlePick": "Pick photos from Google Photos", "status.googleOpen": "Open Google Photos' picker",
+    "status.machine": "This machine", "status.sync": "Sync", "status.pauseFor": "Pause for", "status.pauseHour": "an hour",
+    "status.pauseEightHours": "eight hours", "status.pauseUntilResumed": "until resumed",
+    "status.pauseDownloadsOnly": "downloads only (likes and edits still go)", "status.pause": "Pause", "status.resume": "Resume",
+    "machine.unknown": "unknown (no system bus)", "machine.silent": "nothing said (no NetworkManager, UPower or power-profiles-daemon)",
+    "machine.metered": "metered network", "machine.unmetered": "unmetered network", "machine.onBattery": "on battery",
+    "machine.onMains": "on mains", "machine.powerSaver": "power saver on", "machine.transfersWait": "downloads and uploads wait",
+    "machine.syncWaits": "sync paused", "machine.backgroundWaits": "background work waits",
+    "pause.running": "sync running (not paused)", "pause.syncUntil": "sync paused until {until}",
+    "pause.syncUntilResumed": "sync paused until resumed",
+    "pause.downloadsUntil": "downloads paused until {until} (likes and edits still go)",
+    "pause.downloadsUntilResumed": "downloads paused until resumed (likes and edits still go)",
     "status.imageProgress": "{photo}: {change} · {downloading} downloading, {waiting} waiting",
     "status.importProgress": "Importing {root}: {done} of {total}",
   },
@@ -158,6 +169,17 @@ const strings = {
     "status.watch": "continuar observando", "status.import": "Importar", "status.unwatch": "Parar de observar",
     "status.googleOff": "Não configurado neste computador.", "status.googleConnect": "Não conectado: splashctl google connect conecta.",
     "status.googlePick": "Escolher fotos do Google Photos", "status.googleOpen": "Abrir o seletor do Google Photos",
+    "status.machine": "Esta máquina", "status.sync": "Sincronização", "status.pauseFor": "Pausar por", "status.pauseHour": "uma hora",
+    "status.pauseEightHours": "oito horas", "status.pauseUntilResumed": "até retomar",
+    "status.pauseDownloadsOnly": "só os downloads (curtidas e edições continuam)", "status.pause": "Pausar", "status.resume": "Retomar",
+    "machine.unknown": "desconhecido (sem barramento do sistema)", "machine.silent": "nada dito (sem NetworkManager, UPower nem power-profiles-daemon)",
+    "machine.metered": "rede limitada", "machine.unmetered": "rede ilimitada", "machine.onBattery": "na bateria",
+    "machine.onMains": "na tomada", "machine.powerSaver": "economia de energia ligada", "machine.transfersWait": "downloads e envios esperam",
+    "machine.syncWaits": "sincronização pausada", "machine.backgroundWaits": "trabalho em segundo plano espera",
+    "pause.running": "sincronização em andamento (sem pausa)", "pause.syncUntil": "sincronização pausada até {until}",
+    "pause.syncUntilResumed": "sincronização pausada até retomar",
+    "pause.downloadsUntil": "downloads pausados até {until} (curtidas e edições continuam)",
+    "pause.downloadsUntilResumed": "downloads pausados até retomar (curtidas e edições continuam)",
     "status.imageProgress": "{photo}: {change} · {downloading} baixando, {waiting} esperando",
     "status.importProgress": "Importando {root}: {done} de {total}",
   },
@@ -185,6 +207,7 @@ export function tElements(key, elements) {
 
 export const numbers = new Intl.NumberFormat(language);
 export const dates = new Intl.DateTimeFormat(language, { dateStyle: "medium" });
+export const moments = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" });
 
 /// Puts the words into the markup under `root`.
 export function translate(root = document) {

@@ -1,7 +1,8 @@
-// What splashd is doing: each service's reachability, the live channel, the outbox with retry and
-// drop, the cache's tiers, the watched folders (add, watch, unwatch), a Google Photos pick, and the
-// progress of downloads and imports as the events tell it.
-import { dates, numbers, t } from "/i18n.js";
+// What splashd is doing: each service's reachability, the live channel, what the desktop says of this
+// machine, the pause (pause and resume), the outbox with retry and drop, the cache's tiers, the watched
+// folders (add, watch, unwatch), a Google Photos pick, and the progress of downloads and imports as the
+// events tell it.
+import { dates, moments, numbers, t } from "/i18n.js";
 import { inPageLanguage } from "/rpc.js";
 import { button, bytes, element, outLink, refusal } from "/ui.js";
 
@@ -41,9 +42,30 @@ export class Status {
         [t("status.network"), `${t(`connectivity.${status.connectivity.state}`)}${status.connectivity.reason ? ` — ${inPageLanguage(status.connectivity.text, status.connectivity.reason)}` : ""}`],
         [t("status.live"), t(`live.${status.live.state}`) + (status.live.reason ? ` — ${inPageLanguage(status.live.text, status.live.reason)}` : "")],
         [t("status.account"), t(`account.${status.account.state}`) + (status.account.email ? ` (${status.account.email})` : "")],
+        [t("status.machine"), machine(status.desktop)],
         [t("status.library"), t("status.libraryCounts", { photos: numbers.format(status.library.photos), liked: numbers.format(status.library.liked), edited: numbers.format(status.library.edited) })],
         [t("status.version"), `splashd ${status.version} · pid ${status.pid} · ${t("status.since", { when: dates.format(new Date(status.started_at)) })}`],
       ]));
+    const pause = status.pause ?? { paused: false, downloads_only: false };
+    const lengths = element("select", { name: "for" },
+      ...[["3600", "status.pauseHour"], ["28800", "status.pauseEightHours"], ["", "status.pauseUntilResumed"]]
+        .map(([value, key]) => element("option", { value, text: t(key) })));
+    const pauseForm = element("form", { class: "pause" },
+      element("label", {}, element("span", { text: t("status.pauseFor") }), lengths),
+      element("label", {}, element("input", { type: "checkbox", name: "downloads_only" }), ` ${t("status.pauseDownloadsOnly")}`),
+      element("button", { type: "submit", text: t("status.pause") }));
+    pauseForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const form = new FormData(pauseForm);
+      const params = {};
+      if (form.get("for")) params.for_seconds = Number(form.get("for"));
+      if (form.get("downloads_only") === "on") params.downloads_only = true;
+      act("sync.pause", params)();
+    });
+    const sync = element("section", { "aria-labelledby": "sync-title" },
+      element("h3", { id: "sync-title", text: t("status.sync") }),
+      element("p", { class: pause.paused ? "paused" : "quiet", text: pauseText(pause) }),
+      pause.paused ? button(t("status.resume"), act("sync.resume", {})) : pauseForm);
     const outbox = element("section", { "aria-labelledby": "outbox-title" },
       element("h3", { id: "outbox-title", text: t("status.outbox", { pending: status.outbox.pending, rejected: status.outbox.rejected }) }),
       queue.ops.length === 0 ? element("p", { class: "quiet", text: t("status.outboxEmpty") }) : element("ul", { class: "ops" },
@@ -88,7 +110,7 @@ export class Status {
         }
       }));
     }
-    this.body.replaceChildren(services, outbox, tiers, folders, googlePhotos, said);
+    this.body.replaceChildren(services, sync, outbox, tiers, folders, googlePhotos, said);
   }
 
   /// Events: progress lines as they come, the rest drawn again.
@@ -112,4 +134,29 @@ export class Status {
       this.draw().catch(() => {});
     }, 200);
   }
+}
+
+/// What the desktop says of this machine, each with what waits for it (as `splashctl status` says it).
+function machine(desktop) {
+  if (!desktop) return "—";
+  if (!desktop.bus) return t("machine.unknown");
+  const held = (said, waits) => (waits ? `${said} — ${waits}` : said);
+  const parts = [];
+  if (desktop.metered !== undefined) {
+    const waits = desktop.sync_held ? t("machine.syncWaits") : desktop.transfers_held ? t("machine.transfersWait") : null;
+    parts.push(desktop.metered ? held(t("machine.metered"), waits) : t("machine.unmetered"));
+  }
+  if (desktop.on_battery !== undefined) {
+    parts.push(desktop.on_battery ? held(t("machine.onBattery"), desktop.background_held === "on_battery" ? t("machine.backgroundWaits") : null) : t("machine.onMains"));
+  }
+  if (desktop.power_saver) parts.push(held(t("machine.powerSaver"), desktop.background_held === "power_saver" ? t("machine.backgroundWaits") : null));
+  return parts.length ? parts.join(" · ") : t("machine.silent");
+}
+
+/// The pause in words: until when, and what waits.
+export function pauseText(pause) {
+  if (!pause.paused) return t("pause.running");
+  const until = pause.until ? moments.format(new Date(pause.until)) : null;
+  if (pause.downloads_only) return until ? t("pause.downloadsUntil", { until }) : t("pause.downloadsUntilResumed");
+  return until ? t("pause.syncUntil", { until }) : t("pause.syncUntilResumed");
 }

@@ -28,8 +28,8 @@ def daemons(devstack, tmp_path):
     """Starts daemons on demand (`daemons()` → a running Daemon, its gallery on a port of its own)."""
     started = []
 
-    def start(web_port=0):
-        env = dict(devstack.daemon_env(), SPLASHD_WEB_PORT=str(web_port))
+    def start(web_port=0, env=None):
+        env = dict(devstack.daemon_env(), SPLASHD_WEB_PORT=str(web_port), **(env or {}))
         daemon = Daemon(str(tmp_path / f"device{len(started)}"), os.path.join(BIN, "splashd"), env=env)
         daemon.start()
         started.append(daemon)

@@ -1,6 +1,8 @@
 """The gallery's search, editor, account and status screens in a real browser against devstack."""
 import os
+import time
 import uuid
+from datetime import datetime
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -287,7 +289,8 @@ def test_a_provider_sign_in_begun_in_the_gallery_leads_back_to_it(daemons, brows
 
 
 def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_path):
-    daemon = daemons()
+    # No system bus, whatever this machine has: what the page says of the desktop is then known.
+    daemon = daemons(env={"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={tmp_path}/no-bus"})
     folder = tmp_path / "Camera"
     folder.mkdir()
     open_gallery(browser, daemon)
@@ -295,6 +298,7 @@ def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_pa
     WebDriverWait(browser, 30).until(lambda b: visible(b, "#status-screen .status-body dl"))
     text = browser.find_element(By.CSS_SELECTOR, "#status-screen .status-body").text
     assert "Network" in text and "Live changes" in text and "Nothing waiting to be sent." in text
+    assert "This machine\nunknown (no system bus)" in text and "sync running (not paused)" in text, text
 
     add = browser.find_element(By.CSS_SELECTOR, "#status-screen form.add-folder")
     add.find_element(By.NAME, "path").send_keys(str(folder), Keys.ENTER)
@@ -303,6 +307,40 @@ def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_pa
     browser.find_element(By.CSS_SELECTOR, f"#status-screen .folders li[data-path='{folder}'] button").click()
     WebDriverWait(browser, 60).until(lambda b: not b.find_elements(By.CSS_SELECTOR, "#status-screen .folders li"))
     assert daemon.call("library.watching")["folders"] == []
+    assert refusals(browser) == []
+
+
+def test_status_pauses_and_resumes_and_hears_a_pause_made_elsewhere(daemons, browser):
+    daemon = daemons()
+    open_gallery(browser, daemon)
+    browser.find_element(By.ID, "nav-status").click()
+    WebDriverWait(browser, 30).until(lambda b: visible(b, "#status-screen form.pause"))
+    screen_says = lambda words: lambda b: words in b.find_element(By.CSS_SELECTOR, "#status-screen").text  # noqa: E731
+    header_says = lambda words: lambda b: words in b.find_element(By.ID, "status").text  # noqa: E731
+
+    pause = browser.find_element(By.CSS_SELECTOR, "#status-screen form.pause")
+    Select(pause.find_element(By.NAME, "for")).select_by_value("3600")
+    pause.find_element(By.NAME, "downloads_only").click()
+    asked = time.time()
+    pause.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(browser, 30).until(screen_says("downloads paused until"))
+    WebDriverWait(browser, 30).until(header_says("downloads paused until"))
+    paused = daemon.call("daemon.status")["pause"]
+    assert paused["paused"] and paused["downloads_only"], paused
+    left = datetime.fromisoformat(paused["until"].replace("Z", "+00:00")).timestamp() - asked
+    assert 3590 <= left <= 3610, f"an hour asked, {left:.0f} s given"
+
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "#status-screen button") if b.text == "Resume").click()
+    WebDriverWait(browser, 30).until(screen_says("sync running (not paused)"))
+    assert daemon.call("daemon.status")["pause"]["paused"] is False
+    WebDriverWait(browser, 30).until(lambda b: "paused" not in b.find_element(By.ID, "status").text)
+
+    # A pause made with splashctl reaches the open page by its event.
+    daemon.call("sync.pause", {})
+    WebDriverWait(browser, 30).until(screen_says("sync paused until resumed"))
+    WebDriverWait(browser, 30).until(header_says("sync paused until resumed"))
+    daemon.call("sync.resume", {})
+    WebDriverWait(browser, 30).until(screen_says("sync running (not paused)"))
     assert refusals(browser) == []
 
 
