@@ -17,7 +17,7 @@ const filters = document.getElementById("filters");
 const EVENTS = [
   "photo.changed", "library.changed", "account.changed", "connectivity.changed", "live.changed", "outbox.changed",
   "images.changed", "import.progress", "profile.updated", "users.changed", "search.refreshed", "desktop.changed",
-  "pause.changed",
+  "pause.changed", "daemon.reloaded",
 ];
 const COLORS = ["black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue"];
 /// Screen → its section's id.

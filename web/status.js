@@ -43,6 +43,7 @@ export class Status {
         [t("status.live"), t(`live.${status.live.state}`) + (status.live.reason ? ` — ${inPageLanguage(status.live.text, status.live.reason)}` : "")],
         [t("status.account"), t(`account.${status.account.state}`) + (status.account.email ? ` (${status.account.email})` : "")],
         [t("status.machine"), machine(status.desktop)],
+        ...(status.bandwidth ? [[t("status.bandwidth"), bandwidth(status.bandwidth)]] : []),
         [t("status.library"), t("status.libraryCounts", { photos: numbers.format(status.library.photos), liked: numbers.format(status.library.liked), edited: numbers.format(status.library.edited) })],
         [t("status.version"), `splashd ${status.version} · pid ${status.pid} · ${t("status.since", { when: dates.format(new Date(status.started_at)) })}`],
       ]));
@@ -151,6 +152,13 @@ function machine(desktop) {
   }
   if (desktop.power_saver) parts.push(held(t("machine.powerSaver"), desktop.background_held === "power_saver" ? t("machine.backgroundWaits") : null));
   return parts.length ? parts.join(" · ") : t("machine.silent");
+}
+
+/// The rate limits in force, each direction's.
+function bandwidth(limits) {
+  const download = limits.max_download_rate ? t("bandwidth.downloadsAtMost", { rate: `${bytes(limits.max_download_rate)}/s` }) : t("bandwidth.downloadsUnlimited");
+  const upload = limits.max_upload_rate ? t("bandwidth.uploadsAtMost", { rate: `${bytes(limits.max_upload_rate)}/s` }) : t("bandwidth.uploadsUnlimited");
+  return `${download} · ${upload}`;
 }
 
 /// The pause in words: until when, and what waits.

@@ -49,6 +49,11 @@ public enum Message: Sendable, Equatable {
     /// What the desktop says of this machine (`status`), and what waits for it.
     case meteredNetwork
     case unmeteredNetwork
+    /// The rate limits in force (`status`): a rate such as "2 MB/s", or none.
+    case downloadsAtMost(String)
+    case downloadsUnlimited
+    case uploadsAtMost(String)
+    case uploadsUnlimited
     case onBattery
     case onMains
     case powerSaverOn
@@ -346,6 +351,8 @@ public enum Label: CaseIterable, Sendable {
     /// The desktop's word on this machine: a metered network, the battery, power saver (`status`).
     case thisMachine
     case pause
+    /// The rate limits in force (`status`).
+    case bandwidth
     /// `edit --preview` drawn: the captions under the two pictures.
     case original, filtered
     case email, userID, profile, session, memberSince, lastSignIn, fetched

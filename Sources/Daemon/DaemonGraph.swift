@@ -62,7 +62,7 @@ struct DaemonGraph {
         logger: Logger
     ) async throws(Unreadable) -> DaemonGraph {
         let state = DaemonState(bus: EventBus(), directories: directories.asProtocol)
-        http.bandwidth.set(config.bandwidth)
+        limitBandwidth(config.bandwidth, http: http, state: state)
         let audit: FileAudit
         do {
             // A minute before the unclean run's start: a file's row takes its time from the same
@@ -227,6 +227,12 @@ struct DaemonGraph {
 }
 
 extension DaemonGraph {
+    /// Puts `rates` in force over every transfer, and in the status.
+    static func limitBandwidth(_ rates: BandwidthLimits.Rates, http: HTTPClients, state: DaemonState) {
+        http.bandwidth.set(rates)
+        state.setBandwidth(BandwidthStatus(maxDownloadRate: rates.download, maxUploadRate: rates.upload))
+    }
+
     /// systemd's STATUS= line follows connectivity, the account and the queue as they change.
     static func followStatusLine(state: DaemonState, notifier: SystemdNotifier) {
         let statusLine = Mutex("")

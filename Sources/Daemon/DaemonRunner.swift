@@ -106,7 +106,7 @@ public enum DaemonRunner {
             logger.critical("\(error)", metadata: ["splashd_op": "start"])
             return Exit.ioError
         }
-        let state = graph.state, server = graph.server, eventLoops = graph.eventLoops, bandwidth = graph.http.bandwidth
+        let state = graph.state, server = graph.server, eventLoops = graph.eventLoops, http = graph.http
 
         // Trap the signals before anything listens: a SIGTERM or SIGHUP that arrives between READY and
         // the service group's own setup must stop or reload the daemon, not kill it.
@@ -124,7 +124,7 @@ public enum DaemonRunner {
                         return current.liveChanges(to: fresh)
                     }
                     levelBox.level = options.logLevel ?? fresh.logLevel
-                    bandwidth.set(fresh.bandwidth)
+                    DaemonGraph.limitBandwidth(fresh.bandwidth, http: http, state: state)
                     state.bus.publish(.daemonReloaded)
                     return changes
                 }

@@ -54,6 +54,13 @@ import Testing
         #expect(StatusCommand.desktop(paused, plain) == Message.meteredNetwork.text() + " — " + Message.syncPaused.text() + " · " + Message.onMains.text())
     }
 
+    @Test func statusSaysTheRateLimitsInForce() {
+        #expect(StatusCommand.bandwidth(BandwidthStatus(maxDownloadRate: 2_000_000))
+            == Message.downloadsAtMost(Formatting.bytes(2_000_000) + "/s").text() + " · " + Message.uploadsUnlimited.text())
+        #expect(StatusCommand.bandwidth(BandwidthStatus(maxUploadRate: 1_500))
+            == Message.downloadsUnlimited.text() + " · " + Message.uploadsAtMost(Formatting.bytes(1_500) + "/s").text())
+    }
+
     /// Tried with no backend configured, status said "offline" while Unsplash answered and searches
     /// worked: now it says there is no account server, and lists the photo services, heard or not yet.
     @Test func statusWithoutAnAccountServerListsThePhotoServices() {

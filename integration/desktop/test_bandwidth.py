@@ -3,6 +3,7 @@ changes them without a restart (docs/desktop.md)."""
 import os
 import random
 import signal
+import subprocess
 import time
 import urllib.request
 from datetime import datetime
@@ -53,6 +54,10 @@ def test_a_download_rate_holds_over_all_transfers_and_a_reload_changes_it(devsta
     events = daemon.rpc(keep_events=True)
     events.call("events.subscribe", {"types": ["images.changed"]})
 
+    assert daemon.call("daemon.status")["bandwidth"] == {"max_download_rate": 1_000_000}
+    text = subprocess.run([os.path.join(BIN, "splashctl"), "--socket", daemon.socket_path, "status"], capture_output=True,
+                          text=True, timeout=30, env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}).stdout
+    assert "bandwidth" in text and "downloads at most 1.0 MB/s · uploads unlimited" in text, text
     size, seconds = downloaded(daemon, events, photos[:11])
     rate = size / seconds
     print(f"{size / 1e6:.1f} MB in {seconds:.1f} s: {rate / 1e6:.3f} MB/s under a limit of 1 MB/s")
@@ -65,6 +70,7 @@ def test_a_download_rate_holds_over_all_transfers_and_a_reload_changes_it(devsta
         f.write('[images]\nvariant = "full"\nconcurrency = 4\n[network]\nmax_download_rate = "unlimited"\n')
     daemon.proc.send_signal(signal.SIGHUP)
     wait_for("the reload said", lambda: "network rates download 1000000 B/s" in daemon.log_text(), 10)
+    assert "bandwidth" not in daemon.call("daemon.status"), "no limit is in force"
     size, seconds = downloaded(daemon, events, photos[11:])
     print(f"after the reload: {size / 1e6:.1f} MB in {seconds:.1f} s")
     assert size / seconds > 2e6, f"{size / seconds / 1e6:.2f} MB/s after the limit was lifted"

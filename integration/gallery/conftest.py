@@ -28,9 +28,9 @@ def daemons(devstack, tmp_path):
     """Starts daemons on demand (`daemons()` → a running Daemon, its gallery on a port of its own)."""
     started = []
 
-    def start(web_port=0, env=None):
+    def start(web_port=0, env=None, config=None):
         env = dict(devstack.daemon_env(), SPLASHD_WEB_PORT=str(web_port), **(env or {}))
-        daemon = Daemon(str(tmp_path / f"device{len(started)}"), os.path.join(BIN, "splashd"), env=env)
+        daemon = Daemon(str(tmp_path / f"device{len(started)}"), os.path.join(BIN, "splashd"), env=env, config=config)
         daemon.start()
         started.append(daemon)
         return daemon

@@ -290,7 +290,8 @@ def test_a_provider_sign_in_begun_in_the_gallery_leads_back_to_it(daemons, brows
 
 def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_path):
     # No system bus, whatever this machine has: what the page says of the desktop is then known.
-    daemon = daemons(env={"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={tmp_path}/no-bus"})
+    daemon = daemons(env={"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={tmp_path}/no-bus"},
+                     config='[network]\nmax_upload_rate = "500 KB/s"\n')
     folder = tmp_path / "Camera"
     folder.mkdir()
     open_gallery(browser, daemon)
@@ -299,6 +300,7 @@ def test_status_shows_the_services_and_watches_a_folder(daemons, browser, tmp_pa
     text = browser.find_element(By.CSS_SELECTOR, "#status-screen .status-body").text
     assert "Network" in text and "Live changes" in text and "Nothing waiting to be sent." in text
     assert "This machine\nunknown (no system bus)" in text and "sync running (not paused)" in text, text
+    assert "Bandwidth\ndownloads unlimited · uploads at most 500 KB/s" in text, text
 
     add = browser.find_element(By.CSS_SELECTOR, "#status-screen form.add-folder")
     add.find_element(By.NAME, "path").send_keys(str(folder), Keys.ENTER)

@@ -18,6 +18,7 @@ public final class DaemonState: Sendable {
         /// Nil until the desktop's signals are followed (never, when splashd cannot).
         public var desktop: DesktopStatus?
         public var pause: PauseStatus?
+        public var bandwidth = BandwidthStatus()
     }
 
     public let bus: EventBus
@@ -44,6 +45,8 @@ public final class DaemonState: Sendable {
     public func setDesktop(_ status: DesktopStatus) { change(\.desktop, to: status as DesktopStatus?, event: { .desktopChanged($0 ?? .unknown) }) }
     /// The photo services' and image hosts' reachability (status lists it; no event of its own).
     public func setServices(_ services: [ServiceReachability]) { values.withLock { $0.services = services } }
+    /// The rate limits in force (status shows them; `daemon.reloaded` announces a change).
+    public func setBandwidth(_ bandwidth: BandwidthStatus) { values.withLock { $0.bandwidth = bandwidth } }
     /// This device's clock against the server's (status shows it; no event of its own).
     public func setClock(_ clock: ServerClockStatus?) { values.withLock { $0.clock = clock } }
 
@@ -98,7 +101,7 @@ public final class DaemonState: Sendable {
             uptimeSeconds: (uptime.timeInterval * 100).rounded(.down) / 100,
             directories: directories, account: v.account, connectivity: v.connectivity, outbox: v.outbox, library: v.library,
             lastSyncAt: v.lastSync, live: v.live, services: v.services.isEmpty ? nil : v.services, clock: v.clock, desktop: v.desktop,
-            pause: v.pause)
+            pause: v.pause, bandwidth: v.bandwidth.isLimited ? v.bandwidth : nil)
     }
 
     /// The one-line summary systemd shows (`systemctl status`): `online · signed in as ana · 3 queued · synced 12:04`.

@@ -23,13 +23,17 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var desktop: DesktopStatus?
     /// The person's pause of sync; absent from an older daemon.
     public var pause: PauseStatus?
+    /// The rate limits in force; absent when there are none.
+    public var bandwidth: BandwidthStatus?
 
     public init(
         version: String, pid: Int32, startedAt: Date, uptimeSeconds: Double, directories: Directories,
         account: AccountStatus, connectivity: ConnectivityStatus, outbox: OutboxCounts, library: LibraryCounts,
         lastSyncAt: Date? = nil, live: LiveChannelStatus = LiveChannelStatus(state: .off), services: [ServiceReachability]? = nil,
-        clock: ServerClockStatus? = nil, desktop: DesktopStatus? = nil, pause: PauseStatus? = nil
+        clock: ServerClockStatus? = nil, desktop: DesktopStatus? = nil, pause: PauseStatus? = nil,
+        bandwidth: BandwidthStatus? = nil
     ) {
+        self.bandwidth = bandwidth
         self.clock = clock
         self.desktop = desktop
         self.pause = pause
@@ -58,7 +62,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         outbox: OutboxCounts(pending: 0, inFlight: 0, rejected: 0),
         library: .empty,
         clock: ServerClockStatus(offsetSeconds: 0.012, uncertaintySeconds: 0.003),
-        desktop: .example, pause: .example)
+        desktop: .example, pause: .example, bandwidth: .example)
 }
 
 public struct Directories: Codable, Sendable, Equatable {

@@ -61,6 +61,9 @@ struct StatusCommand: AsyncParsableCommand {
         if let clock = status.clock { rows.insert((.clock, Self.clock(clock, style)), at: 4) }
         if let desktop = status.desktop { rows.insert((.thisMachine, Self.desktop(desktop, style)), at: 3) }
         if let pause = status.pause, pause.paused { rows.insert((.pause, PauseCommand.describe(pause, style)), at: 3) }
+        if let bandwidth = status.bandwidth, bandwidth.isLimited {
+            rows.insert((.bandwidth, Self.bandwidth(bandwidth)), at: rows.firstIndex { $0.0 == .thisMachine }.map { $0 + 1 } ?? 3)
+        }
         if let notShared = library.originalsNotShared, notShared > 0 {
             rows.insert((.files, style.yellow(Message.originalsNotShared(notShared).text())), at: rows.firstIndex { $0.0 == .files }.map { $0 + 1 } ?? rows.count)
         }
@@ -98,6 +101,15 @@ struct StatusCommand: AsyncParsableCommand {
             parts.append(held(.powerSaverOn, desktop.backgroundHeld == .powerSaver ? .backgroundWorkWaits : nil))
         }
         return parts.isEmpty ? style.dim(Message.desktopSilent.text()) : parts.joined(separator: " · ")
+    }
+
+    /// The rate limits in force, each direction's.
+    static func bandwidth(_ bandwidth: BandwidthStatus) -> String {
+        let perSecond = { (rate: Int64) in Formatting.bytes(rate) + "/s" }
+        return [
+            bandwidth.maxDownloadRate.map { Message.downloadsAtMost(perSecond($0)) } ?? .downloadsUnlimited,
+            bandwidth.maxUploadRate.map { Message.uploadsAtMost(perSecond($0)) } ?? .uploadsUnlimited,
+        ].map { $0.text() }.joined(separator: " · ")
     }
 
     /// Each photo service and image host heard from, on its own line (the reason is the daemon's words).
