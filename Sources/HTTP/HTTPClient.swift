@@ -131,7 +131,8 @@ public final class HTTPClient: Sendable {
             easy.set(CURLOPT_FORBID_REUSE, 1)
         }
         let timeout = request.timeout ?? config.requestTimeout
-        if let timeout { easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds) }
+        let timedByEngine = config.bandwidth.map { $0.current != BandwidthLimits.Rates() } ?? false
+        if let timeout, !timedByEngine { easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds) }
         easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, config.lowSpeedLimit))
         easy.set(CURLOPT_LOW_SPEED_TIME, max(1, (config.lowSpeedTime.curlMilliseconds + 999) / 1000))
         // Proxy CONNECT responses would otherwise reach the header callback as if they were the response.
@@ -165,6 +166,6 @@ public final class HTTPClient: Sendable {
         if request.body != nil && !named.contains("content-type") { lines.append("Content-Type:") }
         let headerList = CurlHeaderList(lines)
         easy.set(CURLOPT_HTTPHEADER, list: headerList)
-        return Transfer(easy: easy, headerList: headerList, sink: sink, requestBody: request.body ?? [], timeout: timeout)
+        return Transfer(easy: easy, headerList: headerList, sink: sink, requestBody: request.body ?? [], timeout: timeout, timedByEngine: timedByEngine)
     }
 }

@@ -40,25 +40,35 @@ final class Transfer: @unchecked Sendable {
     /// before), and when the engine last nudged it. Engine thread only; see `TransferEngine.nudgeStalled`.
     var lastActivity: ContinuousClock.Instant?
     var lastNudge: ContinuousClock.Instant?
-    /// The request's whole-transfer timeout (CURLOPT_TIMEOUT_MS), nil for none; the engine ends the
-    /// transfer itself a little after it, whatever state libcurl holds it in.
+    /// The request's whole-transfer timeout, nil for none. libcurl keeps it (CURLOPT_TIMEOUT_MS) and the
+    /// engine ends the transfer itself a little after it, whatever state libcurl holds it in; or, when a
+    /// rate limit was in force as it began (`timedByEngine`), the engine alone keeps it, without the
+    /// time the transfer spent paused for the rate: a limit the person set slows a request down, it must
+    /// not make a large body fail at every try.
     let timeout: Duration?
+    let timedByEngine: Bool
     /// When the engine added it. Engine thread only.
     var addedAt: ContinuousClock.Instant?
     /// The rates its bytes are admitted under, and the direction whose bucket it waits for (its write or
     /// read callback paused it). Engine thread only; see `BandwidthLimits`.
     var bandwidth: BandwidthLimits?
     var pausedForRate: BandwidthLimits.Direction? {
-        didSet { if pausedForRate != nil && oldValue == nil { pausedSince = .now } }
+        didSet {
+            if pausedForRate != nil && oldValue == nil { pausedSince = .now }
+            if pausedForRate == nil, oldValue != nil, let since = pausedSince { pausedBefore += .now - since }
+        }
     }
     var pausedSince: ContinuousClock.Instant?
+    /// Time spent paused for the rate in earlier pauses.
+    private var pausedBefore = Duration.zero
     /// The request body, handed to libcurl by the read callback as the upload rate allows, and how much
     /// of it libcurl has taken (libcurl moves it back through the seek callback to send it again).
     private let requestBody: [UInt8]
     private var bodySent = 0
 
-    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, requestBody: [UInt8], timeout: Duration?) {
+    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, requestBody: [UInt8], timeout: Duration?, timedByEngine: Bool) {
         self.timeout = timeout
+        self.timedByEngine = timedByEngine
         self.easy = easy
         self.headerList = headerList
         self.sink = sink
@@ -91,6 +101,13 @@ final class Transfer: @unchecked Sendable {
             }
             return transfer.receiveBody(bytes) ? size * count : 0
         }
+    }
+
+    /// How long the transfer has been in the engine at `now`, less the time it was paused for the rate.
+    func timeCounted(at now: ContinuousClock.Instant) -> Duration? {
+        guard let addedAt else { return nil }
+        let pausedNow = pausedForRate != nil ? pausedSince.map { now - $0 } ?? .zero : .zero
+        return now - addedAt - pausedBefore - pausedNow
     }
 
     func start(_ continuation: CheckedContinuation<Result<TransferOutcome, HTTPError>, Never>) {

@@ -123,7 +123,8 @@ final class TransferEngine: @unchecked Sendable {
     ///
     /// A resume also restarts libcurl's own low-speed clock, so the limit is kept here instead: nothing
     /// received for `stallLimit` ends the transfer with `.timeout`, as libcurl would have. So does a
-    /// transfer still here a second past its own request timeout, whatever its state.
+    /// transfer still here a second past its own request timeout, whatever its state; and one the engine
+    /// times alone (`Transfer.timedByEngine`) once its time less its pauses for the rate is past it.
     private func nudgeStalled() {
         let now = ContinuousClock.now
         for transfer in Array(active.values) {
@@ -131,7 +132,12 @@ final class TransferEngine: @unchecked Sendable {
             // connection slot (CURLMOPT_MAX_HOST_CONNECTIONS, CURLOPT_PIPEWAIT) past CURLOPT_TIMEOUT_MS
             // after its connections were reset (curl/curl#6744): seen as a pull that held the sync gate
             // for over a minute after a network cut, so the engine ends such a transfer itself.
-            if let timeout = transfer.timeout, let added = transfer.addedAt, now - added > timeout + Self.overdueGrace {
+            if let timeout = transfer.timeout, transfer.timedByEngine {
+                if let counted = transfer.timeCounted(at: now), counted > timeout {
+                    remove(transfer, with: .timeout)
+                    continue
+                }
+            } else if let timeout = transfer.timeout, let added = transfer.addedAt, now - added > timeout + Self.overdueGrace {
                 overdue("a request outlived its timeout of \(timeout) (\(transfer.easy.hasConnection ? "connected" : "waiting for a connection")); ended")
                 remove(transfer, with: .timeout)
                 continue

@@ -96,6 +96,34 @@ import Testing
         }
     }
 
+    /// Under a rate limit a request's timeout does not count the time the rate held it back: a body
+    /// that takes longer than the timeout to send at the rate still arrives, where libcurl's own timer
+    /// would end it at every try.
+    @Test func aBodyHeldBackByTheRateOutlivesItsTimeout() async throws {
+        try await withServer { server in
+            let limits = BandwidthLimits()
+            limits.set(.init(upload: 64 << 10))
+            let client = try makeClient { $0.bandwidth = limits }
+            let payload = Array(String(repeating: "slow-upload-body", count: 16 << 10).utf8)
+            let started = ContinuousClock.now
+            let answer = try await client.send(HTTPRequest(method: "POST", url: server.url("/echo"), body: payload, timeout: .seconds(2)))
+            #expect((try json(answer)["body"] as? String).map { Array($0.utf8) } == payload)
+            #expect(ContinuousClock.now - started > .seconds(2), "256 KiB at 64 KiB/s takes longer than the timeout")
+        }
+    }
+
+    /// ... and a server that never answers still ends the request at its timeout.
+    @Test func aRateLimitedRequestStillEndsAtItsTimeout() async throws {
+        try await withServer { server in
+            let limits = BandwidthLimits()
+            limits.set(.init(upload: 64 << 10))
+            let client = try makeClient { $0.bandwidth = limits }
+            await #expect(throws: HTTPError.timeout) {
+                try await client.send(HTTPRequest(method: "POST", url: server.url("/hang"), body: Array("x".utf8), timeout: .seconds(1)))
+            }
+        }
+    }
+
     @Test func nonSuccessStatusIsReturnedAndThrowsOnlyWhenAsked() async throws {
         try await withServer { server in
             let client = try makeClient()
