@@ -18,7 +18,7 @@ _Static_assert(SPLASHD_VIPS_FORMAT_FLOAT == VIPS_FORMAT_FLOAT, "VipsBandFormat c
     X(vips_colourspace) X(vips_array_double_new) X(vips_area_unref) X(vips_flatten) X(vips_cast) X(vips_linear) \
     X(vips_image_new_matrix_from_array) X(vips_recomb) X(vips_gaussblur) X(vips_add) X(vips_multiply) X(vips_abs) \
     X(vips_pow_const1) X(vips_bandmean) X(vips_xyz) X(vips_shrink) X(vips_zoom) X(vips_embed) \
-    X(vips_image_copy_memory) X(vips_jpegsave_buffer) X(vips_image_write_to_memory) \
+    X(vips_image_copy_memory) X(vips_jpegsave_buffer) X(vips_jpegsave_target) X(vips_target_new_to_descriptor) X(vips_image_write_to_memory) \
     X(vips_image_get_orientation_swap) X(vips_image_get_orientation) X(vips_foreign_find_load) \
     X(vips_image_get_typeof) X(vips_image_get_string) X(vips_image_get_width) X(vips_image_get_height) \
     X(vips_image_get_bands) X(vips_image_hasalpha) X(vips_image_set_kill) X(g_object_unref) X(g_free)
@@ -162,6 +162,16 @@ int splashd_vips_embed_copy(VipsImage *in, VipsImage **out, int width, int heigh
 int splashd_vips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality, int optimize) {
     SPLASHD_VIPS_REQUIRE(-1);
     return call_vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", optimize, NULL);
+}
+
+int splashd_vips_jpegsave_fd(VipsImage *in, int fd, int quality, int optimize) {
+    SPLASHD_VIPS_REQUIRE(-1);
+    // A target made on a descriptor leaves it open: it stays the caller's.
+    VipsTarget *target = call_vips_target_new_to_descriptor(fd);
+    if (target == NULL) return -1;
+    int result = call_vips_jpegsave_target(in, target, "Q", quality, "strip", TRUE, "optimize_coding", optimize, NULL);
+    call_g_object_unref(target);
+    return result;
 }
 
 void *splashd_vips_write_memory(VipsImage *in, size_t *size) {

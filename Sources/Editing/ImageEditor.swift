@@ -7,8 +7,10 @@ import Shared
 /// is how.
 ///
 /// Work runs on one serial queue of its own, never on Swift's cooperative threads (libvips blocks,
-/// and uses two worker threads of its own). Nothing here writes a file: results come back as JPEG
-/// bytes, and the caller writes them atomically where they belong.
+/// and uses two worker threads of its own). Results come back as JPEG bytes, except a full-size edit
+/// saved for keeping, which goes straight into the open file its caller hands over (and then makes
+/// durable and moves into place): held in memory, a 24 MP edit's JPEG was 15 MB, its buffer's growth
+/// as much again, and a copy of it a third.
 public struct ImageEditor: Sendable {
     public struct Limits: Sendable, Equatable {
         /// Images above this many pixels are refused from their header, before decoding.
@@ -72,14 +74,20 @@ public struct ImageEditor: Sendable {
     /// The full-size edit: orientation applied, sRGB, JPEG at the configured quality.
     public func render(source: URL, steps: [FilterStep]) async throws(EditingError) -> RenderedImage {
         try await run { () throws(EditingError) -> RenderedImage in
-            let opened = try Self.open(source, limits: limits, sequential: true)
-            var image = opened.picture
-            if opened.info.orientation > 1 {
-                // Rotating needs the pixels in any order: reopen for random access.
-                let random = try Self.open(source, limits: limits, sequential: false)
-                image = try random.picture.then("autorot") { splashd_vips_autorot($0, $1) }
+            let working = try Self.pipeline(try Self.fullSize(source, limits: limits), steps: steps, scale: 1)
+            return try Self.encode(working, quality: limits.jpegQuality, cancellation: nil)
+        }
+    }
+
+    /// The full-size edit written as a JPEG into the open file `descriptor`, from its offset (not
+    /// synced, left open): its size in pixels. A failure may leave part of it written.
+    public func render(source: URL, steps: [FilterStep], into descriptor: Int32) async throws(EditingError) -> (width: Int, height: Int) {
+        try await run { () throws(EditingError) -> (width: Int, height: Int) in
+            let working = try Self.pipeline(try Self.fullSize(source, limits: limits), steps: steps, scale: 1)
+            guard splashd_vips_jpegsave_fd(working.pointer, descriptor, Int32(limits.jpegQuality), Self.optimizeCoding(working)) == 0 else {
+                throw .corrupt(VipsRuntime.takeError())
             }
-            return try Self.render(image, steps: steps, scale: 1, quality: limits.jpegQuality)
+            return (working.width, working.height)
         }
     }
 
@@ -88,6 +96,15 @@ public struct ImageEditor: Sendable {
     struct Opened {
         let picture: VipsPicture
         let info: ImageInfo
+    }
+
+    /// The source at full size, orientation applied.
+    static func fullSize(_ source: URL, limits: Limits) throws(EditingError) -> VipsPicture {
+        let opened = try open(source, limits: limits, sequential: true)
+        guard opened.info.orientation > 1 else { return opened.picture }
+        // Rotating needs the pixels in any order: reopen for random access.
+        let random = try open(source, limits: limits, sequential: false)
+        return try random.picture.then("autorot") { splashd_vips_autorot($0, $1) }
     }
 
     static func open(_ source: URL, limits: Limits, sequential: Bool) throws(EditingError) -> Opened {
@@ -147,11 +164,8 @@ public struct ImageEditor: Sendable {
         var length = 0
         // Decoding happens here, as the encoder pulls pixels through the pipeline: a damaged file
         // fails now, and nothing has been written anywhere.
-        // Huffman tables optimised only up to 4 MP: above that libjpeg's second pass would hold all the
-        // coefficients (140 MB at 24 MP), the largest cost of an edit, for a file ~4 % smaller.
-        let optimize: Int32 = working.width * working.height <= 4_000_000 ? 1 : 0
         func save() throws(EditingError) {
-            guard splashd_vips_jpegsave_buffer(working.pointer, &buffer, &length, Int32(quality), optimize) == 0 else {
+            guard splashd_vips_jpegsave_buffer(working.pointer, &buffer, &length, Int32(quality), optimizeCoding(working)) == 0 else {
                 throw .corrupt(VipsRuntime.takeError())
             }
         }
@@ -159,6 +173,12 @@ public struct ImageEditor: Sendable {
         guard let buffer else { throw .corrupt(VipsRuntime.takeError()) }
         defer { splashd_vips_free(buffer) }
         return RenderedImage(jpeg: Data(bytes: buffer, count: length), width: working.width, height: working.height)
+    }
+
+    /// Huffman tables optimised only up to 4 MP: above that libjpeg's second pass would hold all the
+    /// coefficients (140 MB at 24 MP), the largest cost of an edit, for a file ~4 % smaller.
+    static func optimizeCoding(_ working: VipsPicture) -> Int32 {
+        working.width * working.height <= 4_000_000 ? 1 : 0
     }
 
     /// Runs `body` on the editing queue; with a `cancellation`, cancelling the calling task cancels it.
@@ -215,3 +235,4 @@ public struct RenderedImage: Sendable, Equatable {
     public var width: Int
     public var height: Int
 }
+

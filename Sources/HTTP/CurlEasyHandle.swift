@@ -52,9 +52,9 @@ final class CurlEasyHandle {
     /// A request with a body of `count` bytes, which the transfer's read callback hands over (POST; a
     /// custom method on top sends it as well). The size goes first as Content-Length, so libcurl does not
     /// fall back to chunked encoding.
-    func setBody(count: Int) {
+    func setBody(count: Int64) {
         set(CURLOPT_POST, 1)
-        set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(count))
+        set(CURLOPT_POSTFIELDSIZE_LARGE, offset: count)
     }
 
     /// Pauses receiving and resumes at once. The resume is what matters: libcurl then runs the transfer

@@ -146,12 +146,13 @@ public final class HTTPClient: Sendable {
             // range must count bytes of the stored representation, not of a decoded stream.
             easy.set(CURLOPT_ACCEPT_ENCODING, "")
         }
+        let body = try BodySource(request.body)
         switch (request.method.uppercased(), request.body) {
         case ("GET", nil): easy.set(CURLOPT_HTTPGET, 1)
         case ("HEAD", nil): easy.set(CURLOPT_NOBODY, 1)
-        case ("POST", let body): easy.setBody(count: body?.count ?? 0)
-        case (let method, let body):
-            if let body { easy.setBody(count: body.count) }
+        case ("POST", _): easy.setBody(count: body.count)
+        case (let method, let given):
+            if given != nil { easy.setBody(count: body.count) }
             easy.set(CURLOPT_CUSTOMREQUEST, method)
         }
         for (name, value) in request.headers where name.isEmpty || (name + value).contains(where: { "\r\n\0".contains($0) }) {
@@ -166,6 +167,6 @@ public final class HTTPClient: Sendable {
         if request.body != nil && !named.contains("content-type") { lines.append("Content-Type:") }
         let headerList = CurlHeaderList(lines)
         easy.set(CURLOPT_HTTPHEADER, list: headerList)
-        return Transfer(easy: easy, headerList: headerList, sink: sink, requestBody: request.body ?? [], timeout: timeout, timedByEngine: timedByEngine)
+        return Transfer(easy: easy, headerList: headerList, sink: sink, requestBody: body, timeout: timeout, timedByEngine: timedByEngine)
     }
 }

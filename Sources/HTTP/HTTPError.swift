@@ -20,11 +20,12 @@ public enum HTTPError: Error, Sendable, Equatable {
     case invalidHeader(name: String)
     /// More redirects than the configuration allows (or a redirect without a usable Location).
     case tooManyRedirects
-    /// A download finished with a different size than expected. The partial file is removed.
+    /// A download finished with a different size than expected (the partial file is removed), or a
+    /// file being sent ended before the size it had when the request began.
     case sizeMismatch(expected: Int64, actual: Int64)
     /// A download's SHA-256 did not match. The partial file is removed.
     case checksumMismatch
-    /// A local file operation failed during a download (errno).
+    /// A local file operation failed during a download or while sending a file (errno).
     case file(errno: Int32, path: String)
     /// The client was shut down.
     case shutdown

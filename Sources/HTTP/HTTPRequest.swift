@@ -4,7 +4,7 @@ public struct HTTPRequest: Sendable {
     public var method: String
     public var url: String
     public var headers: [(String, String)]
-    public var body: [UInt8]?
+    public var body: RequestBody?
     /// Whole-transfer deadline; nil uses the client's default (which may be none: stalls are then caught by the
     /// low-speed limit instead).
     public var timeout: Duration?
@@ -18,8 +18,14 @@ public struct HTTPRequest: Sendable {
         self.method = method
         self.url = url
         self.headers = headers
-        self.body = body
+        self.body = body.map(RequestBody.bytes)
         self.timeout = timeout
         self.followRedirects = followRedirects
+    }
+
+    /// A request that sends a file's contents, read as they go out.
+    public init(method: String, url: String, headers: [(String, String)] = [], uploading path: String, timeout: Duration? = nil) {
+        self.init(method: method, url: url, headers: headers, timeout: timeout)
+        body = .file(path: path)
     }
 }

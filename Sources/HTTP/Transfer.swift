@@ -63,10 +63,10 @@ final class Transfer: @unchecked Sendable {
     private var pausedBefore = Duration.zero
     /// The request body, handed to libcurl by the read callback as the upload rate allows, and how much
     /// of it libcurl has taken (libcurl moves it back through the seek callback to send it again).
-    private let requestBody: [UInt8]
-    private var bodySent = 0
+    private let requestBody: BodySource
+    private var bodySent: Int64 = 0
 
-    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, requestBody: [UInt8], timeout: Duration?, timedByEngine: Bool) {
+    init(easy: CurlEasyHandle, headerList: CurlHeaderList, sink: Sink, requestBody: BodySource, timeout: Duration?, timedByEngine: Bool) {
         self.timeout = timeout
         self.timedByEngine = timedByEngine
         self.easy = easy
@@ -164,24 +164,27 @@ final class Transfer: @unchecked Sendable {
     /// Hands libcurl the body's next bytes, as many as fit, once the upload rate admits them; sending is
     /// activity, as receiving is (a large body at a low rate is not a stall).
     private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = min(buffer.count, requestBody.count - bodySent)
+        let count = Int(min(Int64(buffer.count), requestBody.count - bodySent))
         guard count > 0 else { return 0 }
         if let bandwidth, !bandwidth.admit(count, .upload) {
             pausedForRate = .upload
             return Int(CURL_READFUNC_PAUSE)
         }
-        requestBody.withUnsafeBytes { bytes in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[bodySent..<(bodySent + count)]))
+        switch requestBody.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<count]), at: bodySent) {
+        case .success(let read):
+            bodySent += Int64(read)
+            lastActivity = .now
+            return read
+        case .failure(let error):
+            abortError = error
+            return Int(CURL_READFUNC_ABORT)
         }
-        bodySent += count
-        lastActivity = .now
-        return count
     }
 
     /// libcurl sends the body again (a connection that died before the answer, a refused HTTP/2 stream).
     private func rewindBody(to offset: Int64, from origin: Int32) -> Int32 {
-        guard origin == SEEK_SET, offset >= 0, offset <= Int64(requestBody.count) else { return CURL_SEEKFUNC_CANTSEEK }
-        bodySent = Int(offset)
+        guard origin == SEEK_SET, offset >= 0, offset <= requestBody.count else { return CURL_SEEKFUNC_CANTSEEK }
+        bodySent = offset
         return CURL_SEEKFUNC_OK
     }
 

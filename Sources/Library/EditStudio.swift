@@ -52,21 +52,21 @@ public struct EditStudio: Sendable {
     public func create(photoId: String, steps: [FilterStep], accountId: String) async throws -> EditRecord {
         let photo = try store.read { db in try PhotoRecord.fetchOne(db, key: photoId) }
         guard let photo else { throw LibraryError.unknownPhoto(photoId) }
-        let rendered = try await withOriginal(photoId) { original in try await editor.render(source: original, steps: steps) }
         let editId = UUID().uuidString.lowercased()
         let relative = ImagePaths.edit(source: photo.source.rawValue, remoteId: photo.remoteId, editId: editId)
         let final = dataDirectory + "/" + relative
-        // Staged, then renamed into place inside the transaction that records it: a rendering under its
-        // final name always has its row, except after a crash between the rename and the commit, which
-        // the image queue's start-up sweep finds (a placed edit file older than the process, no row).
-        let staged = try Self.stage(rendered.jpeg, for: final)
+        // Rendered into a staged file, made durable, then renamed into place inside the transaction that
+        // records it: a rendering under its final name always has its row, except after a crash between
+        // the rename and the commit, which the image queue's start-up sweep finds (a placed edit file
+        // older than the process, no row).
+        let (staged, bytes) = try await render(photoId, steps: steps, stagedFor: final)
         CrashPoint.editStaged.reach()
         let edit: EditRecord
         do {
             let checksum = try FileDigest.sha256Hex(path: staged)
             edit = try EditActions(store: store).record(
                 editId: editId, photoId: photoId, accountId: accountId, pipeline: steps, path: relative,
-                bytes: Int64(rendered.jpeg.count), checksum: checksum
+                bytes: bytes, checksum: checksum
             ) {
                 guard rename(staged, final) == 0 else {
                     throw Self.writeError(errno, DaemonText.cannotMoveEditIntoLibrary, directory: (final as NSString).deletingLastPathComponent)
@@ -164,6 +164,45 @@ public struct EditStudio: Sendable {
         } catch {
             throw Self.writeError(error.errno, DaemonText.cannotSaveEdit, directory: (final as NSString).deletingLastPathComponent)
         }
+    }
+
+    /// Renders the edit into `<final>.part` and flushes it: its path and size, for the caller to rename
+    /// into place. On any failure nothing is left. libvips writes the file, and says a failed write in
+    /// its own words: a full file system is then said as a full disk.
+    func render(_ photoId: String, steps: [FilterStep], stagedFor final: String) async throws -> (path: String, bytes: Int64) {
+        let directory = DurableFile.directory(of: final)
+        do throws(FileError) {
+            try DurableFile.makeDirectories(directory)
+        } catch {
+            throw EditingError.io(.cannotCreateFolder(path: directory, reason: "\(error)"))
+        }
+        let part = final + ".part"
+        let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.writeError(errno, DaemonText.cannotSaveEdit, directory: directory) }
+        defer { close(fd) }
+        do {
+            _ = try await withOriginal(photoId) { original in
+                // Again from the start when the original moved and is looked for again.
+                guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+                    throw Self.writeError(errno, DaemonText.cannotSaveEdit, directory: directory)
+                }
+                return try await editor.render(source: original, steps: steps, into: fd)
+            }
+            guard fsync(fd) == 0 else { throw Self.writeError(errno, DaemonText.cannotSaveEdit, directory: directory) }
+        } catch {
+            var space = statvfs()
+            let full = fstatvfs(fd, &space) == 0 && space.f_bavail == 0
+            unlink(part)
+            if full, case EditingError.corrupt = error { throw Self.writeError(ENOSPC, DaemonText.cannotSaveEdit, directory: directory) }
+            throw error
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let code = errno
+            unlink(part)
+            throw Self.writeError(code, DaemonText.cannotSaveEdit, directory: directory)
+        }
+        return (part, Int64(status.st_size))
     }
 
     /// Writes and flushes `<final>.part` and returns its path; the caller renames it into place.

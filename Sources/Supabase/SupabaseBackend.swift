@@ -22,9 +22,10 @@ public struct SupabaseBackend: Sendable {
     }
 
     /// Sends one request and returns the 2xx response; anything else is thrown as `BackendError`.
+    /// `uploading` sends a file's contents as the body, read as they go out (a caller gives its type).
     public func send(
-        _ method: String, _ path: String, query: [(String, String)] = [], body: [UInt8]? = nil, bearer: String? = nil,
-        headers extra: [(String, String)] = [], timeout: Duration? = nil
+        _ method: String, _ path: String, query: [(String, String)] = [], body: [UInt8]? = nil, uploading file: String? = nil,
+        bearer: String? = nil, headers extra: [(String, String)] = [], timeout: Duration? = nil
     ) async throws(BackendError) -> HTTPResponse {
         var url = baseURL + path
         if !query.isEmpty {
@@ -43,7 +44,9 @@ public struct SupabaseBackend: Sendable {
         let response: HTTPResponse
         let sentAt = clock?.device.boot()
         do {
-            response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: timeout ?? self.timeout))
+            var request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: timeout ?? self.timeout)
+            if let file { request.body = .file(path: file) }
+            response = try await http.send(request)
         } catch {
             throw .network(error)
         }

@@ -71,6 +71,34 @@ import Testing
         }
     }
 
+    /// A file's contents go as the body, read as they are sent, and again from its start when libcurl
+    /// retries on a fresh connection.
+    @Test func aFileIsSentAsItsBodyAndAgainOnAFreshConnection() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let contents = Array(String(repeating: "file-body-0123456789", count: 16_000).utf8)
+            let path = directory + "/body.txt"
+            try Data(contents).write(to: URL(fileURLWithPath: path))
+            _ = try await client.send(HTTPRequest(url: server.url("/echo")))
+            let echoed = try json(try await client.send(HTTPRequest(method: "PUT", url: server.url("/dies-once-reused"), uploading: path)))
+            #expect((echoed["body"] as? String).map { Array($0.utf8) } == contents)
+            #expect(echoed["method"] as? String == "PUT")
+            #expect(try await server.stats(using: client)["died"] as? Int == contents.count)
+        }
+    }
+
+    @Test func aFileThatCannotBeOpenedIsALocalErrorBeforeAnyIO() async throws {
+        try await withServer { server in
+            let client = try makeClient()
+            await #expect(throws: HTTPError.file(errno: ENOENT, path: "/nonexistent/body")) {
+                try await client.send(HTTPRequest(method: "POST", url: server.url("/echo"), uploading: "/nonexistent/body"))
+            }
+            #expect(try await server.stats(using: client)["requests"] as? Int == 1, "only the stats request reached the server")
+        }
+    }
+
     /// Two bodies sent at once under an upload rate both arrive whole, and together take at least the
     /// time the rate allows. Only that bound is checked: a slow machine makes it longer, never shorter.
     @Test func uploadsTogetherKeepUnderTheUploadRate() async throws {

@@ -71,6 +71,46 @@ struct FullDiskTests {
         #expect(FileManager.default.fileExists(atPath: final))
     }
 
+    /// libvips writes a full-size edit straight into its `.part` file: when the disk fills under it,
+    /// the request still says no_space (not a damaged image), leaves no `.part`, and with room again
+    /// the same edit is made.
+    @Test func anEditRenderedIntoAFullDiskIsNoSpaceAndLeavesNothing() async throws {
+        let devstack = try Devstack.require()
+        try await devstack.reset()
+        let dir = TemporaryDirectory()
+        let data = dir.path + "/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try await mount(["-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", data])
+        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
+
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync(directory: dir.path))
+            let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
+            _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id))
+            _ = try await daemon.waitForLibrary(files: 1)
+            // No room left but a few pages: the original is in, its edit (as large) cannot be.
+            var space = statvfs()
+            #expect(statvfs(data, &space) == 0)
+            let used = (Int(space.f_blocks) - Int(space.f_bfree)) * Int(space.f_frsize)
+            try await mount(["-o", "remount,size=\(used + 16_384)", data])
+
+            let steps = [FilterStep(filter: "sepia", params: [0.8])]
+            await #expect {
+                _ = try await daemon.client.send(EditsCreateRequest(id: photo.id, filters: steps))
+            } throws: { error in
+                guard let error = error as? RPCError else { return false }
+                return error.data?.kind == .noSpace && error.message.contains(data)
+            }
+            #expect(daemon.leftovers().isEmpty, "no .part left: \(daemon.leftovers())")
+            #expect(try await daemon.client.send(EditsListRequest(id: photo.id)).edits.isEmpty)
+
+            try await mount(["-o", "remount,size=64m", data])
+            let edit = try await daemon.client.send(EditsCreateRequest(id: photo.id, filters: steps))
+            #expect(edit.photoId == photo.id)
+            #expect(daemon.leftovers().isEmpty)
+        }
+    }
+
     func mount(_ arguments: [String]) async throws {
         let result = try await ChildProcess.run("/usr/bin/mount", arguments, environment: ["PATH": "/usr/bin:/bin"])
         guard result.status == 0 else { throw DevstackError.failed("mount \(arguments.joined(separator: " ")): \(result.stderr)") }

@@ -61,6 +61,8 @@ int splashd_vips_embed_copy(VipsImage *in, VipsImage **out, int width, int heigh
 // for a second pass: 140 MB more for a 24-megapixel photo, for a file about 4 % smaller; the caller asks
 // for it only for small images.
 int splashd_vips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality, int optimize);
+/// The same, written to the open file `fd` from its offset (left open, not synced).
+int splashd_vips_jpegsave_fd(VipsImage *in, int fd, int quality, int optimize);
 // Raw 8-bit pixels of a small image (the perceptual hash reads them); freed with splashd_vips_free.
 void *splashd_vips_write_memory(VipsImage *in, size_t *size);
 void splashd_vips_free(void *memory);

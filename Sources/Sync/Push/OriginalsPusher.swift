@@ -87,16 +87,19 @@ struct OriginalsPusher: OutboxPusher {
                 try await keepHere(payload, note: note, photoRow: row, token: token)
                 sent.append(.keptHere(photoId: payload.photoId, note: note))
             case .upload(let payload, let row):
-                let bytes: [UInt8]
+                // Sent from the file as it goes out (an original may be 100 MiB); its first bytes say its type.
+                let head: [UInt8]
                 do {
-                    bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file(payload))))
+                    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file(payload)))
+                    defer { try? handle.close() }
+                    head = [UInt8](try handle.read(upToCount: 16) ?? Data())
                 } catch {
                     throw .local("the original cannot be read: \(error.localizedDescription)")
                 }
                 do {
                     _ = try await backend.send(
                         "POST", "/storage/v1/object/\(Self.bucket)/\(Self.objectName(accountId: accountId, hash: Self.hash(sha256: payload.sha256, photoId: payload.photoId)))",
-                        body: bytes, bearer: token, headers: [("Content-Type", ImageFormat.mimeType(of: bytes)), ("x-upsert", "true")],
+                        uploading: file(payload), bearer: token, headers: [("Content-Type", ImageFormat.mimeType(of: head)), ("x-upsert", "true")],
                         timeout: .seconds(300))
                     sent.append(.uploaded)
                 } catch {
