@@ -10,7 +10,7 @@ from benchlib import ROOT, SPLASHCTL, fresh_tag, log, now_text, proc_stat, seed_
 
 ID = 8
 TITLE = "Filters: sepia + vignette on a 24 MP JPEG"
-TARGET = "no slower than the vips command; peak RSS ≤ 200 MB"
+TARGET = "≤ 0.5 × the vips command's time; peak RSS ≤ 200 MB"
 W, H = 6000, 4000
 IM_LIMIT = 60
 
@@ -146,10 +146,19 @@ def _splashd(ctx, src, anchors, commands):
     s = {"time": summary(times, "s"), "peak RSS": summary(peaks, "MB")}
     v = anchors["vips command (12 steps, .v intermediates)"]
     res = {"splashd": s, "anchors": anchors, "commands": ["SPLASHD_SOCKET=SOCK " + " ".join(argv[0:1] + ["edit", "ID"] + argv[3:])] + commands,
-           "verdict": [{"target": "no slower than the vips command", "value": f"{s['time']['median'] / v['time']['median']:.2f} ×",
-                        "met": s["time"]["median"] <= v["time"]["median"]},
+           "verdict": [{"target": "≤ 0.5 × the vips command's time", "value": f"{s['time']['median'] / v['time']['median']:.2f} ×",
+                        "met": s["time"]["median"] <= 0.5 * v["time"]["median"]},
                        {"target": "peak RSS ≤ 200 MB (daemon VmHWM)", "value": f"{s['peak RSS']['max']:.0f} MB",
                         "met": s["peak RSS"]["max"] <= 200}],
            "notes": ["splashd's time is the whole `splashctl edit` command (load, filter, encode, save, record the edit).",
-                     "Peak RSS for splashd is the daemon's VmHWM after the edits (lifetime peak of a daemon started for this scenario)."]}
+                     "Peak RSS for splashd is the daemon's VmHWM after the edits (lifetime peak of a daemon started for this scenario).",
+                     "Where the peak comes from (a release daemon's /proc/PID/status sampled every 5 ms through an edit, measured by "
+                     "hand on 2026-11-29): about 65 MB is RssFile, the executable and libvips with its libraries mapped, there before "
+                     "any edit; about 40 MB is libvips' pipeline, the float buffers of the sepia + vignette chain's twenty-odd "
+                     "operations (they grow with the image's width, not its area), held while the JPEG is encoded; the rest is the "
+                     "daemon's own heap. libvips' operation cache is off (vips_cache_set_max 0), and a saved edit gets no perceptual "
+                     "hash and no preview. One worker thread instead of two saves 3 MB of it and costs 45 % more time. Gone since "
+                     "3903da1 (233 MB before): the encoded JPEG held in memory (15 MB at 24 MP), its buffer's growth and its copy, "
+                     "the edit's upload read whole (15 MB) and libcurl's copy of that body, which overlapped the next edit here: "
+                     "libvips now writes the edit into its file and the upload reads the file as it goes out."]}
     return res
