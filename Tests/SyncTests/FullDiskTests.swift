@@ -18,14 +18,8 @@ struct FullDiskTests {
     @Test func aFullDiskGivesAClearErrorAndDownloadsResumeWhenThereIsRoom() async throws {
         let devstack = try Devstack.require()
         try await devstack.reset()
-        let dir = TemporaryDirectory()
-        let data = dir.path + "/data"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        try await mount(["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data])
-        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
-
         // Full-size images (about 2 MB each) cannot fit in 1 MiB.
-        try await SplashdFixture.run { fixture in
+        try await withDataOnTmpfs(size: "1m") { dir, data in try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync(directory: dir.path, config: "[images]\nvariant = \"full\"\n"))
             let photos = try await daemon.seedCatalogue(count: 3)
             for photo in photos { _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id)) }
@@ -45,30 +39,27 @@ struct FullDiskTests {
             let done = try await daemon.waitForLibrary(files: 3, timeout: .seconds(60))
             #expect(done.libraryFiles == 3)
             #expect(daemon.leftovers().isEmpty, "no .part files left: \(daemon.leftovers())")
-        }
+        } }
     }
 
     /// An edit that does not fit: its own error (no_space in the protocol, EditRoutes), saying where to
     /// make room, and neither the edit nor its `.part` is left behind.
     @Test func anEditThatDoesNotFitIsNoSpaceAndLeavesNothing() async throws {
-        let dir = TemporaryDirectory()
-        let data = dir.path + "/data"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        try await mount(["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", data])
-        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
-        let final = data + "/library/edits/e1.jpg"
-        #expect {
+        try await withDataOnTmpfs(size: "64k") { _, data in
+            let final = data + "/library/edits/e1.jpg"
+            #expect {
+                try EditStudio.writeAtomically(Data(repeating: 7, count: 1 << 20), to: final)
+            } throws: { error in
+                guard case EditingError.noSpace(let text) = error else { return false }
+                return text.english.contains("No space left on device") && text.english.contains(data)
+            }
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: data + "/library/edits")) ?? []
+            #expect(left.isEmpty, "nothing half-written: \(left)")
+            // With room, the same write succeeds.
+            try await mount(["-o", "remount,size=4m", data])
             try EditStudio.writeAtomically(Data(repeating: 7, count: 1 << 20), to: final)
-        } throws: { error in
-            guard case EditingError.noSpace(let text) = error else { return false }
-            return text.english.contains("No space left on device") && text.english.contains(data)
+            #expect(FileManager.default.fileExists(atPath: final))
         }
-        let left = (try? FileManager.default.contentsOfDirectory(atPath: data + "/library/edits")) ?? []
-        #expect(left.isEmpty, "nothing half-written: \(left)")
-        // With room, the same write succeeds.
-        try await mount(["-o", "remount,size=4m", data])
-        try EditStudio.writeAtomically(Data(repeating: 7, count: 1 << 20), to: final)
-        #expect(FileManager.default.fileExists(atPath: final))
     }
 
     /// libvips writes a full-size edit straight into its `.part` file: when the disk fills under it,
@@ -77,13 +68,7 @@ struct FullDiskTests {
     @Test func anEditRenderedIntoAFullDiskIsNoSpaceAndLeavesNothing() async throws {
         let devstack = try Devstack.require()
         try await devstack.reset()
-        let dir = TemporaryDirectory()
-        let data = dir.path + "/data"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        try await mount(["-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", data])
-        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
-
-        try await SplashdFixture.run { fixture in
+        try await withDataOnTmpfs(size: "16m") { dir, data in try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync(directory: dir.path))
             let photo = try #require(try await daemon.seedCatalogue(count: 1).first)
             _ = try await daemon.client.send(PhotosLikeRequest(id: photo.id))
@@ -108,7 +93,17 @@ struct FullDiskTests {
             let edit = try await daemon.client.send(EditsCreateRequest(id: photo.id, filters: steps))
             #expect(edit.photoId == photo.id)
             #expect(daemon.leftovers().isEmpty)
-        }
+        } }
+    }
+
+    /// Runs `body` with a temporary directory whose `data` folder is a tmpfs of `size`, unmounted after.
+    func withDataOnTmpfs(size: String, _ body: (_ directory: TemporaryDirectory, _ data: String) async throws -> Void) async throws {
+        let directory = TemporaryDirectory()
+        let data = directory.path + "/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try await mount(["-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", data])
+        defer { _ = try? ChildProcess(executable: "/usr/bin/umount", arguments: ["-l", data], environment: [:]) }
+        try await body(directory, data)
     }
 
     func mount(_ arguments: [String]) async throws {
