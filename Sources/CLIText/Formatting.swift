@@ -48,6 +48,19 @@ public enum Formatting {
     }
 
     public static func bytes(_ count: Int64, language: Language = .current) -> String {
+        let (value, unit) = scaled(count)
+        return unit == "B" ? "\(count) B" : language.decimal(value) + " " + unit
+    }
+
+    /// A rate as the configuration says it ("2 MB/s", "1.5 KB/s"): no decimals a round rate does not have.
+    public static func rate(_ bytesPerSecond: Int64, language: Language = .current) -> String {
+        let (value, unit) = scaled(bytesPerSecond)
+        let number = value == value.rounded() ? String(Int(value)) : language.decimal(value)
+        return number + " " + unit + "/s"
+    }
+
+    /// `count` in the largest decimal unit it reaches.
+    private static func scaled(_ count: Int64) -> (value: Double, unit: String) {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(count)
         var unit = 0
@@ -55,6 +68,6 @@ public enum Formatting {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : language.decimal(value) + " " + units[unit]
+        return (value, units[unit])
     }
 }

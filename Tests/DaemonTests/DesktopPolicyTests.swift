@@ -56,9 +56,9 @@ import Testing
 
     @Test func statusSaysTheRateLimitsInForce() {
         #expect(StatusCommand.bandwidth(BandwidthStatus(maxDownloadRate: 2_000_000))
-            == Message.downloadsAtMost(Formatting.bytes(2_000_000) + "/s").text() + " · " + Message.uploadsUnlimited.text())
+            == Message.downloadsAtMost("2 MB/s").text() + " · " + Message.uploadsUnlimited.text())
         #expect(StatusCommand.bandwidth(BandwidthStatus(maxUploadRate: 1_500))
-            == Message.downloadsUnlimited.text() + " · " + Message.uploadsAtMost(Formatting.bytes(1_500) + "/s").text())
+            == Message.downloadsUnlimited.text() + " · " + Message.uploadsAtMost(Formatting.rate(1_500)).text())
     }
 
     /// Tried with no backend configured, status said "offline" while Unsplash answered and searches

@@ -129,6 +129,9 @@ import TestSupport
         #expect(Formatting.bytes(1_500_000, language: .english) == "1.5 MB")
         #expect(Formatting.bytes(1_500_000, language: .brazilianPortuguese) == "1,5 MB")
         #expect(Formatting.bytes(999, language: .brazilianPortuguese) == "999 B")
+        #expect(Formatting.rate(2_000_000, language: .english) == "2 MB/s")
+        #expect(Formatting.rate(1_500, language: .brazilianPortuguese) == "1,5 KB/s")
+        #expect(Formatting.rate(512, language: .english) == "512 B/s")
         #expect(Formatting.duration(5400, language: .brazilianPortuguese) == "1,5 h")
         #expect(Formatting.duration(5400, language: .english) == "1.5 h")
     }

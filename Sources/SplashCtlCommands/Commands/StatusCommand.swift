@@ -105,10 +105,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// The rate limits in force, each direction's.
     static func bandwidth(_ bandwidth: BandwidthStatus) -> String {
-        let perSecond = { (rate: Int64) in Formatting.bytes(rate) + "/s" }
-        return [
-            bandwidth.maxDownloadRate.map { Message.downloadsAtMost(perSecond($0)) } ?? .downloadsUnlimited,
-            bandwidth.maxUploadRate.map { Message.uploadsAtMost(perSecond($0)) } ?? .uploadsUnlimited,
+        [
+            bandwidth.maxDownloadRate.map { Message.downloadsAtMost(Formatting.rate($0)) } ?? .downloadsUnlimited,
+            bandwidth.maxUploadRate.map { Message.uploadsAtMost(Formatting.rate($0)) } ?? .uploadsUnlimited,
         ].map { $0.text() }.joined(separator: " · ")
     }
 
