@@ -39,15 +39,14 @@ WAL = STORE + "-wal"
 FROZEN = ("store.migrating", "wal.checkpoint", "wal.commit_torn")
 # The store's newest migration, and how the part takes it back to run it again under a cut: a new
 # migration adds its own undo here (and the part fails until it does).
-NEWEST_MIGRATION = "v9 action stamps and the device"
+NEWEST_MIGRATION = "v10 full text as a person types"
 UNDO_NEWEST_MIGRATION = """
-    DROP INDEX photos_original_not_shared;
-    DROP TABLE device;
-    ALTER TABLE accounts DROP COLUMN username_acted_by;
-    ALTER TABLE accounts DROP COLUMN username_acted_ms;
-    ALTER TABLE likes DROP COLUMN acted_by;
-    ALTER TABLE likes DROP COLUMN acted_ms;
-    DELETE FROM grdb_migrations WHERE identifier = 'v9 action stamps and the device';
+    DROP TABLE photos_fts;
+    CREATE VIRTUAL TABLE photos_fts USING fts5(
+        title, description, alt_description, tags, author_name,
+        content='photos', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
+    INSERT INTO photos_fts (photos_fts) VALUES ('rebuild');
+    DELETE FROM grdb_migrations WHERE identifier = 'v10 full text as a person types';
 """
 
 

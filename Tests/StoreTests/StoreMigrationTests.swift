@@ -100,6 +100,41 @@ import TestSupport
         #expect(fetched == epoch, "asking again does not make the kept results newer")
     }
 
+    /// v10 rebuilds the full-text index with prefixes of two to four letters: a v9 store's photos are
+    /// found as before, by words and by what a person has typed so far, and photos added after are too.
+    @Test func theFullTextIndexIsRebuiltForTyping() throws {
+        let dir = TemporaryDirectory()
+        try PhotoFixtures.oldStore(at: dir.file("s.sqlite"), migratedUpTo: "v9 action stamps and the device") { db in
+            for n in 0..<30 {
+                try db.execute(sql: """
+                    INSERT INTO photos (id, source, remote_id, title, tags, fetched_at) VALUES (?, 'unsplash', ?, ?, ?, CURRENT_TIMESTAMP)
+                    """, arguments: ["unsplash:p\(n)", "p\(n)", n == 7 ? "Lakeside at sunset" : "photo \(n)", n % 2 == 0 ? "sunrise" : "forest"])
+            }
+        }
+        let store = try Store(path: dir.file("s.sqlite"))
+        #expect(try store.appliedMigrations().last == "v10 full text as a person types")
+        let queue = try DatabaseQueue(path: dir.file("s.sqlite"))
+        func found(_ text: String) throws -> [String] {
+            try queue.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT p.id FROM photos_fts JOIN photos p ON p.rowid = photos_fts.rowid WHERE photos_fts MATCH ? ORDER BY p.rowid
+                    """, arguments: [PhotoQuery.ftsMatch(text)!])
+            }
+        }
+        #expect(try found("lakx su") == [])
+        #expect(try found("lake su") == ["unsplash:p7"])
+        #expect(try found("su").count == 16, "sunset once, sunrise on the fifteen even ones")
+        #expect(try found("fo") == (0..<30).filter { $0 % 2 == 1 }.map { "unsplash:p\($0)" })
+        let definition = try queue.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'photos_fts'") }
+        #expect(definition?.contains("prefix='2 3 4'") == true)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO photos (id, source, remote_id, title, fetched_at) VALUES ('unsplash:new', 'unsplash', 'new', 'Sunflower field', CURRENT_TIMESTAMP)")
+        }
+        #expect(try found("sunf") == ["unsplash:new"], "the triggers keep the new index")
+        // FTS5 checks the index against its content table, and throws if they differ.
+        try queue.write { db in try db.execute(sql: "INSERT INTO photos_fts (photos_fts, rank) VALUES ('integrity-check', 1)") }
+    }
+
     /// v7 rebuilds photos to accept `google`: a v6 store's photos keep their rows, rowids, full-text
     /// index, counters, files and likes; `google` is accepted and other sources still refused.
     @Test func photosSurviveTheRebuildThatAcceptsGoogle() throws {

@@ -19,13 +19,45 @@ from scenarios.s7_queries import full_scans, rtt, shell_ms
 
 ID = 12
 TITLE = "A million photos: start, liked + colour, full text"
-TARGET = "at 1,000,000 photos: start to READY ≤ 100 ms, liked+colour ≤ 5 ms, full text ≤ 10 ms (inside the daemon)"
+TARGET = ("at 1,000,000 photos: start to READY ≤ 100 ms, liked+colour ≤ 5 ms, full text as a person types (each word a "
+          "prefix) ≤ 10 ms (inside the daemon)")
 
 PHOTOS = 1_000_000
 LIKED_EVERY = 100
 LIKED_BLUE = {"liked": True, "color": "blue", "sort": "-liked", "limit": 50}
 FTS = {"text": "lake sunset", "limit": 50}
-CASES = [("liked + blue, -liked", LIKED_BLUE), ("full text 'lake sunset'", FTS)]
+TYPING = {"text": "lake su", "limit": 50}
+CASES = [("liked + blue, -liked", LIKED_BLUE), ("full text 'lake sunset'", FTS), ("full text as typed, 'lake su'", TYPING)]
+# The full-text index's alternatives, measured side by side on the same store: the daemon's (prefixes of
+# two to four letters kept, store v10) and one without prefixes (v1 to v9), each asked for the match alone
+# with every word a prefix, and the one without also with all but the last word whole.
+PLAIN_FTS = ("CREATE VIRTUAL TABLE IF NOT EXISTS bench_plain_fts USING fts5(title, description, alt_description, tags, author_name, "
+             "content='photos', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')")
+
+
+def alternatives(db_path):
+    """{(index, query form, typed): ms} and {index: MB}: the match alone (count) in the shell, median of three."""
+    con = sqlite3.connect(db_path)
+    t0 = time.time()
+    con.execute(PLAIN_FTS)
+    con.execute("INSERT INTO bench_plain_fts (bench_plain_fts) VALUES ('rebuild')")
+    con.commit()
+    built = time.time() - t0
+    sizes = {name: con.execute(f"SELECT sum(length(block)) FROM {table}_data").fetchone()[0] / 1e6
+             for name, table in (("daemon's (prefixes 2, 3, 4)", "photos_fts"), ("without prefixes", "bench_plain_fts"))}
+    con.close()
+    timings = {}
+    for typed in ("lake sunset", "lake su", "lake sun"):
+        words = typed.split()
+        every = " ".join(f'"{w}"*' for w in words)
+        last = " ".join([f'"{w}"' for w in words[:-1]] + [f'"{words[-1]}"*'])
+        for index, table, form, match in (("daemon's (prefixes 2, 3, 4)", "photos_fts", "each word a prefix", every),
+                                          ("without prefixes", "bench_plain_fts", "each word a prefix", every),
+                                          ("without prefixes", "bench_plain_fts", "all but the last word whole", last)):
+            query = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
+            timings[(index, form, typed)] = statistics.median(
+                shell_ms(db_path, [{"sql": query, "arguments": [match]}], n=10) for _ in range(3))
+    return timings, sizes, built
 
 
 def seed(ctx, d):
@@ -103,7 +135,8 @@ def run(ctx):
     ready_s = summary(ready, "ms")
     splashd = {"spawn → READY=1": ready_s}
     splashd.update({name: summary(daemon[name], "ms") for name, _ in CASES})
-    lb, ft = splashd["liked + blue, -liked"]["median"], splashd["full text 'lake sunset'"]["median"]
+    lb = splashd["liked + blue, -liked"]["median"]
+    ft = max(splashd[name]["median"] for name, _ in CASES[1:])
     scanned = [f"{name}: {', '.join(s)}" for name, _ in CASES for s in [[x for st in explained[name] for x in full_scans(st)]] if s]
     res = {
         "splashd": splashd,
@@ -111,7 +144,7 @@ def run(ctx):
             name: summary(shell[name], "ms") for name, _ in CASES}},
         "verdict": [{"target": "start to READY ≤ 100 ms", "value": f"{ready_s['median']:.1f} ms", "met": ready_s["median"] <= 100},
                     {"target": "liked+colour ≤ 5 ms", "value": f"{lb:.2f} ms", "met": lb <= 5},
-                    {"target": "full text ≤ 10 ms", "value": f"{ft:.2f} ms", "met": ft <= 10},
+                    {"target": "full text as typed ≤ 10 ms (the slower case)", "value": f"{ft:.2f} ms", "met": ft <= 10},
                     {"target": "no full scan in any plan", "value": "; ".join(scanned) or "none", "met": not scanned}],
         "commands": ["(daemon stopped) 1,000,000 photos and 10,000 likes written into its store, then sync; start it (NOTIFY_SOCKET; "
                      "time from spawn to READY=1; the first start not counted)",
@@ -125,13 +158,23 @@ def run(ctx):
                   f"for the page, testing each photo against that table by rowid (plans below). The match alone, in the "
                   f"shell: {match_ms['prefixes']:.1f} ms as the daemon asks it ({match}: each word a prefix, as a person "
                   f"types), {match_ms['words']:.1f} ms as whole words: FTS5 (SQLite 3.40) first merges the position lists "
-                  f"of every term under a prefix into one. With this store's vocabulary (50 words, each in ~11 % of the "
-                  f"photos) that one read is most of the request. A prefix index for the lengths 4 and 6 made the prefix "
-                  f"match as fast as the words in a trial, and the full-text index twice as large (82 → 161 MB) for those "
-                  f"two lengths alone: not done."],
+                  f"of every term under a prefix into one, unless the index keeps that prefix's length (store v10 keeps "
+                  f"two, three and four letters). With this store's vocabulary (50 words, each in ~11 % of the photos) "
+                  f"that one read is most of the request."],
         "plans": {name: [{"sql": st["sql"], "plan": st["plan"]} for st in explained[name]] for name, _ in CASES},
     }
-    ctx.profile_if_missed(res, d, lambda: rtt(d.rpc(), "photos.list", FTS if ft > 10 else LIKED_BLUE, 300),
+    ctx.profile_if_missed(res, d, lambda: rtt(d.rpc(), "photos.list", TYPING if ft > 10 else LIKED_BLUE, 300),
                           "photos.list in a loop")
     d.stop()
+    timings, sizes, built = alternatives(d.db_path)
+    res["notes"].append(
+        "The full-text index's alternatives side by side, the match alone in the shell on this store (median of three "
+        "runs of ten): " + "; ".join(
+            f"'{typed}': " + ", ".join(f"{index}, {form} {ms:.1f} ms" for (index, form, t), ms in timings.items() if t == typed)
+            for typed in dict.fromkeys(t for _, _, t in timings)) +
+        ". Index sizes: " + ", ".join(f"{index} {mb:.0f} MB" for index, mb in sizes.items()) +
+        f" (the one without prefixes built for this comparison in {built:.0f} s). The pick, the daemon's: a short last word "
+        "is what a person has typed most of the time, and it is the slow case without prefixes; matching all but the last "
+        "word whole helps little there and stops 'lake' finding 'lakes', for an index that costs a few MB in a library of "
+        "ten thousand photos.")
     return res

@@ -13,6 +13,7 @@ enum Migrations {
         migrator.registerMigration("v7 google photos", migrate: SchemaV7.migrate)
         migrator.registerMigration("v8 photos the server holds", migrate: SchemaV8.migrate)
         migrator.registerMigration("v9 action stamps and the device", migrate: SchemaV9.migrate)
+        migrator.registerMigration("v10 full text as a person types", migrate: SchemaV10.migrate)
         return migrator
     }
 
