@@ -78,6 +78,8 @@ public final class ServerClock: Sendable {
     private let persist: @Sendable (Saved) -> Void
     /// What `persist` was last handed; held while handing on, so that what is kept never goes back.
     private let persisted = Mutex<Saved?>(nil)
+    /// The last time `now` gave: it never gives an earlier one.
+    private let lastNow = Mutex(-Double.infinity)
 
     /// `persist` keeps an estimate for the next start (`restore`); called on the thread of the answer.
     public init(device: DeviceClock, persist: @escaping @Sendable (Saved) -> Void = { _ in }) {
@@ -168,9 +170,23 @@ public final class ServerClock: Sendable {
     }
 
     /// The server's time now, as well as it is known; the wall clock before any answer came.
+    ///
+    /// Where the wall clock lies within what the answers allow, it is taken: a clock kept by NTP is
+    /// right to a few milliseconds, where the middle of what a second's `Date` allows may be half a
+    /// second off for a while after a start, and an action stamped then could lose to an earlier one
+    /// made on another device (two daemons on one machine did, 5 runs in 6). Outside it, the wall
+    /// clock is wrong and the middle is taken. Never earlier than a time it gave before: a wall clock
+    /// set back within the bounds must not put a person's later action before their earlier one.
     public func now() -> Date {
         guard let estimate else { return device.wall() }
-        return Date(timeIntervalSince1970: device.boot() + estimate.offset)
+        let boot = device.boot()
+        let wall = device.wall().timeIntervalSince1970
+        let offset = abs(wall - boot - estimate.offset) <= estimate.uncertainty ? wall - boot : estimate.offset
+        let seconds = lastNow.withLock { last in
+            last = max(last, boot + offset)
+            return last
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// The latest moment the server takes as an action's (its now and the skew it allows, `futureBound`);

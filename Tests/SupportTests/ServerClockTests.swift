@@ -65,6 +65,32 @@ import Testing
     }
 
     /// Answers at different points of a second narrow the estimate; the truth stays within it.
+    /// One answer allows half a second either way; a wall clock in step within it is taken as it is,
+    /// so stamps made just after a start are as right as the device's clock.
+    @Test func aWallClockWithinTheBoundsIsTheServersTime() throws {
+        let world = World()
+        world.answer()
+        #expect(try #require(world.clock.estimate).uncertainty > 0.1)
+        #expect(abs(world.error) < 1e-6)
+        world.wallSkew.withLock { $0 = 0.3 }
+        #expect(abs(world.error - 0.3) < 1e-6, "0.3 s off, still within what one answer allows")
+    }
+
+    /// A wall clock set back, within the bounds, does not give an earlier time than one given before:
+    /// a person's later action never stamps before their earlier one.
+    @Test func aWallClockSetBackNeverMakesTimeGoBack() throws {
+        let world = World()
+        world.answer()
+        world.wallSkew.withLock { $0 = 0.5 }
+        let before = world.clock.now()
+        #expect(abs(world.error - 0.5) < 1e-6)
+        world.wallSkew.withLock { $0 = -0.1 }
+        world.wait(0.1)
+        #expect(world.clock.now() == before, "set back 0.6 s after 0.1 s: the time given before stands")
+        world.wait(0.7)
+        #expect(abs(world.error + 0.1) < 1e-6, "once past it, the wall clock's time again")
+    }
+
     @Test func answersAtManyPointsOfASecondNarrowIt() throws {
         let world = World()
         for step in 0..<200 {
