@@ -167,19 +167,15 @@ final class TransferEngine: @unchecked Sendable {
         var paused = active.values.filter { $0.pausedForRate != nil }
         guard !paused.isEmpty else { return 1000 }
         paused.sort { ($0.pausedSince ?? .now) < ($1.pausedSince ?? .now) }
-        var wait = Duration.seconds(1)
         for transfer in paused {
-            guard let direction = transfer.pausedForRate else { continue }
-            let until = bandwidth.untilAdmitting(direction)
-            guard until == .zero else {
-                wait = min(wait, until)
-                continue
-            }
+            guard let direction = transfer.pausedForRate, bandwidth.untilAdmitting(direction) == .zero else { continue }
             transfer.pausedForRate = nil
             // Waiting for the rate is not a stall.
             transfer.lastActivity = .now
             transfer.easy.resume()
         }
+        // Those still paused, and those a resume paused again at once.
+        var wait = Duration.seconds(1)
         for transfer in paused {
             if let direction = transfer.pausedForRate { wait = min(wait, bandwidth.untilAdmitting(direction)) }
         }
