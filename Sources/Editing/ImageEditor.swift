@@ -80,14 +80,13 @@ public struct ImageEditor: Sendable {
     }
 
     /// The full-size edit written as a JPEG into the open file `descriptor`, from its offset (not
-    /// synced, left open): its size in pixels. A failure may leave part of it written.
-    public func render(source: URL, steps: [FilterStep], into descriptor: Int32) async throws(EditingError) -> (width: Int, height: Int) {
-        try await run { () throws(EditingError) -> (width: Int, height: Int) in
+    /// synced, left open). A failure may leave part of it written.
+    public func render(source: URL, steps: [FilterStep], into descriptor: Int32) async throws(EditingError) {
+        try await run { () throws(EditingError) in
             let working = try Self.pipeline(try Self.fullSize(source, limits: limits), steps: steps, scale: 1)
             guard splashd_vips_jpegsave_fd(working.pointer, descriptor, Int32(limits.jpegQuality), Self.optimizeCoding(working)) == 0 else {
                 throw .corrupt(VipsRuntime.takeError())
             }
-            return (working.width, working.height)
         }
     }
 
@@ -235,4 +234,3 @@ public struct RenderedImage: Sendable, Equatable {
     public var width: Int
     public var height: Int
 }
-

@@ -162,7 +162,7 @@ public struct EditStudio: Sendable {
         do {
             try DurableFile.rename(part, to: final)
         } catch {
-            throw Self.writeError(error.errno, DaemonText.cannotSaveEdit, directory: (final as NSString).deletingLastPathComponent)
+            throw Self.writeError(error.errno, DaemonText.cannotSaveEdit, directory: DurableFile.directory(of: final))
         }
     }
 
@@ -170,18 +170,13 @@ public struct EditStudio: Sendable {
     /// into place. On any failure nothing is left. libvips writes the file, and says a failed write in
     /// its own words: a full file system is then said as a full disk.
     func render(_ photoId: String, steps: [FilterStep], stagedFor final: String) async throws -> (path: String, bytes: Int64) {
-        let directory = DurableFile.directory(of: final)
-        do throws(FileError) {
-            try DurableFile.makeDirectories(directory)
-        } catch {
-            throw EditingError.io(.cannotCreateFolder(path: directory, reason: "\(error)"))
-        }
+        let directory = try Self.makeFolder(for: final)
         let part = final + ".part"
         let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.writeError(errno, DaemonText.cannotSaveEdit, directory: directory) }
         defer { close(fd) }
         do {
-            _ = try await withOriginal(photoId) { original in
+            try await withOriginal(photoId) { original in
                 // Again from the start when the original moved and is looked for again.
                 guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
                     throw Self.writeError(errno, DaemonText.cannotSaveEdit, directory: directory)
@@ -207,12 +202,7 @@ public struct EditStudio: Sendable {
 
     /// Writes and flushes `<final>.part` and returns its path; the caller renames it into place.
     static func stage(_ data: Data, for final: String) throws -> String {
-        let directory = (final as NSString).deletingLastPathComponent
-        do throws(FileError) {
-            try DurableFile.makeDirectories(directory)
-        } catch {
-            throw EditingError.io(.cannotCreateFolder(path: directory, reason: "\(error)"))
-        }
+        let directory = try makeFolder(for: final)
         let part = final + ".part"
         do {
             try DurableFile.write(data, to: part)
@@ -220,5 +210,16 @@ public struct EditStudio: Sendable {
             throw Self.writeError(error.errno, DaemonText.cannotSaveEdit, directory: directory)
         }
         return part
+    }
+
+    /// Makes the folder `final` goes in, and its parents: the folder, or why it cannot be made.
+    static func makeFolder(for final: String) throws -> String {
+        let directory = DurableFile.directory(of: final)
+        do throws(FileError) {
+            try DurableFile.makeDirectories(directory)
+        } catch {
+            throw EditingError.io(.cannotCreateFolder(path: directory, reason: "\(error)"))
+        }
+        return directory
     }
 }
