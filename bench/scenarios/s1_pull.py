@@ -2,6 +2,7 @@
 aria2c fetching the same URL list with 8 transfers at once, and against curl doing what splashd does with
 them: every file hashed (sha256sum) and durable (sync) before it ends."""
 import contextlib
+import dataclasses
 import glob
 import os
 import random
@@ -24,6 +25,20 @@ def blkio_ticks(pid):
         with contextlib.suppress(OSError):
             total += int(open(path).read().rsplit(")", 1)[1].split()[39])
     return total
+
+
+@dataclasses.dataclass
+class Measures:
+    """Each repetition's figures, in seconds (bytes for total_bytes)."""
+    curl: list = dataclasses.field(default_factory=list)
+    aria: list = dataclasses.field(default_factory=list)
+    curl_then_sync: list = dataclasses.field(default_factory=list)
+    same_work: list = dataclasses.field(default_factory=list)
+    anchor_flush: list = dataclasses.field(default_factory=list)
+    mine: list = dataclasses.field(default_factory=list)
+    mine_flush: list = dataclasses.field(default_factory=list)
+    total_bytes: list = dataclasses.field(default_factory=list)
+    quiet: list = dataclasses.field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -82,28 +97,24 @@ def run(ctx):
     email, password, user_id = signup(rpc, "pull" + fresh_tag())
     d.wait_state(rpc, "online")
     settled = ctx.settle_removals()
-    curl_t, aria_t, durable_t, mine, total_bytes, quiet_t = [], [], [], [], [], []
-    same_t, anchor_flush, mine_flush = [], [], []
+    m = Measures()
     with delay_accounting() as accounted:
         for rep in range(ctx.reps):
-            _repetition(ctx, rep, d, rpc, n, urls, work, cfg, lst, user_id, curl_t, aria_t, durable_t, same_t, anchor_flush,
-                        mine, mine_flush, total_bytes, quiet_t)
+            _repetition(ctx, rep, d, rpc, n, urls, work, cfg, lst, user_id, m)
     rpc.close()
     d.stop()
-    return _report(ctx, d, user_id, n, urls, curl_t, aria_t, durable_t, same_t, anchor_flush, mine, mine_flush, total_bytes,
-                   quiet_t, settled, accounted)
+    return _report(ctx, d, user_id, n, urls, m, settled, accounted)
 
 
-def _repetition(ctx, rep, d, rpc, n, urls, work, cfg, lst, user_id, curl_t, aria_t, durable_t, same_t, anchor_flush, mine,
-                mine_flush, total_bytes, quiet_t):
+def _repetition(ctx, rep, d, rpc, n, urls, work, cfg, lst, user_id, m):
     # Every repetition starts from a daemon at rest: the last one's arrivals are hashed (perceptual
     # hashes, screen renditions) after its files are in, and that work must not run into this one's
     # downloads or its anchors' (it did: the repetitions grew from 2.2 s to 3.9 s).
-    quiet_t.append(wait_quiet(d.pid))
+    m.quiet.append(wait_quiet(d.pid))
     for name, argv, out, bucket in (
-            ("curl", ["curl", "--parallel", "--parallel-max", "8", "-sS", "--fail", "-K", cfg], f"curl{rep}", curl_t),
+            ("curl", ["curl", "--parallel", "--parallel-max", "8", "-sS", "--fail", "-K", cfg], f"curl{rep}", m.curl),
             ("aria2c", ["aria2c", "-j8", "-q", "--allow-overwrite=true", "--auto-file-renaming=false", "-i", lst, "-d",
-                        os.path.join(work, f"aria2{rep}")], f"aria2{rep}", aria_t)):
+                        os.path.join(work, f"aria2{rep}")], f"aria2{rep}", m.aria)):
         directory = os.path.join(work, out)
         os.makedirs(directory)
         sh("sync")
@@ -118,11 +129,11 @@ def _repetition(ctx, rep, d, rpc, n, urls, work, cfg, lst, user_id, curl_t, aria
             t2 = time.perf_counter()
             sh("sync")
             t3 = time.perf_counter()
-            same_t.append(t3 - t0)
-            anchor_flush.append(t3 - t2)
-            durable_t.append((t1 - t0) + (t3 - t2))
+            m.same_work.append(t3 - t0)
+            m.anchor_flush.append(t3 - t2)
+            m.curl_then_sync.append((t1 - t0) + (t3 - t2))
     size = sum(os.path.getsize(os.path.join(work, f"curl{rep}", x)) for x in os.listdir(os.path.join(work, f"curl{rep}")))
-    total_bytes.append(size)
+    m.total_bytes.append(size)
     # splashd, with the daemon still at rest (the anchors ran meanwhile). Start: the commit that makes this repetition's
     # photos and n - 1 likes visible to the daemon, followed at once by the n-th like through the socket, which rings
     # the queue (nothing of them can start before the commit). End: all n of these photos have a library file row (a
@@ -145,23 +156,22 @@ def _repetition(ctx, rep, d, rpc, n, urls, work, cfg, lst, user_id, curl_t, aria
         time.sleep(0.02)
     else:
         raise RuntimeError(f"library has {done} of {n} after 600 s")
-    mine.append(time.perf_counter() - start["t0"])
-    mine_flush.append((blkio_ticks(d.pid) - blkio_before) / os.sysconf("SC_CLK_TCK"))
+    m.mine.append(time.perf_counter() - start["t0"])
+    m.mine_flush.append((blkio_ticks(d.pid) - blkio_before) / os.sysconf("SC_CLK_TCK"))
     con.close()
-    log(f"s1 rep {rep + 1}: splashd {mine[-1]:.2f} s, curl {curl_t[-1]:.2f} s, curl+sha256sum+sync {same_t[-1]:.2f} s, "
-        f"aria2c {aria_t[-1]:.2f} s, {size / 2**20:.0f} MB")
+    log(f"s1 rep {rep + 1}: splashd {m.mine[-1]:.2f} s, curl {m.curl[-1]:.2f} s, curl+sha256sum+sync {m.same_work[-1]:.2f} s, "
+        f"aria2c {m.aria[-1]:.2f} s, {size / 2**20:.0f} MB")
 
 
-def _report(ctx, d, user_id, n, urls, curl_t, aria_t, durable_t, same_t, anchor_flush, mine, mine_flush, total_bytes,
-            quiet_t, settled, accounted):
+def _report(ctx, d, user_id, n, urls, m, settled, accounted):
     # The files stay until the next run's start: removed now, they would slow every scenario after this
     # one that creates files (see Context.settle_removals).
-    s, c, a, dc, sw = (summary(x, "s") for x in (mine, curl_t, aria_t, durable_t, same_t))
-    mb = total_bytes[0] / 2**20
+    s, c, a, dc, sw = (summary(x, "s") for x in (m.mine, m.curl, m.aria, m.curl_then_sync, m.same_work))
+    mb = m.total_bytes[0] / 2**20
     ratio = s["median"] / sw["median"]
     aria_ratio = s["median"] / a["median"]
-    flush = (f"Time waiting on flushes, medians: the anchor's sync {summary(anchor_flush, 's')['median']:.2f} s of its "
-             f"{sw['median']:.2f} s; splashd's threads {summary(mine_flush, 's')['median']:.2f} s waiting for block I/O over "
+    flush = (f"Time waiting on flushes, medians: the anchor's sync {summary(m.anchor_flush, 's')['median']:.2f} s of its "
+             f"{sw['median']:.2f} s; splashd's threads {summary(m.mine_flush, 's')['median']:.2f} s waiting for block I/O over "
              f"its {s['median']:.2f} s (the kernel's delay accounting, switched on for this scenario: /proc/PID/task/*/stat "
              "field 42, summed over the threads, at 100 ticks a second; several threads may wait at once)." if accounted else
              "Time waiting on flushes: not measured (the kernel's delay accounting could not be switched on).")
@@ -220,7 +230,7 @@ def _report(ctx, d, user_id, n, urls, curl_t, aria_t, durable_t, same_t, anchor_
                      "cache fills): only ratios within a repetition, and binaries alternated in one session, say anything.",
                      "The daemon stays signed in and online throughout; the Unsplash budget knob is raised so tracking never hits it.",
                      f"Each repetition (its anchors, then splashd) starts with the daemon at rest: its CPU time moved at most "
-                     f"10 ms over a whole second (waited {min(quiet_t):.0f}–{max(quiet_t):.0f} s: the previous repetition's "
+                     f"10 ms over a whole second (waited {min(m.quiet):.0f}–{max(m.quiet):.0f} s: the previous repetition's "
                      "perceptual hashes and screen renditions, made after its files are in). Nothing is deleted while the "
                      "scenario runs (each repetition's anchors write into directories of their own), and the first repetition "
                      f"starts at least 61 s after the run's start removed the last run's files (waited {settled:.0f} s, after "
