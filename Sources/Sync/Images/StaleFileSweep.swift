@@ -41,8 +41,14 @@ struct StaleFileSweep {
         for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] where source != PhotoSource.google.rawValue {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
                 // An edit's rendering half-written by a run that died (saved here, or pulled): never recorded.
+                // Only one older than this process: an edit saved or pulled right now, while this sweep
+                // runs, is being written under that name (chaos saw an edits.create just after a start
+                // lose its rendering to the sweep and fail on its rename).
                 if name.contains(".edit-"), name.hasSuffix(".part") || name.contains(".pulled-") {
-                    if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
+                    if LocalFile.modified(root + "/" + source + "/" + name).map({ $0 < processStarted }) ?? false,
+                       unlink(root + "/" + source + "/" + name) == 0 {
+                        removed += 1
+                    }
                     continue
                 }
                 // A file placed by a run that died between its rename and its row (an edit's rendering, a
