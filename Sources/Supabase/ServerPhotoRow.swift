@@ -1,5 +1,5 @@
 /// A row of the server's `photos` table: the metadata a like or an edit carries so that other devices
-/// can show the photo. Pulled with the like or the edit; pushed as the store builds it (`PhotoPushRow`).
+/// can show the photo. Pulled after the likes and edits (`PhotosPuller`); pushed as the store builds it (`PhotoPushRow`).
 public struct ServerPhotoRow: Codable, Sendable, Equatable {
     public var photo_id: String
     public var title: String?
@@ -14,9 +14,11 @@ public struct ServerPhotoRow: Codable, Sendable, Equatable {
     public var original_sha256: String?
     /// Why that original is not in Storage (too large).
     public var original_note: String?
+    /// The server's time of the row's last change: where a pull of the photos' rows stops. Never sent.
+    public var updated_at: String?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case photo_id, title, description, author_name, author_url, color, width, height, original_sha256, original_note, urls
+        case photo_id, title, description, author_name, author_url, color, width, height, original_sha256, original_note, urls, updated_at
     }
 
     /// The columns read: every key.
@@ -25,7 +27,7 @@ public struct ServerPhotoRow: Codable, Sendable, Equatable {
     public init(
         photo_id: String, title: String? = nil, description: String? = nil, author_name: String? = nil, author_url: String? = nil,
         color: String? = nil, width: Int? = nil, height: Int? = nil, urls: [String: String]? = nil, original_sha256: String? = nil,
-        original_note: String? = nil
+        original_note: String? = nil, updated_at: String? = nil
     ) {
         self.photo_id = photo_id
         self.title = title
@@ -38,9 +40,11 @@ public struct ServerPhotoRow: Codable, Sendable, Equatable {
         self.urls = urls
         self.original_sha256 = original_sha256
         self.original_note = original_note
+        self.updated_at = updated_at
     }
 
-    // Every row of a bulk insert must have the same keys, so nulls are written out.
+    // Every row of a bulk insert must have the same keys, so nulls are written out; updated_at is the
+    // server's to set.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(photo_id, forKey: .photo_id)

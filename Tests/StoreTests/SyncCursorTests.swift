@@ -19,4 +19,11 @@ import Testing
         #expect(filters[1].1 == #"gte."1970-01-01T00:00:00+00:00""#)
         #expect(filters[2].1.hasSuffix("id.gt.00000000-0000-0000-0000-000000000000))"))
     }
+
+    @Test func thePhotosRowsAreAfterAQuotedPhotoId() {
+        let cursor = SyncCursor(updatedAt: "2026-11-25T10:00:00+00:00", lastID: #"nasa:a.b,c"d"#)
+        let filters = cursor.pageFilters(userId: "u", key: "photo_id")
+        #expect(filters[2].1 == #"(updated_at.gt."2026-11-25T10:00:00+00:00",and(updated_at.eq."2026-11-25T10:00:00+00:00",photo_id.gt."nasa:a.b,c\"d"))"#)
+        #expect(SyncCursor.start.pageFilters(userId: "u", key: "photo_id")[2].1.hasSuffix(#"photo_id.gt.""))"#))
+    }
 }

@@ -43,6 +43,49 @@ import TestSupport
         }
     }
 
+    /// A new device signing in to an account: the newest screenful of likes comes first, with its
+    /// photos (here the pull of every row is refused, so only they can be there); then every like, its
+    /// photo's metadata read from the photos' rows a page at a time, not asked for by id. A photo whose
+    /// row the server changed before the cursor of an earlier pull is asked for by id.
+    @Test func aNewDeviceGetsTheNewestScreenFirstAndEveryPhotoFromThePhotosRows() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let a = try await fixture.splashd(.sync())
+            let ids = try a.seedPhotos(120, prefix: "join")
+            for id in ids { _ = try await a.client.send(PhotosLikeRequest(id: id)) }
+            #expect(try await a.syncUntilDrained().drained)
+
+            try await devstack.faults(#"[{"path": "/rest/v1/likes?*updated_at=gte*", "method": "GET", "status": 503}]"#)
+            let photosAsked = try await devstack.requests(path: "/rest/v1/photos")
+            let b = try await secondDevice(of: a, in: fixture)
+            let newest = try await eventually(tries: 50, every: .milliseconds(100)) {
+                try await b.client.send(PhotosListRequest(liked: true, text: "Photo", limit: 1000)).photos.map(\.id)
+            } until: { $0.count >= PhotosListRequest.defaultLimit }
+            #expect(Set(newest) == Set(ids.suffix(PhotosListRequest.defaultLimit)), "the newest likes, with their titles")
+            #expect(try await liked(b).count == PhotosListRequest.defaultLimit, "and nothing else while the rest is refused")
+
+            try await devstack.clearFaults()
+            _ = try await b.syncUntilDrained()
+            let all = try await b.client.send(PhotosListRequest(liked: true, text: "Photo", limit: 1000))
+            #expect(all.total == ids.count, "every like, each photo with its metadata")
+            // The newest screen's by id (one request), then the photos' rows in one page: 120 photos asked
+            // for by id, 50 to a request, were three more.
+            #expect(try await devstack.requests(path: "/rest/v1/photos") - photosAsked <= 2)
+
+            // A photo row the server changed before B's cursor over the photos' rows: asked for by id.
+            let late = try a.seedPhotos(3, prefix: "late")
+            for id in late { _ = try await a.client.send(PhotosLikeRequest(id: id)) }
+            #expect(try await a.syncUntilDrained().drained)
+            _ = try await devstack.adminSQL("""
+                set session_replication_role = replica;
+                update public.photos set updated_at = '2001-01-01' where photo_id = '\(late[0])'
+                """)
+            _ = try await b.syncUntilDrained()
+            let after = try await b.client.send(PhotosListRequest(liked: true, text: "Photo", limit: 1000))
+            #expect(after.total == ids.count + late.count, "the late photos too, the one passed over included")
+        }
+    }
+
     /// The profile comes down with every pull, not only at sign-in: a username set on A shows on B
     /// after B's next sync, without asking for a refresh.
     @Test func aProfileChangeReachesTheOtherDevice() async throws {

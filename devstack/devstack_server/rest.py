@@ -174,7 +174,9 @@ class Builder:
         p = self.param(value)
         return f"CAST({p}::text AS {typ})" if typ else p
 
-    def condition(self, field, opspec, negate=False):
+    def condition(self, field, opspec, negate=False, in_logic=False):
+        """One filter. In a logic tree a value may be double-quoted (so that it can hold ',', '.' or
+        parentheses), and the quotes are not part of it, as PostgREST reads it."""
         if opspec.startswith("not."):
             negate, opspec = not negate, opspec[4:]
         op, _, value = opspec.partition(".")
@@ -218,7 +220,7 @@ class Builder:
                 cond = (f"{sql} {OPS[op]} {modifier.upper()}(CAST({self.param(items)}::text[] AS {typ}[]))"
                         if typ else f"{sql}::text {OPS[op]} {modifier.upper()}({self.param(items)}::text[])")
             else:
-                cond = f"{sql} {OPS[op]} {self.cast_param(value, typ)}"
+                cond = f"{sql} {OPS[op]} {self.cast_param(unquote(value) if in_logic else value, typ)}"
         return f"NOT ({cond})" if negate else cond
 
     def logic(self, key, value):
@@ -239,7 +241,7 @@ class Builder:
             if not dot:
                 raise ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column 1)',
                                "unexpected end of input expecting operator")
-            parts.append(self.condition(field, rest))
+            parts.append(self.condition(field, rest, in_logic=True))
         if not parts:
             return "TRUE"
         joined = "(" + f" {op.upper()} ".join(parts) + ")"

@@ -39,6 +39,11 @@ def test_select_filters_order_limit(make_user):
     assert len(g("liked_at=gt.2000-01-01T00:00:00Z").json()) == 4
     assert len(g("or=(photo_id.eq.unsplash:a1,photo_id.eq.nasa:PIA1)").json()) == 2
     assert len(g("photo_id=like.unsplash:*&or=(photo_id.eq.unsplash:a1,photo_id.eq.nasa:PIA1)").json()) == 1
+    # In a logic tree a double-quoted value may hold ',', '.' and '(', and its quotes are not part of it.
+    from urllib.parse import quote
+    assert [r["photo_id"] for r in g("select=photo_id&or=" + quote('(photo_id.eq."nasa:Apollo 11, frame 3")')).json()] == \
+        ["nasa:Apollo 11, frame 3"]
+    assert len(g("or=" + quote('(photo_id.gt."nasa:PIA1",and(photo_id.eq."x",photo_id.eq."y"))')).json()) == 2
     r = g("select=photo_id&order=photo_id.desc.nullslast&limit=2&offset=1")
     assert [x["photo_id"] for x in r.json()] == ["unsplash:a1", "nasa:PIA1"]
     assert r.headers["Content-Range"] == "1-2/*"

@@ -11,13 +11,19 @@ public enum PulledRows {
     }
 
     /// Of `ids`, those the store holds with their metadata (URLs or metadata): a missing or bare row
-    /// needs the server's.
+    /// needs the server's. Asked 500 at a time: a pull's rows can name more photos than a statement
+    /// may have arguments.
     public static func photosWithMetadata(_ db: Database, ids: some Collection<String>) throws -> Set<String> {
-        guard !ids.isEmpty else { return [] }
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        return Set(try String.fetchAll(db, sql: """
-            SELECT id FROM photos WHERE id IN (\(marks)) AND (urls IS NOT NULL OR metadata IS NOT NULL)
-            """, arguments: StatementArguments(Array(ids))))
+        let all = Array(ids)
+        var found = Set<String>()
+        for start in stride(from: 0, to: all.count, by: 500) {
+            let chunk = all[start..<min(start + 500, all.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            found.formUnion(try String.fetchAll(db, sql: """
+                SELECT id FROM photos WHERE id IN (\(marks)) AND (urls IS NOT NULL OR metadata IS NOT NULL)
+                """, arguments: StatementArguments(Array(chunk))))
+        }
+        return found
     }
 
     /// Inserts the like or replaces its state (an upsert: a REPLACE would delete the row first, and

@@ -1,6 +1,8 @@
+import Foundation
 import GRDB
 
-/// Where a pull of one table stopped: the last row seen, ordered by (updated_at, id). The server's
+/// Where a pull of one table stopped: the last row seen, ordered by (updated_at, id), or (updated_at,
+/// photo_id) for the photos' rows. The server's
 /// timestamp is kept verbatim, so no clock or format conversion can skip or repeat a row.
 public struct SyncCursor: Sendable, Equatable {
     public var updatedAt: String
@@ -28,10 +30,14 @@ public struct SyncCursor: Sendable, Equatable {
             """).execute(arguments: [accountId, table, updatedAt, lastID])
     }
 
-    /// PostgREST's filter for "after this cursor": `(updated_at, id) > (cursor)`.
-    public var afterFilter: String {
+    /// PostgREST's filter for "after this cursor": `(updated_at, key) > (cursor)`. A text key is quoted, as
+    /// PostgREST reads a value in a logic tree: a photo id may hold its reserved characters.
+    public func afterFilter(key: String = "id") -> String {
         let at = "\"\(updatedAt)\""
-        return "(updated_at.gt.\(at),and(updated_at.eq.\(at),id.gt.\(lastID.isEmpty ? "00000000-0000-0000-0000-000000000000" : lastID)))"
+        let last = key == "id"
+            ? (lastID.isEmpty ? "00000000-0000-0000-0000-000000000000" : lastID)
+            : "\"" + lastID.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "(updated_at.gt.\(at),and(updated_at.eq.\(at),\(key).gt.\(last)))"
     }
 
     /// The query filters of one page of `userId`'s rows after this cursor. The `or` alone is the
@@ -40,7 +46,7 @@ public struct SyncCursor: Sendable, Equatable {
     /// a page of a user with 100,000 likes took 548 ms from early in its history (a bitmap scan of
     /// every later like and a sort; RLS's `auth.uid()` reaches the planner as an unknown value)
     /// against 2.8 ms.
-    public func pageFilters(userId: String) -> [(String, String)] {
-        [("user_id", "eq.\(userId)"), ("updated_at", "gte.\"\(updatedAt)\""), ("or", afterFilter)]
+    public func pageFilters(userId: String, key: String = "id") -> [(String, String)] {
+        [("user_id", "eq.\(userId)"), ("updated_at", "gte.\"\(updatedAt)\""), ("or", afterFilter(key: key))]
     }
 }

@@ -48,10 +48,9 @@ struct EditsPuller: TablePuller {
     /// read again by key). The page carries the renderings (relative paths) to delete once the
     /// transaction is committed.
     static func applyPage(
-        _ rows: [ServerEditRow], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+        _ rows: [ServerEditRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
     ) throws -> AppliedPage {
         let now = Date()
-        try ServerPhotos.insert(photos, db: db, now: now)
         var changes: [PhotoChange] = []
         var removed: [String] = []
         for row in rows {

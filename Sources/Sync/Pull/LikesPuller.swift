@@ -10,7 +10,8 @@ import Supabase
 /// Pulls the account's likes from the server since the last cursor and applies them by the person's
 /// last word (`LikeMerge`): a row later than the store's replaces it and supersedes this device's ops
 /// for it still waiting; an earlier one is kept back until this device's own op has reached the
-/// server. Photos this device has never seen come with their metadata from the server's `photos`.
+/// server. Photos this device has never seen are made bare, and filled from the server's `photos`
+/// after (`PhotosPuller`).
 struct LikesPuller: TablePuller {
     let backend: SupabaseBackend
     let store: Store
@@ -30,12 +31,38 @@ struct LikesPuller: TablePuller {
 
     static func photoId(of row: ServerLikeRow) -> String { row.photo_id }
 
+    /// A screenful of the newest likes with their photos, when this account's likes were never pulled
+    /// here (a new device): the library's first screen fills in a second, while the pull of every row
+    /// goes on from the oldest and reads these again unchanged.
+    func pullNewest(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+        try await gate.run(throwing: { () async throws(BackendError) in
+            let cursor = try? self.store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }
+            guard cursor == .start else { return PullApplied() }
+            let response = try await self.backend.send(
+                "GET", "/rest/v1/\(Self.table)",
+                query: [("select", Self.columns), ("user_id", "eq.\(accountId)"), ("deleted_at", "is.null"),
+                        ("order", "liked_at.desc"), ("limit", String(PhotosListRequest.defaultLimit))],
+                bearer: token)
+            let rows = try SupabaseBackend.decode([ServerLikeRow].self, from: response)
+            if rows.isEmpty { return PullApplied() }
+            let photos = try await ServerPhotos(backend: self.backend, store: self.store).fetchUnknown(rows.map(\.photo_id), token: token)
+            do {
+                let changes = try self.store.write { db in
+                    try Self.apply(rows, photos: photos, accountId: accountId, moveCursor: false, db: db)
+                }
+                return PullApplied(changes: changes, rows: rows.count)
+            } catch {
+                throw .local("cannot apply pulled \(Self.table): \(error)")
+            }
+        })
+    }
+
     static func applyPage(
-        _ rows: [ServerLikeRow], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+        _ rows: [ServerLikeRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
     ) throws -> AppliedPage {
         var superseded = 0
         let changes = try apply(
-            rows, photos: photos, accountId: accountId, reason: moveCursor ? .pulled : .reread(fetchStarted: fetchStarted),
+            rows, photos: [], accountId: accountId, reason: moveCursor ? .pulled : .reread(fetchStarted: fetchStarted),
             moveCursor: moveCursor, superseded: &superseded, db: db)
         return AppliedPage(changes: changes, superseded: superseded)
     }

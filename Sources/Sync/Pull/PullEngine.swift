@@ -16,6 +16,7 @@ public final class PullEngine: Service, Sendable {
     private let session: SessionManager
     private let puller: LikesPuller
     private let editsPuller: EditsPuller
+    private let photosPuller: PhotosPuller
     private let originals: OriginalsDownloader
     private let network: NetworkGate
     /// The time between timed pulls, asked anew after each pull (longer while the live channel brings
@@ -54,6 +55,7 @@ public final class PullEngine: Service, Sendable {
         self.session = session
         self.puller = LikesPuller(backend: backend, store: store, logger: logger)
         self.editsPuller = EditsPuller(backend: backend, store: store, dataDirectory: dataDirectory)
+        self.photosPuller = PhotosPuller(backend: backend, store: store)
         self.originals = OriginalsDownloader(backend: backend, store: store, dataDirectory: dataDirectory)
         self.network = network
         self.interval = interval
@@ -113,10 +115,12 @@ public final class PullEngine: Service, Sendable {
         }
         do throws(AccountFailure) {
             let applied = try await session.authorized { token throws(BackendError) in
+                let newest = try await self.puller.pullNewest(accountId: accountId, token: token, gate: self.gate)
+                if !newest.changes.isEmpty { self.changed(newest.changes) }
                 var applied = try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
-                let edits = try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
-                applied.changes += edits.changes
-                applied.rows += edits.rows
+                applied += try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
+                // The photos the rows named, before anyone is told of them: a liked photo's download needs its URLs.
+                _ = try await self.photosPuller.pull(accountId: accountId, token: token, named: applied.photoIds, gate: self.gate)
                 // Local photos imported on another device: their originals, from the account's Storage;
                 // whole files, so not on a metered network (the first pull after it brings them).
                 if self.network.allowsBulk() {

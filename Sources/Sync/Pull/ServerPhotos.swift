@@ -5,7 +5,9 @@ import Store
 import Supabase
 
 /// The metadata of photos a pulled like or edit refers to that this device has never seen, from the
-/// server's `photos` table (written there by the device that liked or edited them).
+/// server's `photos` table (written there by the device that liked or edited them), asked for by id:
+/// the newest likes of a first pull, and the photos a pull's rows named that its pass over the photos'
+/// rows (`PhotosPuller`) did not fill.
 struct ServerPhotos: Sendable {
     let backend: SupabaseBackend
     let store: Store
@@ -37,15 +39,16 @@ struct ServerPhotos: Sendable {
 
     static let idsPerRequest = 50
 
-    /// Inserts the photos not in the store yet, and fills in bare rows (a photo already here with its
-    /// URLs keeps its richer local copy).
-    static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date) throws {
+    /// Fills in the photos the store holds bare (a photo already here with its URLs keeps its richer
+    /// local copy) and, with `addingUnknown`, inserts those not in the store yet; without it a photo the
+    /// store does not hold is passed over (the server's photos include ones no like or edit names now).
+    static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date, addingUnknown: Bool = true) throws {
         for photo in photos {
             let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
             // A source this splashd does not know (a newer device's) has no place in the store.
             guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { continue }
             let existing = try PhotoRecord.fetchOne(db, key: photo.photo_id)
-            guard existing.map(Self.isBare) ?? true else { continue }
+            guard existing.map(Self.isBare) ?? addingUnknown else { continue }
             let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
             // Where another device's file is, or why it is not shared.
             let original = photo.original_sha256 == nil && photo.original_note == nil

@@ -5,14 +5,17 @@ import Shared
 import Store
 import Supabase
 
-/// What a pull brought: the changes people see, and how many server rows came.
+/// What a pull brought: the changes people see, how many server rows came, and the photos they
+/// named (whose metadata the pass over the photos' rows brings).
 struct PullApplied: Sendable {
     var changes: [PhotoChange] = []
     var rows = 0
+    var photoIds: Set<String> = []
 
     static func += (lhs: inout PullApplied, rhs: PullApplied) {
         lhs.changes += rhs.changes
         lhs.rows += rhs.rows
+        lhs.photoIds.formUnion(rhs.photoIds)
     }
 }
 
@@ -27,7 +30,8 @@ struct AppliedPage: Sendable {
 
 /// A server table pulled by cursor, page after page, then the rows an earlier page passed over while
 /// a local op waited (PullRereads), read again by key now that nothing waits for them. The page loop
-/// is written once here; each table says how its rows apply.
+/// is written once here; each table says how its rows apply. A row's photo is made bare if the store
+/// lacks it; its metadata comes after, from the photos' rows (`PhotosPuller`).
 protocol TablePuller: Sendable {
     associatedtype ServerRow: Decodable & Sendable
 
@@ -44,7 +48,7 @@ protocol TablePuller: Sendable {
 
     static func photoId(of row: ServerRow) -> String
     static func applyPage(
-        _ rows: [ServerRow], photos: [ServerPhotoRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
+        _ rows: [ServerRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
     ) throws -> AppliedPage
     /// Called once a page's transaction is committed.
     func committed(_ page: AppliedPage)
@@ -75,17 +79,16 @@ extension TablePuller {
             bearer: token)
         let rows = try SupabaseBackend.decode([ServerRow].self, from: response)
         if rows.isEmpty { return (PullApplied(), false) }
-        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(Self.photoId(of:)), token: token)
         let page: AppliedPage
         do {
             page = try store.write { db in
-                try Self.applyPage(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: true, db: db)
+                try Self.applyPage(rows, accountId: accountId, fetchStarted: fetchStarted, moveCursor: true, db: db)
             }
         } catch {
             throw .malformed(status: response.status, detail: "cannot apply pulled \(Self.table): \(error)")
         }
         committed(page)
-        return (PullApplied(changes: page.changes, rows: rows.count), rows.count == pageSize)
+        return (PullApplied(changes: page.changes, rows: rows.count, photoIds: Set(rows.map(Self.photoId(of:)))), rows.count == pageSize)
     }
 
     /// Reads again, by key, the rows an earlier page passed over while a local op waited: the server's
@@ -105,17 +108,16 @@ extension TablePuller {
         let response = try await backend.send(
             "GET", "/rest/v1/\(Self.table)", query: [("select", Self.columns), (Self.rereadColumn, "in.(\(list))")], bearer: token)
         let rows = try SupabaseBackend.decode([ServerRow].self, from: response)
-        let photos = try await ServerPhotos(backend: backend, store: store).fetchUnknown(rows.map(Self.photoId(of:)), token: token)
         let page: AppliedPage
         do {
             page = try store.write { db in
                 try PullRereads.forget(db, accountId: accountId, table: Self.table, entityIds: keys)
-                return try Self.applyPage(rows, photos: photos, accountId: accountId, fetchStarted: fetchStarted, moveCursor: false, db: db)
+                return try Self.applyPage(rows, accountId: accountId, fetchStarted: fetchStarted, moveCursor: false, db: db)
             }
         } catch {
             throw .local("cannot apply pulled \(Self.table): \(error)")
         }
         committed(page)
-        return PullApplied(changes: page.changes, rows: rows.count)
+        return PullApplied(changes: page.changes, rows: rows.count, photoIds: Set(rows.map(Self.photoId(of:))))
     }
 }
