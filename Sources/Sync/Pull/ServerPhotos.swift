@@ -43,42 +43,30 @@ struct ServerPhotos: Sendable {
     /// local copy) and, with `addingUnknown`, inserts those not in the store yet; without it a photo the
     /// store does not hold is passed over (the server's photos include ones no like or edit names now).
     static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date, addingUnknown: Bool = true) throws {
+        let encoder = JSONEncoder()
         for photo in photos {
             let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
             // A source this splashd does not know (a newer device's) has no place in the store.
             guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { continue }
-            let existing = try PhotoRecord.fetchOne(db, key: photo.photo_id)
-            guard existing.map(Self.isBare) ?? addingUnknown else { continue }
-            let urls = photo.urls.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+            let urls = photo.urls.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
             // Where another device's file is, or why it is not shared.
             let original = photo.original_sha256 == nil && photo.original_note == nil
                 ? nil : PhotoMetadata(originalSha256: photo.original_sha256, originalNote: photo.original_note).json
-            var record = PhotoRecord(
+            let record = PhotoRecord(
                 source: source, remoteId: parts[1], title: photo.title, description: photo.description,
                 authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
                 color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls,
                 metadata: original, fetchedAt: now)
-            if let existing {
-                record.dismissedAt = existing.dismissedAt
-                record.phash = existing.phash
-                try record.update(db)
-            } else {
-                try record.insert(db)
-            }
+            if try PulledRows.fillBarePhoto(db, record) { continue }
+            if addingUnknown, !(try PulledRows.photoExists(db, id: record.id)) { try record.insert(db) }
         }
-    }
-
-    /// Made by `ensureBare`: nothing but the id (an imported photo has its metadata, a remote one its URLs).
-    static func isBare(_ photo: PhotoRecord) -> Bool {
-        photo.urls == nil && photo.metadata == nil
     }
 
     /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.
     static func ensureBare(_ photoId: String, db: Database, now: Date) throws -> Bool {
-        if try PulledRows.photoExists(db, id: photoId) { return true }
         let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { return false }
-        try PhotoRecord(source: source, remoteId: parts[1], fetchedAt: now).insert(db)
+        try PulledRows.insertBarePhoto(db, source: source, remoteId: parts[1], fetchedAt: now)
         return true
     }
 }
