@@ -11,11 +11,19 @@ import TestSupport
     let store: Store
 
     /// Likes at 10…60 and edits at 25 and 70; "had" already has its file, "mine" is a local photo, "old"
-    /// was unliked, "theirs" is another account's.
+    /// was unliked, "theirs" is another account's; "bare" (liked at 68, edited at 69) has no URLs yet,
+    /// as a pulled like's photo before the pull's pass over the photos' rows.
     init() throws {
         store = try Store(path: dir.file("s.sqlite"))
         try store.write { db in
-            for id in ["a", "b", "c", "d", "had", "old", "theirs", "edited"] { try PhotoFixtures.photo(id).insert(db) }
+            for id in ["a", "b", "c", "d", "had", "old", "theirs", "edited"] {
+                var photo = PhotoFixtures.photo(id)
+                photo.urls = #"{"regular":"https://images.example/\#(id).jpg"}"#
+                try photo.insert(db)
+            }
+            try PhotoFixtures.photo("bare").insert(db)
+            try PhotoFixtures.like("unsplash:bare", account: "u", at: 68).insert(db)
+            try Self.edit("e4", photo: "unsplash:bare", at: 69).insert(db)
             try PhotoFixtures.photo("mine", source: .local).insert(db)
             for (id, at) in [("unsplash:a", 10.0), ("unsplash:b", 20), ("unsplash:c", 30), ("unsplash:had", 40), ("local:mine", 50), ("unsplash:d", 60)] {
                 try PhotoFixtures.like(id, account: "u", at: at).insert(db)

@@ -41,19 +41,22 @@ public enum PhotoFileStore {
     }
 
     /// Liked photos of an account (?) without a file of a variant (?), newest like first, at most (?).
+    /// A photo without URLs is not one yet: a pulled like's photo is bare until the pull's pass over
+    /// the photos' rows fills it, and fetching it then would only fail and wait for a retry.
     static let newestLikedMissing = """
         SELECT p.id, p.source, p.remote_id, p.urls, l.liked_at AS chosen_at
         FROM likes l INDEXED BY likes_recent JOIN photos p ON p.id = l.photo_id
-        WHERE l.account_id = ? AND l.deleted_at IS NULL AND p.source NOT IN ('local', 'google')
+        WHERE l.account_id = ? AND l.deleted_at IS NULL AND p.source NOT IN ('local', 'google') AND p.urls IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = l.photo_id AND f.variant = ?)
         ORDER BY l.liked_at DESC LIMIT ?
         """
 
-    /// Edited photos of an account (?) without a file of a variant (?), newest edit first, at most (?).
+    /// Edited photos of an account (?) without a file of a variant (?), newest edit first, at most (?);
+    /// those with URLs, as above.
     static let newestEditedMissing = """
         SELECT p.id, p.source, p.remote_id, p.urls, max(e.created_at) AS chosen_at
         FROM edits e JOIN photos p ON p.id = e.photo_id
-        WHERE e.account_id = ? AND e.deleted_at IS NULL AND p.source NOT IN ('local', 'google')
+        WHERE e.account_id = ? AND e.deleted_at IS NULL AND p.source NOT IN ('local', 'google') AND p.urls IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM photo_files f WHERE f.photo_id = e.photo_id AND f.variant = ?)
         GROUP BY p.id ORDER BY chosen_at DESC LIMIT ?
         """
