@@ -22,15 +22,22 @@ struct PhotosPuller: Sendable {
     static let columns = ServerPhotoRow.columns
 
     /// Every page since the cursor, then the photos of `named` still without metadata. The number of
-    /// rows read.
+    /// rows read. Each page is read while the one before is applied, and outside the gate's turns: a
+    /// photo's row only fills a bare one, which no change of this device on its way can make wrong.
     func pull(accountId: String, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) -> Int {
+        let start = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
+        var page = try await fetchPage(after: start, accountId: accountId, token: token).get()
         var rows = 0
-        while true {
-            let (count, more) = try await gate.run(throwing: { () async throws(BackendError) in
-                try await self.pullPage(accountId: accountId, token: token)
-            })
-            rows += count
-            if !more { break }
+        while let last = page.last {
+            guard let updatedAt = last.updated_at else {
+                throw .malformed(status: 200, detail: "the server's photos rows came without updated_at")
+            }
+            let cursor = SyncCursor(updatedAt: updatedAt, lastID: last.photo_id)
+            let more = page.count == pageSize
+            async let following = more ? fetchPage(after: cursor, accountId: accountId, token: token) : .success([])
+            try apply(page, accountId: accountId, movingCursorTo: cursor)
+            rows += page.count
+            page = try await following.get()
         }
         if named.isEmpty { return rows }
         let missing = try await gate.run(throwing: { () async throws(BackendError) in
@@ -41,22 +48,18 @@ struct PhotosPuller: Sendable {
         return rows + missing
     }
 
-    /// One page: the rows after the cursor, applied, and the cursor moved past them in the same
-    /// transaction; `more` when a full page came back.
-    private func pullPage(accountId: String, token: String) async throws(BackendError) -> (Int, Bool) {
-        let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
-        let response = try await backend.send(
-            "GET", "/rest/v1/\(Self.table)",
-            query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId, key: "photo_id")
-                + [("order", "updated_at.asc,photo_id.asc"), ("limit", String(pageSize))],
-            bearer: token)
-        let rows = try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
-        guard let last = rows.last else { return (0, false) }
-        guard let updatedAt = last.updated_at else {
-            throw .malformed(status: response.status, detail: "the server's photos rows came without updated_at")
+    /// The rows after `cursor`, a page of them.
+    private func fetchPage(after cursor: SyncCursor, accountId: String, token: String) async -> Result<[ServerPhotoRow], BackendError> {
+        do throws(BackendError) {
+            let response = try await backend.send(
+                "GET", "/rest/v1/\(Self.table)",
+                query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId, key: "photo_id")
+                    + [("order", "updated_at.asc,photo_id.asc"), ("limit", String(pageSize))],
+                bearer: token)
+            return .success(try SupabaseBackend.decode([ServerPhotoRow].self, from: response))
+        } catch {
+            return .failure(error)
         }
-        try apply(rows, accountId: accountId, movingCursorTo: SyncCursor(updatedAt: updatedAt, lastID: last.photo_id))
-        return (rows.count, rows.count == pageSize)
     }
 
     private func apply(_ rows: [ServerPhotoRow], accountId: String, movingCursorTo cursor: SyncCursor?) throws(BackendError) {
