@@ -37,7 +37,17 @@ public final class Store: Sendable {
             // and NORMAL lost acknowledged likes and whole searches to a power cut (docs/reliability.md).
             // SQLite syncs the directory with the WAL's first sync, which makes the new files' names
             // durable too.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            //
+            // The writer's temporary files in memory: each statement of a transaction that may have to
+            // undo itself alone (a trigger's, an FTS5 update's) keeps the pages it changes in a
+            // statement journal, which SQLite writes to a file in /var/tmp past 64 KiB, a pwrite for
+            // each page and each page number: 24,000 a second while a pull applied its pages, more
+            // system calls than everything else the daemon did (strace, bench scenario 15). A journal
+            // lives only as long as its statement, and none of it is needed after a crash.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
             try Migrations.migrator.migrate(pool)
         } catch let error as DatabaseError {
             throw StoreError.open(path: path, code: error.resultCode.rawValue, message: error.message ?? "\(error)")
