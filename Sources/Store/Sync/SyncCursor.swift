@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// Where a pull of one table stopped: the last row seen, ordered by (updated_at, id), or (updated_at,
-/// photo_id) for the photos' rows. The server's
-/// timestamp is kept verbatim, so no clock or format conversion can skip or repeat a row.
+/// photo_id) for the photos' rows. The server's timestamp is kept verbatim, so no clock or format
+/// conversion can skip or repeat a row.
 public struct SyncCursor: Sendable, Equatable {
     public var updatedAt: String
     public var lastID: String
