@@ -39,6 +39,10 @@ struct EditsPuller: TablePuller {
 
     static func photoId(of row: ServerEditRow) -> String { row.photo_id }
 
+    static func cursor(after row: ServerEditRow) -> SyncCursor? {
+        row.updated_at.map { SyncCursor(updatedAt: $0, lastID: row.id) }
+    }
+
     /// Renderings of edits removed elsewhere leave this machine once their rows say so.
     func committed(_ page: AppliedPage) {
         for path in page.obsoleteFiles { unlink(dataDirectory + "/" + path) }
@@ -54,8 +58,8 @@ struct EditsPuller: TablePuller {
         var changes: [PhotoChange] = []
         var removed: [String] = []
         for row in rows {
-            if moveCursor, let updatedAt = row.updated_at {
-                try SyncCursor(updatedAt: updatedAt, lastID: row.id).save(db, accountId: accountId, table: table)
+            if moveCursor, let cursor = cursor(after: row) {
+                try cursor.save(db, accountId: accountId, table: table)
             }
             let id = row.id.lowercased()
             // The person's newer change here wins until it is sent; the row is read again after (PullRereads).

@@ -31,6 +31,11 @@ struct LikesPuller: TablePuller {
 
     static func photoId(of row: ServerLikeRow) -> String { row.photo_id }
 
+    static func cursor(after row: ServerLikeRow) -> SyncCursor? {
+        guard let id = row.id, let updatedAt = row.updated_at else { return nil }
+        return SyncCursor(updatedAt: updatedAt, lastID: id)
+    }
+
     /// A screenful of the newest likes with their photos, when this account's likes were never pulled
     /// here (a new device): the library's first screen fills in a second, while the pull of every row
     /// goes on from the oldest and reads these again unchanged.
@@ -98,8 +103,8 @@ struct LikesPuller: TablePuller {
             }
         }
         // Past the whole page, in the page's transaction: the same as moving past each row.
-        if moveCursor, let last = rows.last, let id = last.id, let updatedAt = last.updated_at {
-            try SyncCursor(updatedAt: updatedAt, lastID: id).save(db, accountId: accountId, table: table)
+        if moveCursor, let cursor = rows.last.flatMap(cursor(after:)) {
+            try cursor.save(db, accountId: accountId, table: table)
         }
         return changes
     }

@@ -5,6 +5,13 @@ import Shared
 import Store
 import Supabase
 
+/// A page read in the gate's turn numbered `turn`, for the turn after it.
+struct ReadAhead<Row: Sendable>: Sendable {
+    var rows: [Row]
+    var status: Int
+    var turn: UInt64
+}
+
 /// What a pull brought: the changes people see, how many server rows came, and the photos they
 /// named (whose metadata the pass over the photos' rows brings).
 struct PullApplied: Sendable {
@@ -47,6 +54,8 @@ protocol TablePuller: Sendable {
     static var rereadColumn: String { get }
 
     static func photoId(of row: ServerRow) -> String
+    /// The cursor just past `row` (nil for a row without its server time or id).
+    static func cursor(after row: ServerRow) -> SyncCursor?
     static func applyPage(
         _ rows: [ServerRow], accountId: String, fetchStarted: Date, moveCursor: Bool, db: Database
     ) throws -> AppliedPage
@@ -59,36 +68,68 @@ extension TablePuller {
     /// resolved. Each page is fetched and applied in one turn of the gate, never beside a push batch.
     func pullTable(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
         var applied = PullApplied()
+        var ahead: ReadAhead<ServerRow>?
         while true {
-            let (page, more) = try await gate.run(throwing: { () async throws(BackendError) in try await self.pullPage(accountId: accountId, token: token) })
+            let (page, more, next) = try await gate.run(numberedThrowing: { [ahead] turn throws(BackendError) in
+                try await self.pullPage(accountId: accountId, token: token, turn: turn, ahead: ahead)
+            })
             applied += page
+            ahead = next
             if !more { break }
         }
         applied += try await gate.run(throwing: { () async throws(BackendError) in try await self.reread(accountId: accountId, token: token) })
         return applied
     }
 
-    /// One page: the rows after the cursor, applied; `more` when a full page came back.
-    private func pullPage(accountId: String, token: String) async throws(BackendError) -> (PullApplied, Bool) {
-        let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
-        let fetchStarted = Date()
-        let response = try await backend.send(
-            "GET", "/rest/v1/\(Self.table)",
-            query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId)
-                + [("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
-            bearer: token)
-        let rows = try SupabaseBackend.decode([ServerRow].self, from: response)
-        if rows.isEmpty { return (PullApplied(), false) }
+    /// One page: the rows after the cursor, applied; `more` when a full page came back. The next page
+    /// is read while this one is applied, in the same turn, and taken as it is by the next turn if that
+    /// turn follows this one with no other between (no push batch landed after the read); otherwise it
+    /// is read again.
+    private func pullPage(
+        accountId: String, token: String, turn: UInt64, ahead: ReadAhead<ServerRow>?
+    ) async throws(BackendError) -> (PullApplied, Bool, ReadAhead<ServerRow>?) {
+        let rows: [ServerRow], status: Int
+        if let ahead, ahead.turn + 1 == turn {
+            (rows, status) = (ahead.rows, ahead.status)
+        } else {
+            let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
+            (rows, status) = try await fetchPage(after: cursor, accountId: accountId, token: token).get()
+        }
+        if rows.isEmpty { return (PullApplied(), false, nil) }
+        let more = rows.count == pageSize
+        async let following = more ? readAhead(after: rows.last.flatMap(Self.cursor(after:)), accountId: accountId, token: token) : nil
         let page: AppliedPage
         do {
             page = try store.write { db in
-                try Self.applyPage(rows, accountId: accountId, fetchStarted: fetchStarted, moveCursor: true, db: db)
+                try Self.applyPage(rows, accountId: accountId, fetchStarted: Date(), moveCursor: true, db: db)
             }
         } catch {
-            throw .malformed(status: response.status, detail: "cannot apply pulled \(Self.table): \(error)")
+            throw .malformed(status: status, detail: "cannot apply pulled \(Self.table): \(error)")
         }
         committed(page)
-        return (PullApplied(changes: page.changes, rows: rows.count, photoIds: Set(rows.map(Self.photoId(of:)))), rows.count == pageSize)
+        let next = await following.map { ReadAhead(rows: $0.rows, status: $0.status, turn: turn) }
+        return (PullApplied(changes: page.changes, rows: rows.count, photoIds: Set(rows.map(Self.photoId(of:)))), more, next)
+    }
+
+    /// A page of the rows after `cursor`, and the answer's status.
+    private func fetchPage(after cursor: SyncCursor, accountId: String, token: String) async -> Result<(rows: [ServerRow], status: Int), BackendError> {
+        do throws(BackendError) {
+            let response = try await backend.send(
+                "GET", "/rest/v1/\(Self.table)",
+                query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId)
+                    + [("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
+                bearer: token)
+            return .success((try SupabaseBackend.decode([ServerRow].self, from: response), response.status))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The page after `cursor` read ahead, or nil when there is no cursor or the read failed (the next
+    /// turn then reads it and meets the failure itself).
+    private func readAhead(after cursor: SyncCursor?, accountId: String, token: String) async -> (rows: [ServerRow], status: Int)? {
+        guard let cursor else { return nil }
+        return try? await fetchPage(after: cursor, accountId: accountId, token: token).get()
     }
 
     /// Reads again, by key, the rows an earlier page passed over while a local op waited: the server's
