@@ -21,13 +21,12 @@ struct PhotosPuller: Sendable {
     static let table = "photos"
     static let columns = ServerPhotoRow.columns
 
-    /// Every page since the cursor, then the photos of `named` still without metadata. The number of
-    /// rows read. Each page is read while the one before is applied, and outside the gate's turns: a
-    /// photo's row only fills a bare one, which no change of this device on its way can make wrong.
-    func pull(accountId: String, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) -> Int {
+    /// Every page since the cursor, then the photos of `named` still without metadata. Each page is
+    /// read while the one before is applied, and outside the gate's turns: a photo's row only fills a
+    /// bare one, which no change of this device on its way can make wrong.
+    func pull(accountId: String, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) {
         let start = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
         var page = try await fetchPage(after: start, accountId: accountId, token: token).get()
-        var rows = 0
         while let last = page.last {
             guard let updatedAt = last.updated_at else {
                 throw .malformed(status: 200, detail: "the server's photos rows came without updated_at")
@@ -36,30 +35,19 @@ struct PhotosPuller: Sendable {
             let more = page.count == pageSize
             async let following = more ? fetchPage(after: cursor, accountId: accountId, token: token) : .success([])
             try apply(page, accountId: accountId, movingCursorTo: cursor)
-            rows += page.count
             page = try await following.get()
         }
-        if named.isEmpty { return rows }
-        let missing = try await gate.run(throwing: { () async throws(BackendError) in
+        if named.isEmpty { return }
+        try await gate.run(throwing: { () async throws(BackendError) in
             let missing = try await ServerPhotos(backend: self.backend, store: self.store).fetchUnknown(Array(named), token: token)
             try self.apply(missing, accountId: accountId, movingCursorTo: nil)
-            return missing.count
         })
-        return rows + missing
     }
 
     /// The rows after `cursor`, a page of them.
     private func fetchPage(after cursor: SyncCursor, accountId: String, token: String) async -> Result<[ServerPhotoRow], BackendError> {
-        do throws(BackendError) {
-            let response = try await backend.send(
-                "GET", "/rest/v1/\(Self.table)",
-                query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId, key: "photo_id")
-                    + [("order", "updated_at.asc,photo_id.asc"), ("limit", String(pageSize))],
-                bearer: token)
-            return .success(try SupabaseBackend.decode([ServerPhotoRow].self, from: response))
-        } catch {
-            return .failure(error)
-        }
+        await backend.page(of: Self.table, columns: Self.columns, key: "photo_id", after: cursor, userId: accountId, limit: pageSize, token: token)
+            .map(\.rows)
     }
 
     private func apply(_ rows: [ServerPhotoRow], accountId: String, movingCursorTo cursor: SyncCursor?) throws(BackendError) {

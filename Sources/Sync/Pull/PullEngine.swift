@@ -120,7 +120,7 @@ public final class PullEngine: Service, Sendable {
                 var applied = try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
                 applied += try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
                 // The photos the rows named, before anyone is told of them: a liked photo's download needs its URLs.
-                _ = try await self.photosPuller.pull(accountId: accountId, token: token, named: applied.photoIds, gate: self.gate)
+                try await self.photosPuller.pull(accountId: accountId, token: token, named: applied.photoIds, gate: self.gate)
                 // Local photos imported on another device: their originals, from the account's Storage;
                 // whole files, so not on a metered network (the first pull after it brings them).
                 if self.network.allowsBulk() {

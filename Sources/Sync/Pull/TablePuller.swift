@@ -65,7 +65,8 @@ protocol TablePuller: Sendable {
 
 extension TablePuller {
     /// Every page since the cursor, then the rows passed over earlier whose local op has since
-    /// resolved. Each page is fetched and applied in one turn of the gate, never beside a push batch.
+    /// resolved. Each page is applied in one turn of the gate, read in that turn or in the one just
+    /// before it with no other between: never across a push batch.
     func pullTable(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
         var applied = PullApplied()
         var ahead: ReadAhead<ServerRow>?
@@ -113,16 +114,7 @@ extension TablePuller {
 
     /// A page of the rows after `cursor`, and the answer's status.
     private func fetchPage(after cursor: SyncCursor, accountId: String, token: String) async -> Result<(rows: [ServerRow], status: Int), BackendError> {
-        do throws(BackendError) {
-            let response = try await backend.send(
-                "GET", "/rest/v1/\(Self.table)",
-                query: [("select", Self.columns)] + cursor.pageFilters(userId: accountId)
-                    + [("order", "updated_at.asc,id.asc"), ("limit", String(pageSize))],
-                bearer: token)
-            return .success((try SupabaseBackend.decode([ServerRow].self, from: response), response.status))
-        } catch {
-            return .failure(error)
-        }
+        await backend.page(of: Self.table, columns: Self.columns, after: cursor, userId: accountId, limit: pageSize, token: token)
     }
 
     /// The page after `cursor` read ahead, or nil when there is no cursor or the read failed (the next
