@@ -40,15 +40,13 @@ struct StaleFileSweep {
         // library/google is the Google Photos importer's: its pieces are picks it goes on with.
         for source in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] where source != PhotoSource.google.rawValue {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? [] {
+                let path = root + "/" + source + "/" + name
                 // An edit's rendering half-written by a run that died (saved here, or pulled): never recorded.
                 // Only one older than this process: an edit saved or pulled right now, while this sweep
                 // runs, is being written under that name (chaos saw an edits.create just after a start
                 // lose its rendering to the sweep and fail on its rename).
                 if name.contains(".edit-"), name.hasSuffix(".part") || name.contains(".pulled-") {
-                    if LocalFile.modified(root + "/" + source + "/" + name).map({ $0 < processStarted }) ?? false,
-                       unlink(root + "/" + source + "/" + name) == 0 {
-                        removed += 1
-                    }
+                    if leftByAnEarlierRun(path), unlink(path) == 0 { removed += 1 }
                     continue
                 }
                 // A file placed by a run that died between its rename and its row (an edit's rendering, a
@@ -57,13 +55,13 @@ struct StaleFileSweep {
                 // a moment before its row commits.
                 let relative = "library/\(source)/\(name)"
                 if name.hasSuffix(".jpg"), !recorded.contains(relative), !wanted.contains(relative),
-                   LocalFile.modified(root + "/" + source + "/" + name).map({ $0 < processStarted }) ?? false {
-                    if unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
+                   leftByAnEarlierRun(path) {
+                    if unlink(path) == 0 { removed += 1 }
                     continue
                 }
                 guard let suffix = Self.pieceSuffixes.first(where: { name.hasSuffix($0) }) else { continue }
                 let final = "library/\(source)/" + name.dropLast(suffix.count)
-                if !wanted.contains(final), unlink(root + "/" + source + "/" + name) == 0 { removed += 1 }
+                if !wanted.contains(final), unlink(path) == 0 { removed += 1 }
             }
         }
         removed += sweepCachePieces()
@@ -80,10 +78,16 @@ struct StaleFileSweep {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + source)) ?? []
             where Self.pieceSuffixes.contains(where: { name.hasSuffix($0) }) {
                 let path = root + "/" + source + "/" + name
-                if LocalFile.modified(path).map({ $0 < processStarted }) ?? false, unlink(path) == 0 { removed += 1 }
+                if leftByAnEarlierRun(path), unlink(path) == 0 { removed += 1 }
             }
         }
         return removed
+    }
+
+    /// Whether the file was last written before this process started: left by a run that died, not
+    /// one this process is writing while the sweep runs.
+    private func leftByAnEarlierRun(_ path: String) -> Bool {
+        LocalFile.modified(path).map { $0 < processStarted } ?? false
     }
 
     static let pieceSuffixes = [".download.part", ".download", ".moving"]
