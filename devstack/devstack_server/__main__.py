@@ -51,7 +51,7 @@ class State:
         self.nasa = Nasa(n, self.seed)
         self.log.info("catalogues: %d photos in %.2fs", n, time.time() - t)
         self.schema = SchemaCache()
-        self.admin_pool = self.api_pool = None
+        self.admin_pool = self.api_pool = self.schema_listener = None
 
     def listening_on(self, port):
         """The port the server is bound to (0 until it is, when the config asks for any free port)."""
@@ -116,10 +116,29 @@ async def on_startup(app):
     async with st.admin_pool.acquire() as conn:
         await st.schema.load(conn)
     st.log.info("schema cache: %d relations, %d functions", len(st.schema.relations), len(st.schema.functions))
+    # PostgREST reloads its schema cache on `NOTIFY pgrst, 'reload schema'` (Supabase sends it after DDL);
+    # a test that drops or adds a function says so the same way.
+    st.schema_listener = await asyncpg.connect(user="postgres", **common)
+    st.schema_reload = asyncio.Lock()
+
+    def reload(_conn, _pid, _channel, payload):
+        if payload in ("", "reload schema"):
+            asyncio.get_running_loop().create_task(reload_schema(st))
+    await st.schema_listener.add_listener("pgrst", reload)
+
+
+async def reload_schema(st):
+    # One load at a time, in the notices' order: the last to finish read the catalogue after the last notice.
+    async with st.schema_reload:
+        async with st.admin_pool.acquire() as conn:
+            await st.schema.load(conn)
+    st.log.info("schema cache reloaded: %d relations, %d functions", len(st.schema.relations), len(st.schema.functions))
 
 
 async def on_cleanup(app):
     st = app[STATE_KEY]
+    if st.schema_listener is not None:
+        await st.schema_listener.close()
     for pool in (st.api_pool, st.admin_pool):
         if pool is not None:
             await pool.close()

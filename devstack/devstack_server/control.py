@@ -43,6 +43,7 @@ class Counters:
         self.requests_by_path = collections.Counter()
         self.status = collections.Counter()
         self.bytes = collections.Counter()
+        self.bytes_by_path = collections.Counter()
         self.download_tracking = collections.Counter()
         self.faults = collections.Counter()
         self.started = time.time()
@@ -56,6 +57,7 @@ class Counters:
             "status": {str(k): v for k, v in self.status.items()},
             "bytes_served": dict(self.bytes),
             "bytes_served_total": sum(self.bytes.values()),
+            "bytes_served_by_path": dict(self.bytes_by_path),
             "download_tracking": dict(self.download_tracking),
             "download_tracking_total": sum(self.download_tracking.values()),
             "faults_injected": dict(self.faults),
@@ -212,6 +214,7 @@ async def fault_and_count_middleware(request, handler):
     body = getattr(resp, "body", None)
     if isinstance(body, (bytes, bytearray)):
         st.counters.bytes[name] += len(body)
+        st.counters.bytes_by_path[f"{request.method} {request.path}"] += len(body)
     if rule is not None and rule.action in ("truncate", "stall"):
         return await send_partial(request, resp, rule)
     return resp

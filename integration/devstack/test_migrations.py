@@ -127,3 +127,51 @@ def test_google_photo_ids_are_accepted_and_other_sources_still_refused(make_user
     for bad in ("flickr:abc", "google:", "GOOGLE:x"):
         r = u.api.post("/rest/v1/likes", json={"photo_id": bad})
         assert r.status_code == 400 and "likes_photo_id_format" in r.text, (bad, r.text)
+
+
+def _batch(n, prefix, device="device-a", width=400):
+    photos = [{"photo_id": f"unsplash:{prefix}{i}", "title": f"Photo {i}", "description": None, "author_name": "A",
+               "author_url": None, "color": "#112233", "width": width, "height": 300, "urls": {"regular": "http://x/y.jpg"},
+               "original_sha256": None, "original_note": None} for i in range(n)]
+    likes = [{"photo_id": f"unsplash:{prefix}{i}", "liked_at": "2026-11-29T10:00:00.000Z", "deleted_at": None,
+              "acted_at": "2026-11-29T10:00:00.000Z", "acted_by": device} for i in range(n)]
+    return {"device": device, "photo_rows": photos, "like_rows": likes}
+
+
+def test_push_likes_writes_photos_then_likes_and_answers_the_likes_as_kept(make_user, sql):
+    u = make_user()
+    r = u.api.post("/rest/v1/rpc/push_likes?select=photo_id,acted_by,deleted_at", json=_batch(3, "pl"))
+    assert r.status_code == 200, r.text
+    assert sorted(x["photo_id"] for x in r.json()) == ["unsplash:pl0", "unsplash:pl1", "unsplash:pl2"]
+    rows = sql("select photo_id, title, written_by from public.photos where user_id = $1 order by photo_id", uuid.UUID(u.id))
+    assert [(x["title"], x["written_by"]) for x in rows] == [("Photo 0", "device-a"), ("Photo 1", "device-a"), ("Photo 2", "device-a")]
+    # An earlier change than the row's stands aside: the answer is the row as kept.
+    older = _batch(1, "pl", device="device-b")
+    older["like_rows"][0].update(deleted_at="2026-11-29T09:00:00.000Z", acted_at="2026-11-29T09:00:00.000Z")
+    kept = u.api.post("/rest/v1/rpc/push_likes?select=photo_id,acted_by,deleted_at", json=older).json()
+    assert kept == [{"photo_id": "unsplash:pl0", "acted_by": "device-a", "deleted_at": None}]
+    # A write of a photo's row any other way names no writer, whoever wrote it before.
+    assert u.api.post("/rest/v1/photos?on_conflict=user_id,photo_id", json=[{"photo_id": "unsplash:pl1", "title": "Elsewhere"}],
+                      headers={"Prefer": "resolution=merge-duplicates"}).status_code in (200, 201)
+    assert sql("select written_by from public.photos where user_id = $1 and photo_id = 'unsplash:pl1'", uuid.UUID(u.id))[0][0] == ""
+
+
+def test_push_likes_is_one_transaction_under_each_callers_policies(make_user, anon, sql):
+    a, b = make_user(), make_user()
+    # One refused photo (a check constraint) refuses the whole batch: no photo and no like lands.
+    bad = _batch(3, "tx")
+    bad["photo_rows"][2]["width"] = 0
+    r = a.api.post("/rest/v1/rpc/push_likes", json=bad)
+    assert r.status_code == 400 and r.json()["code"] == "23514", r.text
+    for table in ("photos", "likes"):
+        assert sql(f"select count(*) from public.{table} where user_id = $1", uuid.UUID(a.id))[0][0] == 0
+    # Each caller writes its own rows only: the same photo ids from b are b's, and a's stay a's.
+    assert a.api.post("/rest/v1/rpc/push_likes", json=_batch(2, "own")).status_code == 200
+    assert b.api.post("/rest/v1/rpc/push_likes", json=_batch(2, "own", device="device-b")).status_code == 200
+    owners = sql("select user_id::text, written_by from public.photos where photo_id = 'unsplash:own0' order by written_by")
+    assert [(x[0], x[1]) for x in owners] == [(a.id, "device-a"), (b.id, "device-b")]
+    # Nobody signed in may call it.
+    assert anon.post("/rest/v1/rpc/push_likes", json=_batch(1, "anon")).status_code in (401, 403)
+    grants = sql("select has_function_privilege('anon', 'public.push_likes(text, jsonb, jsonb)', 'execute'),"
+                 " has_function_privilege('authenticated', 'public.push_likes(text, jsonb, jsonb)', 'execute')")[0]
+    assert (grants[0], grants[1]) == (False, True)

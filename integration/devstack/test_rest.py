@@ -1,4 +1,5 @@
 """/rest/v1: the PostgREST subset, its status codes, headers and error bodies."""
+import time
 import uuid
 
 from conftest import Api
@@ -136,6 +137,31 @@ def test_rpc(make_user, anon):
     assert r.status_code == 404 and r.json()["code"] == "PGRST202"
     r = anon.post("/rest/v1/rpc/handle_new_user", json={})
     assert r.status_code == 404
+
+
+def test_the_schema_cache_reloads_on_notify(anon, sql):
+    """As PostgREST: `NOTIFY pgrst, 'reload schema'` makes a function added or dropped since start known."""
+    name = "devstack_reload_probe"
+
+    def answer(until):
+        """The function's answer once `until` holds of it: the reload runs beside the requests."""
+        for _ in range(100):
+            r = anon.post(f"/rest/v1/rpc/{name}", json={})
+            if until(r):
+                return r
+            time.sleep(0.05)
+        return r
+    sql(f"create function public.{name}() returns int language sql as 'select 7'")
+    try:
+        assert anon.post(f"/rest/v1/rpc/{name}", json={}).status_code == 404, "not known before the notice"
+        sql("notify pgrst, 'reload schema'")
+        assert answer(lambda r: r.status_code == 200).json() == 7
+    finally:
+        sql(f"drop function public.{name}()")
+        sql("notify pgrst, 'reload schema'")
+    # Until the reload, the cached function is called and Postgres says it does not exist (42883).
+    r = answer(lambda r: r.json().get("code") == "PGRST202")
+    assert r.status_code == 404 and r.json()["code"] == "PGRST202"
 
 
 def test_errors_unknown_table_column_bad_json(make_user):
