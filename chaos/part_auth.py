@@ -69,7 +69,7 @@ def revoked(devstack, base, figures, mode):
     try:
         email = daemon.signup()
         photo = populate(daemon, 1)[0]
-        devstack.faults([{"path": "/rest/v1/likes*", "method": "POST", "status": 503}])
+        devstack.faults([{"path": "/rest/v1/rpc/push_likes*", "method": "POST", "status": 503}])
         devstack.knobs({"access_token_lifetime": 4})
         daemon.login(email)  # a short-lived session: its refresh comes in ~2 s
         devstack.knobs({"access_token_lifetime": 3600})

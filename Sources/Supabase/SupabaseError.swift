@@ -86,14 +86,16 @@ public struct SupabaseError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 /// What this version needs of the server's schema beyond the first migrations: each column it reads or
-/// writes that a later migration adds, with the migration's name, so that a server without it is told
-/// apart from a refusal and named.
+/// writes and each function it calls that a later migration adds, with the migration's name, so that a
+/// server without it is told apart from a refusal and named.
 public enum ServerSchema {
     public static let lastWordWins = "20250101000700_last_word_wins.sql"
+    public static let pushInOneTransaction = "20250101000800_push_in_one_transaction.sql"
 
     public static let columns: [(column: String, migration: String)] = [
         ("acted_at", lastWordWins), ("acted_by", lastWordWins), ("username_set_at", lastWordWins), ("username_set_by", lastWordWins),
         ("original_sha256", lastWordWins), ("original_note", lastWordWins),
+        ("push_likes", pushInOneTransaction), ("written_by", pushInOneTransaction),
     ]
 }
 

@@ -101,8 +101,8 @@ import TestSupport
             // stays attempted and pending (a retry that landed at once, before the test looked, made it
             // pass by, and the test with it).
             try await devstack.faults(#"""
-                [{"path": "/rest/v1/likes", "method": "POST", "action": "lose_answer", "times": 1},
-                 {"path": "/rest/v1/likes", "method": "POST", "status": 503}]
+                [{"path": "/rest/v1/rpc/push_likes", "method": "POST", "action": "lose_answer", "times": 1},
+                 {"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503}]
                 """#)
             _ = try await daemon.client.send(PhotosLikeRequest(id: id))
             let attempted = try await eventually(within: .seconds(20), every: .milliseconds(50)) { try await ops(daemon).contains { $0.state == "pending" && $0.attempts >= 1 } }
@@ -145,7 +145,7 @@ import TestSupport
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let id = try #require(try daemon.seedPhotos(1, prefix: "wait").first)
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503, "retry_after": 120, "times": 1}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503, "retry_after": 120, "times": 1}]"#)
             _ = try await daemon.client.send(PhotosLikeRequest(id: id))
             #expect(try await eventually(within: .seconds(20), every: .milliseconds(50)) { try await ops(daemon).contains { $0.state == "pending" && $0.attempts == 1 && $0.nextAttemptAt != nil } })
             let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 10))
@@ -180,7 +180,7 @@ import TestSupport
 
             // B unlikes and likes again before hearing of it; every push meets a 503 asking for a minute
             // (also the one the restart below sends at once when the backend answers).
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503, "retry_after": 60}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503, "retry_after": 60}]"#)
             _ = try await b.client.send(PhotosUnlikeRequest(id: id))
             #expect(try await eventually(within: .seconds(20), every: .milliseconds(50)) { try await ops(b).contains { $0.op == "unlike" && $0.attempts == 1 && $0.state == "pending" } })
             _ = try await b.client.send(PhotosLikeRequest(id: id))
@@ -195,7 +195,7 @@ import TestSupport
             }, "the pull passed over the server's row and remembered it: \(b.process.stderr.suffix(4000))")
 
             // The server refuses the like. B must come to the server's state.
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 400, "body": {"code": "23514", "message": "refused"}, "times": 1}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 400, "body": {"code": "23514", "message": "refused"}, "times": 1}]"#)
             let result = try await b.client.send(SyncNowRequest(wait: true, timeoutSeconds: 30))
             #expect(result.outcome == .rejected && result.rejected == 1, "\(result)")
             #expect(try await b.client.send(PhotosListRequest(liked: true)).photos.isEmpty, "B shows the server's unlike")
@@ -211,7 +211,7 @@ import TestSupport
             let daemon = try await fixture.splashd(.sync())
             let ids = try daemon.seedPhotos(1, prefix: "gone")
             try await devstack.faults("""
-                [{"path": "/rest/v1/likes", "method": "POST", "delay_ms": 2000, "action": "lose_answer"},
+                [{"path": "/rest/v1/rpc/push_likes", "method": "POST", "delay_ms": 2000, "action": "lose_answer"},
                  {"path": "/auth/v1/health", "action": "reset"}]
                 """)
             // The like's answer is lost: the monitor probes and finds the backend gone.
@@ -230,8 +230,8 @@ import TestSupport
             let daemon = try await fixture.splashd(.sync())
             let ids = try daemon.seedPhotos(2, prefix: "back")
             try await devstack.faults("""
-                [{"path": "/rest/v1/likes", "method": "POST", "status": 503, "retry_after": 120, "times": 1},
-                 {"path": "/rest/v1/likes", "method": "POST", "action": "lose_answer", "times": 1},
+                [{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503, "retry_after": 120, "times": 1},
+                 {"path": "/rest/v1/rpc/push_likes", "method": "POST", "action": "lose_answer", "times": 1},
                  {"path": "/auth/v1/health", "action": "reset", "times": 2}]
                 """)
             _ = try await daemon.client.send(PhotosLikeRequest(id: ids[0]))

@@ -43,7 +43,7 @@ import TestSupport
             try await Self.sharpClocks(laptop, desktop)
 
             // The laptop is offline: its like is queued and cannot go.
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503}]"#)
             #expect(try await laptop.client.send(PhotosLikeRequest(id: photo)).queued)
             try await laptop.wait(for: "the laptop's like to be tried and refused") {
                 try await laptop.client.send(QueueListRequest()).ops.contains { $0.entityId == photo && $0.attempts >= 1 }
@@ -99,7 +99,7 @@ import TestSupport
             _ = try await laptop.syncUntilDrained()
             #expect(try await laptop.client.send(PhotosListRequest(liked: true)).photos.map(\.id) == [photo])
 
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503}]"#)
             _ = try await laptop.client.send(PhotosUnlikeRequest(id: photo))
             try await devstack.clearFaults()
             #expect(try await laptop.syncUntilDrained().drained)
@@ -190,7 +190,7 @@ import TestSupport
         try await SplashdFixture.run { fixture in
             let daemon = try await fixture.splashd(.sync())
             let photo = try #require(try daemon.seedPhotos(1, prefix: "lw").first)
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503}]"#)
             _ = try await daemon.client.send(PhotosLikeRequest(id: photo))
             await daemon.stop()
             try await devstack.clearFaults()
@@ -262,7 +262,7 @@ import TestSupport
             let daemon = try await fixture.splashd(.sync())
             let photo = try #require(try daemon.seedPhotos(1, prefix: "lw").first)
             try await devstack.faults(#"""
-                [{"path": "/rest/v1/likes", "method": "POST", "status": 400,
+                [{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 400,
                   "body": {"code": "PGRST204", "message": "Could not find the 'acted_at' column of 'likes' in the schema cache"}},
                  {"path": "/rest/v1/likes", "method": "GET", "status": 400,
                   "body": {"code": "42703", "message": "column likes.acted_at does not exist"}}]

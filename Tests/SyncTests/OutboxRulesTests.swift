@@ -144,7 +144,7 @@ import TestSupport
     @Test func anUnreadableLikeOpIsRefusedAndTheRestOfItsBatchGoes() throws {
         let pusher = LikesPusher(
             backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
-            batchSize: 500, clock: nil, logger: Logger(label: "test"))
+            store: store, batchSize: 500, clock: nil, logger: Logger(label: "test"))
         let good = #"{"likedAt":"2026-11-24T03:14:58.500Z","photoId":"unsplash:a","wasNew":true}"#
         let unreadable = [
             "not json": "it is not a JSON object",
@@ -290,7 +290,7 @@ import TestSupport
     @Test func aPhotosRowTheServerHoldsIsNotSentAgain() throws {
         let pusher = LikesPusher(
             backend: SupabaseBackend(http: try HTTPClient(configuration: .init(version: "test")), baseURL: "http://127.0.0.1:9", anonKey: "k"),
-            batchSize: 500, clock: nil, logger: Logger(label: "test"))
+            store: store, batchSize: 500, clock: nil, logger: Logger(label: "test"))
         func payload(title: String) -> String {
             #"{"likedAt":"2026-11-24T03:14:58.500Z","photo":{"title":""# + title
                 + #"","urls":"{\"thumb\":\"https://images.example/a.jpg\"}","width":40},"photoId":"unsplash:a","wasNew":true}"#

@@ -102,6 +102,39 @@ import TestSupport
         }
     }
 
+    /// A device's pull passes over what it pushed itself, the likes it acted on and the photos' rows it
+    /// wrote (the push's answer told it what the server kept): after A sends 30 likes, every page its pull
+    /// reads of either table is empty. A like B makes is still read, with its photo.
+    @Test func aDevicesPullReadsNothingOfItsOwnPush() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let a = try await fixture.splashd(.sync())
+            let ids = try a.seedPhotos(30, prefix: "echo")
+            func served(_ table: String) async throws -> (bytes: Int, pages: Int) {
+                (try await devstack.bytesServed(path: "GET /rest/v1/\(table)"), try await devstack.requests(path: "GET /rest/v1/\(table)"))
+            }
+            #expect(try await a.syncUntilDrained().drained)
+            let before = (likes: try await served("likes"), photos: try await served("photos"))
+            for id in ids { _ = try await a.client.send(PhotosLikeRequest(id: id)) }
+            #expect(try await a.syncUntilDrained().drained)
+            #expect(try await a.client.send(SyncNowRequest(wait: true, timeoutSeconds: 10)).outcome == .drained)
+            for (table, start) in [("likes", before.likes), ("photos", before.photos)] {
+                let now = try await served(table)
+                let pages = now.pages - start.pages
+                #expect(pages >= 2 && now.bytes - start.bytes == 2 * pages, "\(table): \(pages) pages, \(now.bytes - start.bytes) bytes: each `[]`")
+            }
+            #expect(try await a.serverLikes().count == 30)
+
+            let b = try await secondDevice(of: a, in: fixture)
+            let fromB = try #require(try b.seedPhotos(1, prefix: "echob").first)
+            _ = try await b.client.send(PhotosLikeRequest(id: fromB))
+            #expect(try await b.syncUntilDrained().drained)
+            _ = try await a.syncUntilDrained()
+            #expect(try await liked(a) == Set(ids + [fromB]))
+            #expect(try await a.client.send(PhotosListRequest(liked: true, text: "Photo", limit: 100)).total == 31, "B's photo came with its row")
+        }
+    }
+
     /// B unlikes while its push fails; its pull still sees the server's like. B's own pending change
     /// wins, reaches the server once the server answers again, and A follows.
     @Test func aPendingLocalChangeWinsOverThePull() async throws {
@@ -115,7 +148,7 @@ import TestSupport
             _ = try await b.syncUntilDrained()
             #expect(try await liked(b) == Set(ids))
 
-            try await devstack.faults(#"[{"path": "/rest/v1/likes", "method": "POST", "status": 503, "times": 3}]"#)
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503, "times": 3}]"#)
             _ = try await b.client.send(PhotosUnlikeRequest(id: ids[0]))
             _ = try await b.client.send(SyncNowRequest(wait: true, timeoutSeconds: 5))
             #expect(try await liked(b) == [ids[1]], "the pull must not undo a change still waiting to be sent")

@@ -1,5 +1,6 @@
 import Foundation
 import Shared
+import Supabase
 import SplashClient
 import Testing
 import TestSupport
@@ -57,10 +58,10 @@ import TestSupport
             let daemon = try await fixture.splashd(.sync())
             let ids = try daemon.seedPhotos(20)
             try await devstack.faults("""
-                [{"path": "/rest/v1/likes", "method": "POST", "action": "reset", "times": 1},
-                 {"path": "/rest/v1/photos", "method": "POST", "status": 503, "times": 1},
-                 {"path": "/rest/v1/likes", "method": "POST", "status": 429, "retry_after": 1, "times": 1},
-                 {"path": "/rest/v1/likes", "method": "POST", "status": 500, "times": 1}]
+                [{"path": "/rest/v1/rpc/push_likes", "method": "POST", "action": "reset", "times": 1},
+                 {"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503, "times": 1},
+                 {"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 429, "retry_after": 1, "times": 1},
+                 {"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 500, "times": 1}]
                 """)
             for id in ids { _ = try await daemon.client.send(PhotosLikeRequest(id: id)) }
             let result = try await daemon.syncUntilDrained(timeout: .seconds(60))
@@ -101,6 +102,56 @@ import TestSupport
             #expect(try await daemon.client.send(QueueListRequest()).ops.isEmpty)
             #expect(try await daemon.client.send(PhotosListRequest(liked: true, limit: 100)).total == 10)
             await #expect { try await daemon.client.send(QueueDropRequest(opId: "no-such-op")) } throws: { ($0 as? RPCError)?.kind == .notFound }
+        }
+    }
+
+    /// A server without `push_likes` (its migration not applied) answers 404 PGRST202: the ops are kept,
+    /// not refused, and the error names the migration, in the queue and the journal; once the function
+    /// is there, they go.
+    @Test func aServerWithoutThePushFunctionIsNamedAndTheOpsWait() async throws {
+        let devstack = try Devstack.require()
+        let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../supabase/migrations")
+        #expect(FileManager.default.fileExists(atPath: migrations.appendingPathComponent(ServerSchema.pushInOneTransaction).path))
+        let function = "public.push_likes(text, jsonb, jsonb)"
+        let definition = try await devstack.adminSQL("select pg_get_functiondef('\(function)'::regprocedure)")
+        let restore = """
+            \(definition);
+            revoke all on function \(function) from public, anon;
+            grant execute on function \(function) to authenticated;
+            notify pgrst, 'reload schema';
+            """
+        try await devstack.adminSQL("drop function \(function); notify pgrst, 'reload schema';")
+        do {
+            try await SplashdFixture.run { fixture in
+                let daemon = try await fixture.splashd(.sync())
+                try await daemon.wait(for: "devstack to forget the function") { try await Self.functionAnswer(devstack).contains("PGRST202") }
+                let photo = try #require(try daemon.seedPhotos(1, prefix: "nofn").first)
+                _ = try await daemon.client.send(PhotosLikeRequest(id: photo))
+                let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 3))
+                #expect(result.outcome != .drained && result.rejected == 0, "\(result)")
+                let op = try #require(try await daemon.client.send(QueueListRequest()).ops.first)
+                #expect(op.state != "rejected" && op.lastError?.contains(ServerSchema.pushInOneTransaction) == true, "\(op)")
+                try await daemon.wait(for: "the journal to name the migration") {
+                    daemon.process.stderr.contains("lacks the migration \(ServerSchema.pushInOneTransaction)")
+                }
+                try await devstack.adminSQL(restore)
+                try await daemon.wait(for: "devstack to know the function again") { !(try await Self.functionAnswer(devstack).contains("PGRST202")) }
+                #expect(try await daemon.syncUntilDrained().drained)
+                #expect(try await daemon.serverLikes()[photo] == false)
+            }
+        } catch {
+            try? await devstack.adminSQL(restore)
+            throw error
+        }
+    }
+
+    /// What devstack answers for the function (called read-only, as the service role: it writes nothing), as an error's text.
+    static func functionAnswer(_ devstack: Devstack) async throws -> String {
+        do {
+            _ = try await devstack.serviceRead("rpc/push_likes?device=probe&photo_rows=%5B%5D&like_rows=%5B%5D")
+            return ""
+        } catch {
+            return "\(error)"
         }
     }
 

@@ -119,6 +119,11 @@ public struct Devstack: Sendable {
         try await counter("requests_by_path", path)
     }
 
+    /// Bytes of the answers' bodies served for one path, e.g. "GET /rest/v1/likes" (an empty page is `[]`).
+    public func bytesServed(path: String) async throws -> Int {
+        try await counter("bytes_served_by_path", path)
+    }
+
     private func counter(_ group: String, _ key: String) async throws -> Int {
         let data = try await call("GET", "/_devstack/counters", json: nil as [String: String]?)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -23,10 +23,13 @@ struct LikesPuller: TablePuller {
     static let columns = ServerLikeRow.columns
     /// A photo has one like row per account: passed-over likes are remembered by photo.
     static let rereadColumn = "photo_id"
+    /// The device whose action a like is (the last-word stamp's).
+    static let writerColumn: String? = "acted_by"
 
-    /// Every page since the cursor, then the rows passed over earlier. `token` is the user's access token.
-    func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
-        try await pullTable(accountId: accountId, token: token, gate: gate)
+    /// Every page since the cursor but this device's own actions (`device`), then the rows passed over
+    /// earlier. `token` is the user's access token.
+    func pull(accountId: String, device: String?, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+        try await pullTable(accountId: accountId, device: device, token: token, gate: gate)
     }
 
     static func photoId(of row: ServerLikeRow) -> String { row.photo_id }
@@ -37,12 +40,16 @@ struct LikesPuller: TablePuller {
     }
 
     /// A screenful of the newest likes with their photos, when this account's likes were never pulled
-    /// here (a new device): the library's first screen fills in a second, while the pull of every row
-    /// goes on from the oldest and reads these again unchanged.
+    /// here and it has none here (a new device): the library's first screen fills in a second, while the
+    /// pull of every row goes on from the oldest and reads these again unchanged. (A device whose likes
+    /// were all made here has its cursor at the start too, since its pull passes over its own rows.)
     func pullNewest(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
         try await gate.run(throwing: { () async throws(BackendError) in
-            let cursor = try? self.store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }
-            guard cursor == .start else { return PullApplied() }
+            let firstLook = try? self.store.read { db in
+                try SyncCursor.load(db, accountId: accountId, table: Self.table) == .start
+                    && LikeRecord.all().filter(accountId: accountId).isEmpty(db)
+            }
+            guard firstLook == true else { return PullApplied() }
             let response = try await self.backend.send(
                 "GET", "/rest/v1/\(Self.table)",
                 query: [("select", Self.columns), ("user_id", "eq.\(accountId)"), ("deleted_at", "is.null"),

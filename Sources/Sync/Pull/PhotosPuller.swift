@@ -21,19 +21,20 @@ struct PhotosPuller: Sendable {
     static let table = "photos"
     static let columns = ServerPhotoRow.columns
 
-    /// Every page since the cursor, then the photos of `named` still without metadata. Each page is
-    /// read while the one before is applied, and outside the gate's turns: a photo's row only fills a
-    /// bare one, which no change of this device on its way can make wrong.
-    func pull(accountId: String, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) {
+    /// Every page since the cursor but the rows this device (`device`) wrote, then the photos of `named`
+    /// still without metadata. Each page is read while the one before is applied, and outside the gate's
+    /// turns: a photo's row only fills a bare one, which no change of this device on its way can make wrong.
+    func pull(accountId: String, device: String?, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) {
         let start = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
-        var page = try await fetchPage(after: start, accountId: accountId, token: token).get()
+        let ownWrites = device.map { OwnWrites(column: "written_by", device: $0) }
+        var page = try await fetchPage(after: start, accountId: accountId, ownWrites: ownWrites, token: token).get()
         while let last = page.last {
             guard let updatedAt = last.updated_at else {
                 throw .malformed(status: 200, detail: "the server's photos rows came without updated_at")
             }
             let cursor = SyncCursor(updatedAt: updatedAt, lastID: last.photo_id)
             let more = page.count == pageSize
-            async let following = more ? fetchPage(after: cursor, accountId: accountId, token: token) : .success([])
+            async let following = more ? fetchPage(after: cursor, accountId: accountId, ownWrites: ownWrites, token: token) : .success([])
             try apply(page, accountId: accountId, movingCursorTo: cursor)
             page = try await following.get()
         }
@@ -45,9 +46,13 @@ struct PhotosPuller: Sendable {
     }
 
     /// The rows after `cursor`, a page of them.
-    private func fetchPage(after cursor: SyncCursor, accountId: String, token: String) async -> Result<[ServerPhotoRow], BackendError> {
-        await backend.page(of: Self.table, columns: Self.columns, key: "photo_id", after: cursor, userId: accountId, limit: pageSize, token: token)
-            .map(\.rows)
+    private func fetchPage(
+        after cursor: SyncCursor, accountId: String, ownWrites: OwnWrites?, token: String
+    ) async -> Result<[ServerPhotoRow], BackendError> {
+        await backend.page(
+            of: Self.table, columns: Self.columns, key: "photo_id", after: cursor, userId: accountId, limit: pageSize,
+            passingOver: ownWrites, token: token
+        ).map(\.rows)
     }
 
     private func apply(_ rows: [ServerPhotoRow], accountId: String, movingCursorTo cursor: SyncCursor?) throws(BackendError) {

@@ -114,13 +114,15 @@ public final class PullEngine: Service, Sendable {
             progressed.signal()
         }
         do throws(AccountFailure) {
+            // This device's own writes come back as the push's answer: the pull passes over them.
+            let device = try? store.read { db in try DeviceRows.id(db) }
             let applied = try await session.authorized { token throws(BackendError) in
                 let newest = try await self.puller.pullNewest(accountId: accountId, token: token, gate: self.gate)
                 if !newest.changes.isEmpty { self.changed(newest.changes) }
-                var applied = try await self.puller.pull(accountId: accountId, token: token, gate: self.gate)
+                var applied = try await self.puller.pull(accountId: accountId, device: device, token: token, gate: self.gate)
                 applied += try await self.editsPuller.pull(accountId: accountId, token: token, gate: self.gate)
                 // The photos the rows named, before anyone is told of them: a liked photo's download needs its URLs.
-                try await self.photosPuller.pull(accountId: accountId, token: token, named: applied.photoIds, gate: self.gate)
+                try await self.photosPuller.pull(accountId: accountId, device: device, token: token, named: applied.photoIds, gate: self.gate)
                 // Local photos imported on another device: their originals, from the account's Storage;
                 // whole files, so not on a metered network (the first pull after it brings them).
                 if self.network.allowsBulk() {

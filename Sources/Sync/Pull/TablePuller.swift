@@ -52,6 +52,9 @@ protocol TablePuller: Sendable {
     static var columns: String { get }
     /// The column a passed-over row is read again by.
     static var rereadColumn: String { get }
+    /// The column naming the device that last wrote a row, when the table has one: a device's pull
+    /// passes over its own writes.
+    static var writerColumn: String? { get }
 
     static func photoId(of row: ServerRow) -> String
     /// The cursor just past `row` (nil for a row without its server time or id).
@@ -64,15 +67,19 @@ protocol TablePuller: Sendable {
 }
 
 extension TablePuller {
+    static var writerColumn: String? { nil }
+
     /// Every page since the cursor, then the rows passed over earlier whose local op has since
     /// resolved. Each page is applied in one turn of the gate, read in that turn or in the one just
     /// before it with no other between: never across a push batch.
-    func pullTable(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+    /// `device` is this device's id: the rows it wrote itself are not read back.
+    func pullTable(accountId: String, device: String?, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
         var applied = PullApplied()
         var ahead: ReadAhead<ServerRow>?
+        let ownWrites = Self.writerColumn.flatMap { column in device.map { OwnWrites(column: column, device: $0) } }
         while true {
             let (page, more, next) = try await gate.run(numberedThrowing: { [ahead] turn throws(BackendError) in
-                try await self.pullPage(accountId: accountId, token: token, turn: turn, ahead: ahead)
+                try await self.pullPage(accountId: accountId, ownWrites: ownWrites, token: token, turn: turn, ahead: ahead)
             })
             applied += page
             ahead = next
@@ -87,18 +94,19 @@ extension TablePuller {
     /// turn follows this one with no other between (no push batch landed after the read); otherwise it
     /// is read again.
     private func pullPage(
-        accountId: String, token: String, turn: UInt64, ahead: ReadAhead<ServerRow>?
+        accountId: String, ownWrites: OwnWrites?, token: String, turn: UInt64, ahead: ReadAhead<ServerRow>?
     ) async throws(BackendError) -> (PullApplied, Bool, ReadAhead<ServerRow>?) {
         let rows: [ServerRow], status: Int
         if let ahead, ahead.turn + 1 == turn {
             (rows, status) = (ahead.rows, ahead.status)
         } else {
             let cursor = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
-            (rows, status) = try await fetchPage(after: cursor, accountId: accountId, token: token).get()
+            (rows, status) = try await fetchPage(after: cursor, accountId: accountId, ownWrites: ownWrites, token: token).get()
         }
         if rows.isEmpty { return (PullApplied(), false, nil) }
         let more = rows.count == pageSize
-        async let following = more ? readAhead(after: rows.last.flatMap(Self.cursor(after:)), accountId: accountId, token: token) : nil
+        async let following =
+            more ? readAhead(after: rows.last.flatMap(Self.cursor(after:)), accountId: accountId, ownWrites: ownWrites, token: token) : nil
         let page: AppliedPage
         do {
             page = try store.write { db in
@@ -113,15 +121,20 @@ extension TablePuller {
     }
 
     /// A page of the rows after `cursor`, and the answer's status.
-    private func fetchPage(after cursor: SyncCursor, accountId: String, token: String) async -> Result<(rows: [ServerRow], status: Int), BackendError> {
-        await backend.page(of: Self.table, columns: Self.columns, after: cursor, userId: accountId, limit: pageSize, token: token)
+    private func fetchPage(
+        after cursor: SyncCursor, accountId: String, ownWrites: OwnWrites?, token: String
+    ) async -> Result<(rows: [ServerRow], status: Int), BackendError> {
+        await backend.page(
+            of: Self.table, columns: Self.columns, after: cursor, userId: accountId, limit: pageSize, passingOver: ownWrites, token: token)
     }
 
     /// The page after `cursor` read ahead, or nil when there is no cursor or the read failed (the next
     /// turn then reads it and meets the failure itself).
-    private func readAhead(after cursor: SyncCursor?, accountId: String, token: String) async -> (rows: [ServerRow], status: Int)? {
+    private func readAhead(
+        after cursor: SyncCursor?, accountId: String, ownWrites: OwnWrites?, token: String
+    ) async -> (rows: [ServerRow], status: Int)? {
         guard let cursor else { return nil }
-        return try? await fetchPage(after: cursor, accountId: accountId, token: token).get()
+        return try? await fetchPage(after: cursor, accountId: accountId, ownWrites: ownWrites, token: token).get()
     }
 
     /// Reads again, by key, the rows an earlier page passed over while a local op waited: the server's

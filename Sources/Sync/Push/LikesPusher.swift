@@ -7,17 +7,25 @@ import Store
 import Supabase
 import Support
 
-/// Sends a batch of like ops as two bulk upserts: the photos' metadata (so other devices can show
-/// them) and the likes themselves, keyed by (user_id, photo_id). Unlikes are tombstones
+/// Sends a batch of like ops as one call of the server's `push_likes`
+/// (supabase/migrations/20250101000800_push_in_one_transaction.sql): the photos' metadata (so other
+/// devices can show them) and the likes themselves, keyed by (user_id, photo_id), upserted in one
+/// transaction, so no device ever sees a like before its photo's row. Unlikes are tombstones
 /// (`deleted_at`), so every op is idempotent and a resend is harmless. Each like carries its action's
 /// stamp; the server keeps the later of its row and the one sent (the last-word trigger) and answers
-/// with every row as kept, so a like that lost to a later change made elsewhere is known at once and
-/// the store takes the server's row (`LikeMerge`).
+/// with every like as kept, so a like that lost to a later change made elsewhere is known at once and
+/// the store takes the server's row (`LikeMerge`). The photos' rows are marked as this device's
+/// (`device`), so that its pull passes over them, as it does over its own likes.
+///
+/// A row the server refuses refuses the whole call: PushEngine splits the batch to find it. A server
+/// without the function answers 404 PGRST202, which names the migration (`ServerSchema`), and the
+/// ops wait for it.
 ///
 /// The rows are built by the store from the queued payloads (`LikePushRows`), in the transaction that
 /// takes the batch; a request body is those rows joined, not decoded and encoded again.
 struct LikesPusher: OutboxPusher {
     let backend: SupabaseBackend
+    let store: Store
     let entity = LikeActions.entity
     let batchSize: Int
     let noun = "likes"
@@ -48,18 +56,19 @@ struct LikesPusher: OutboxPusher {
     }
 
     func push(_ batch: [LikePushRows.Rows], token: String, accountId: String) async throws(BackendError) -> [ServerLikeRow] {
-        // Metadata first: a photo the server refuses (a check constraint) must refuse its like too,
-        // or a rejected op would have half reached the server; and a device that sees the like (pulled,
-        // or live) finds its photo's row already there (sent side by side, a second device could pull a
-        // like before its photo's row and keep it bare: PullTests catches that). Unlikes carry it too:
-        // an unlike may be the first the server hears of a photo (a like and its unlike made before
-        // either was sent), and a device that pulls the tombstone and later a like again needs the
-        // photo's URLs — unless the server holds the row already (`LikePushRows` reads none then).
-        let photos = batch.compactMap(\.photo)
-        if !photos.isEmpty { try await Self.upsertPhotos(photos, backend: backend, token: token) }
+        // Unlikes carry their photo too: an unlike may be the first the server hears of a photo (a like
+        // and its unlike made before either was sent), and a device that pulls the tombstone and later a
+        // like again needs the photo's URLs — unless the server holds the row already (`LikePushRows`
+        // reads none then).
+        let device: Data
+        do {
+            device = try JSONEncoder().encode(try store.read { db in try DeviceRows.id(db) })
+        } catch {
+            throw .local("cannot read this device's id: \(error)")
+        }
         let response = try await backend.send(
-            "POST", "/rest/v1/likes", query: Self.conflict + [("select", Self.kept)], body: Self.array(batch.map(\.like)), bearer: token,
-            headers: Self.upsertKept)
+            "POST", Self.function, query: [("select", Self.kept)],
+            body: Self.call(device: device, photos: batch.compactMap(\.photo), likes: batch.map(\.like)), bearer: token)
         return try SupabaseBackend.decode([ServerLikeRow].self, from: response)
     }
 
@@ -85,7 +94,17 @@ struct LikesPusher: OutboxPusher {
 
     /// The columns of the answer: what `LikeMerge` needs of a row.
     static let kept = "photo_id,liked_at,deleted_at,acted_at,acted_by"
-    static let upsertKept = [("Prefer", "resolution=merge-duplicates,return=representation")]
+    static let function = "/rest/v1/rpc/push_likes"
+
+    /// The function's arguments as one JSON object: `device` as a JSON string, and the rows, each
+    /// already a whole JSON text, joined.
+    static func call(device: Data, photos: [String], likes: [String]) -> [UInt8] {
+        var body = Array(#"{"device":"#.utf8) + device
+        body += Array(#","photo_rows":"#.utf8) + array(photos)
+        body += Array(#","like_rows":"#.utf8) + array(likes)
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
 
     /// JSON objects, each already a whole JSON text, as one JSON array.
     static func array(_ objects: [String]) -> [UInt8] {

@@ -78,7 +78,7 @@ public final class PushEngine: Service, Sendable {
         self.session = session
         self.pushers = backend.map { backend in
             [
-                LikesPusher(backend: backend, batchSize: configuration.batchSize, clock: clock, logger: logger),
+                LikesPusher(backend: backend, store: store, batchSize: configuration.batchSize, clock: clock, logger: logger),
                 EditsPusher(backend: backend, store: store, dataDirectory: dataDirectory),
                 OriginalsPusher(backend: backend, dataDirectory: dataDirectory, maximumBytes: configuration.originalMaximumBytes),
             ]
