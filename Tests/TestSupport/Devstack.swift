@@ -119,6 +119,11 @@ public struct Devstack: Sendable {
         try await counter("requests_by_path", path)
     }
 
+    /// Answers served with one HTTP status, every route's.
+    public func answers(status: Int) async throws -> Int {
+        try await counter("status", String(status))
+    }
+
     /// Bytes of the answers' bodies served for one path, e.g. "GET /rest/v1/likes" (an empty page is `[]`).
     public func bytesServed(path: String) async throws -> Int {
         try await counter("bytes_served_by_path", path)

@@ -18,6 +18,7 @@ DEFAULT_KNOBS = {
     "unsplash_hourly_budget": 5000,       # Unsplash requests per rolling hour (X-Ratelimit-Limit)
     "unsplash_over_limit_status": 403,    # 403 text "Rate Limit Exceeded" (or 429)
     "auth_token_rate_limit": 0,           # /auth/v1/token requests per 5 minutes per client IP; 0 = off
+    "rest_body_limit": 0,                 # bytes a /rest/v1 request body may have (a gateway's limit, 413); 0 = none
     "realtime_refuse_joins": 0,           # 1: every Realtime join is refused
     "realtime_silent_joins": 0,           # 1: Realtime joins get no answer
     "realtime_close_after_join": 0,       # 1: each join is answered, then its channel closed

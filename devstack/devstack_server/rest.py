@@ -490,6 +490,10 @@ async def read(request):
 
 
 async def json_payload(request):
+    limit = state(request).knobs.get("rest_body_limit", 0)
+    if limit and (request.content_length or 0) > limit:
+        # What the API gateway in front of PostgREST answers for a body over its limit.
+        raise ApiError(413, None, "Request size limit exceeded")
     ok, body = await read_json(request)
     if not ok:
         raise ApiError(400, "PGRST102", "Empty or invalid json", None, None)

@@ -141,15 +141,20 @@ def _batch(n, prefix, device="device-a", width=400):
 def test_push_likes_writes_photos_then_likes_and_answers_the_likes_as_kept(make_user, sql):
     u = make_user()
     r = u.api.post("/rest/v1/rpc/push_likes?select=photo_id,acted_by,deleted_at", json=_batch(3, "pl"))
-    assert r.status_code == 200, r.text
-    assert sorted(x["photo_id"] for x in r.json()) == ["unsplash:pl0", "unsplash:pl1", "unsplash:pl2"]
+    assert r.status_code == 200 and r.json() == [], "every like stood as sent: nothing to answer"
+    assert len(u.api.get("/rest/v1/likes").json()) == 3
     rows = sql("select photo_id, title, written_by from public.photos where user_id = $1 order by photo_id", uuid.UUID(u.id))
     assert [(x["title"], x["written_by"]) for x in rows] == [("Photo 0", "device-a"), ("Photo 1", "device-a"), ("Photo 2", "device-a")]
-    # An earlier change than the row's stands aside: the answer is the row as kept.
+    # An earlier change than the row's stands aside: the answer is the row as kept. So is a moment in the
+    # future, clamped to the server's now.
     older = _batch(1, "pl", device="device-b")
     older["like_rows"][0].update(deleted_at="2026-11-29T09:00:00.000Z", acted_at="2026-11-29T09:00:00.000Z")
     kept = u.api.post("/rest/v1/rpc/push_likes?select=photo_id,acted_by,deleted_at", json=older).json()
     assert kept == [{"photo_id": "unsplash:pl0", "acted_by": "device-a", "deleted_at": None}]
+    future = _batch(1, "pl")
+    future["like_rows"][0].update(acted_at="2999-01-01T00:00:00.000Z")
+    clamped = u.api.post("/rest/v1/rpc/push_likes?select=photo_id,acted_at", json=future).json()
+    assert [x["photo_id"] for x in clamped] == ["unsplash:pl0"] and not clamped[0]["acted_at"].startswith("2999")
     # A write of a photo's row any other way names no writer, whoever wrote it before.
     assert u.api.post("/rest/v1/photos?on_conflict=user_id,photo_id", json=[{"photo_id": "unsplash:pl1", "title": "Elsewhere"}],
                       headers={"Prefer": "resolution=merge-duplicates"}).status_code in (200, 201)

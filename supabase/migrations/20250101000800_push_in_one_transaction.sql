@@ -5,8 +5,9 @@
 -- its commit) never sees a like whose photo's row is not there yet, and a row the server refuses (a
 -- check constraint, a policy) refuses the whole batch, which the device then splits to find it. It runs
 -- as its caller (security invoker): the row level security policies on photos and likes decide, as for
--- the tables' own endpoints. The likes come back as kept, for the device to take a later change made
--- elsewhere (the last-word trigger of 20250101000700_last_word_wins.sql decides which stands).
+-- the tables' own endpoints. It answers the likes it kept otherwise than sent, for the device to take:
+-- a later change made elsewhere stands (the last-word trigger of 20250101000700_last_word_wins.sql
+-- decides), or the moment was clamped. A batch that all stood answers `[]`.
 --
 -- `photos.written_by` is the device that last wrote a photo's row through `push_likes` (its `device`),
 -- and '' for any other write (the REST endpoint, the dashboard): a device's pull passes over the rows
@@ -60,15 +61,23 @@ begin
          urls = excluded.urls, original_sha256 = excluded.original_sha256, original_note = excluded.original_note;
   perform set_config('splashd.writer', '', true);
 
+  -- The answer is the likes kept otherwise than sent (a later change made elsewhere stands, or the
+  -- moment was clamped): the device holds the others as sent.
   return query
-  insert into public.likes as l (photo_id, liked_at, deleted_at, acted_at, acted_by)
-  select r.photo_id, r.liked_at, r.deleted_at, coalesce(r.acted_at, now()), coalesce(r.acted_by, '')
-    from jsonb_to_recordset(coalesce(like_rows, '[]'::jsonb))
-      as r(photo_id text, liked_at timestamptz, deleted_at timestamptz, acted_at timestamptz, acted_by text)
-  on conflict (user_id, photo_id) do update
-     set liked_at = excluded.liked_at, deleted_at = excluded.deleted_at, acted_at = excluded.acted_at,
-         acted_by = excluded.acted_by
-  returning l.*;
+  with sent as (
+    select r.photo_id, r.liked_at, r.deleted_at, coalesce(r.acted_at, now()) as acted_at, coalesce(r.acted_by, '') as acted_by
+      from jsonb_to_recordset(coalesce(like_rows, '[]'::jsonb))
+        as r(photo_id text, liked_at timestamptz, deleted_at timestamptz, acted_at timestamptz, acted_by text)
+  ), kept as (
+    insert into public.likes as l (photo_id, liked_at, deleted_at, acted_at, acted_by)
+    select s.photo_id, s.liked_at, s.deleted_at, s.acted_at, s.acted_by from sent s
+    on conflict (user_id, photo_id) do update
+       set liked_at = excluded.liked_at, deleted_at = excluded.deleted_at, acted_at = excluded.acted_at,
+           acted_by = excluded.acted_by
+    returning l.*
+  )
+  select k.* from kept k join sent s on s.photo_id = k.photo_id
+   where (k.liked_at, k.deleted_at, k.acted_at, k.acted_by) is distinct from (s.liked_at, s.deleted_at, s.acted_at, s.acted_by);
 end;
 $$;
 

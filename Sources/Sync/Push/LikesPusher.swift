@@ -13,8 +13,8 @@ import Support
 /// transaction, so no device ever sees a like before its photo's row. Unlikes are tombstones
 /// (`deleted_at`), so every op is idempotent and a resend is harmless. Each like carries its action's
 /// stamp; the server keeps the later of its row and the one sent (the last-word trigger) and answers
-/// with every like as kept, so a like that lost to a later change made elsewhere is known at once and
-/// the store takes the server's row (`LikeMerge`). The photos' rows are marked as this device's
+/// the likes it kept otherwise than sent, so a like that lost to a later change made elsewhere (or whose
+/// stamp was clamped) is known at once and the store takes the server's row (`LikeMerge`). The photos' rows are marked as this device's
 /// (`device`), so that its pull passes over them, as it does over its own likes.
 ///
 /// A row the server refuses refuses the whole call: PushEngine splits the batch to find it. A server
@@ -72,8 +72,8 @@ struct LikesPusher: OutboxPusher {
         return try SupabaseBackend.decode([ServerLikeRow].self, from: response)
     }
 
-    /// Each row as the server kept it: where that is not the change sent (a later one from another
-    /// device stands, or the stamp was clamped), the store takes it unless the person acted again since.
+    /// The rows the server kept otherwise than sent (a later one from another device stands, or the
+    /// stamp was clamped): the store takes each unless the person acted again since.
     func sent(_ batch: [LikePushRows.Rows], answer: [ServerLikeRow], accountId: String, db: Database) throws -> PushSettled {
         try PhotoPushRow.recordHeld(db, accountId: accountId, rows: batch.compactMap(\.photo))
         let sent = Dictionary(batch.map { ($0.photoId, $0) }, uniquingKeysWith: { _, last in last })
