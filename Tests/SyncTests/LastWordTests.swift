@@ -126,6 +126,13 @@ import TestSupport
 
             _ = try await desktop.client.send(PhotosLikeRequest(id: photo))
             #expect(try await desktop.syncUntilDrained().drained)
+            // The laptop acts later than the desktop by more than what one answer's Date (whole seconds)
+            // leaves it unsure of the server's clock (±0.5 s): otherwise either could be the later.
+            let user = try await desktop.userId()
+            let age = "select now() - acted_at > interval '1.5 seconds' from public.likes where user_id = '\(user)' and photo_id = '\(photo)'"
+            try await desktop.wait(for: "the desktop's like to be 1.5 s old by the server's clock") {
+                try await devstack.adminSQL(age).trimmingCharacters(in: .whitespacesAndNewlines) == "t"
+            }
 
             let nowhere = ["SPLASHD_BACKEND_URL": "http://127.0.0.1:9", Self.skew: "-600"]
             let offline = try await fixture.splashd(.sync(directory: laptop.directory, email: desktop.account, environment: nowhere))

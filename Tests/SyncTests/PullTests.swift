@@ -110,8 +110,9 @@ import TestSupport
         try await SplashdFixture.run { fixture in
             let a = try await fixture.splashd(.sync())
             let ids = try a.seedPhotos(30, prefix: "echo")
-            func served(_ table: String) async throws -> (bytes: Int, pages: Int) {
-                (try await devstack.bytesServed(path: "GET /rest/v1/\(table)"), try await devstack.requests(path: "GET /rest/v1/\(table)"))
+            func served(_ table: String) async throws -> (pages: Int, bytes: Int) {
+                let served = try await devstack.served(path: "GET /rest/v1/\(table)")
+                return (served.answers, served.bytes)
             }
             #expect(try await a.syncUntilDrained().drained)
             let before = (likes: try await served("likes"), photos: try await served("photos"))

@@ -124,9 +124,13 @@ public struct Devstack: Sendable {
         try await counter("status", String(status))
     }
 
-    /// Bytes of the answers' bodies served for one path, e.g. "GET /rest/v1/likes" (an empty page is `[]`).
-    public func bytesServed(path: String) async throws -> Int {
-        try await counter("bytes_served_by_path", path)
+    /// The answers with a body served for one path, e.g. "GET /rest/v1/likes", and their bodies' bytes (an
+    /// empty page is `[]`), read together: a request still being answered is in neither.
+    public func served(path: String) async throws -> (answers: Int, bytes: Int) {
+        let data = try await call("GET", "/_devstack/counters", json: nil as [String: String]?)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        func count(_ group: String) -> Int { ((object?[group] as? [String: Any])?[path] as? Int) ?? 0 }
+        return (count("answered_by_path"), count("bytes_served_by_path"))
     }
 
     private func counter(_ group: String, _ key: String) async throws -> Int {

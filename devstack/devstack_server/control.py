@@ -45,6 +45,7 @@ class Counters:
         self.status = collections.Counter()
         self.bytes = collections.Counter()
         self.bytes_by_path = collections.Counter()
+        self.answered_by_path = collections.Counter()
         self.download_tracking = collections.Counter()
         self.faults = collections.Counter()
         self.started = time.time()
@@ -59,6 +60,7 @@ class Counters:
             "bytes_served": dict(self.bytes),
             "bytes_served_total": sum(self.bytes.values()),
             "bytes_served_by_path": dict(self.bytes_by_path),
+            "answered_by_path": dict(self.answered_by_path),
             "download_tracking": dict(self.download_tracking),
             "download_tracking_total": sum(self.download_tracking.values()),
             "faults_injected": dict(self.faults),
@@ -215,7 +217,9 @@ async def fault_and_count_middleware(request, handler):
     body = getattr(resp, "body", None)
     if isinstance(body, (bytes, bytearray)):
         st.counters.bytes[name] += len(body)
+        # Counted with the bytes, once the answer is made (requests_by_path counts a request as it comes).
         st.counters.bytes_by_path[f"{request.method} {request.path}"] += len(body)
+        st.counters.answered_by_path[f"{request.method} {request.path}"] += 1
     if rule is not None and rule.action in ("truncate", "stall"):
         return await send_partial(request, resp, rule)
     return resp

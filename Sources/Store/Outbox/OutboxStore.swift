@@ -132,6 +132,12 @@ public enum OutboxStore {
             OutboxEntry.Columns.updatedAt.set(to: now))
     }
 
+    /// Taken for sending and not sent (the engine stopped first): pending again, that attempt uncounted.
+    public static func putBack(_ db: Database, _ seqs: [Int64]) throws {
+        try OutboxEntry.filter(keys: seqs).filter(state: .inFlight).updateAll(
+            db, OutboxEntry.Columns.state.set(to: OutboxEntry.State.pending), OutboxEntry.Columns.attempts -= 1)
+    }
+
     /// The server has them: they leave the outbox.
     public static func complete(_ db: Database, _ seqs: [Int64]) throws {
         try OutboxEntry.deleteAll(db, keys: seqs)

@@ -21,11 +21,13 @@ import Synchronization
 /// hold back the good ones.
 public final class PushEngine: Service, Sendable {
     public struct Configuration: Sendable {
-        /// Likes per request, at most: a batch is also cut at `batchBytes` of queued payload. Each round
-        /// trip costs a transaction on both sides and the ops' bookkeeping here; 10,000 queued likes went
-        /// in five batches of 2,000 in 1.4–1.6 s, and go in two (9,948 and 52 of the benchmark's, about
-        /// 420 bytes each) in 1.15–1.4 s.
-        public var batchSize = 10_000
+        /// Likes per request, at most: a batch is also cut at `batchBytes` of queued payload. A batch is
+        /// read from the store while the one before is on the wire, so a batch is as long as the store
+        /// takes to read the next one: 10,000 queued likes (bench scenario 2) went in 0.89–0.92 s in four
+        /// batches of 2,500, in 0.92–0.99 s in two of 5,000, in 1.10–1.24 s in ten of 1,000 (each round
+        /// trip is a transaction on both sides), and in 1.15–1.2 s in one of 9,855 (and 145) read before
+        /// it was sent.
+        public var batchSize = 2_500
         /// Queued payload per batch, at most. A like's payload carries its photo's metadata (about 400
         /// bytes with the photo's URLs), and the photos' upsert body is about as large, so 4 MiB keeps
         /// each request body within a few MiB. A single op larger than this still goes, alone; a server
@@ -174,47 +176,85 @@ public final class PushEngine: Service, Sendable {
         return report
     }
 
-    private func drain(accountId: String, pusher: any OutboxPusher) async -> Report {
+    /// Round after round, each in a turn of the gate: a batch is sent while the next one is taken from
+    /// the outbox and read, so that the store's work for one batch is done while the other is on the
+    /// wire. A batch read ahead and not sent (a transient failure, a shutdown) goes back to waiting.
+    private func drain<Pusher: OutboxPusher>(accountId: String, pusher: Pusher) async -> Report {
         var report = Report()
+        var ahead: Taken<Pusher.Ready>?
         while !Task.isCancelled {
-            let round = await gate.run { await self.round(accountId: accountId, pusher: pusher) }
+            let round = await gate.run { [ahead] in await self.round(accountId: accountId, pusher: pusher, taken: ahead) }
             progressed.signal()
             report.pushed += round.report.pushed
             report.rejected += round.report.rejected
             report.deferred += round.report.deferred
+            ahead = round.next
             if round.batch == 0 || !round.keepGoing { break }
         }
+        if let ahead { putBack(ahead.batch) }
         return report
     }
 
-    /// One batch: taken from the outbox and read by its pusher in one transaction, then sent.
-    private func round<Pusher: OutboxPusher>(accountId: String, pusher: Pusher) async -> (batch: Int, report: Report, keepGoing: Bool) {
+    /// A batch taken from the outbox and read by its pusher, in one transaction.
+    private struct Taken<Ready: Sendable>: Sendable {
+        var batch: [OutboxEntry]
+        var readings: [OutboxReading<Ready>]
+    }
+
+    /// One batch (`taken`, or taken now) sent, and the next one taken meanwhile (nil when the engine
+    /// should stop for now: it went back to waiting).
+    private func round<Pusher: OutboxPusher>(
+        accountId: String, pusher: Pusher, taken: Taken<Pusher.Ready>?
+    ) async -> (batch: Int, report: Report, keepGoing: Bool, next: Taken<Pusher.Ready>?) {
+        guard let taken = taken ?? take(accountId: accountId, pusher: pusher), !taken.batch.isEmpty else {
+            return (0, Report(), false, nil)
+        }
+        async let following = take(accountId: accountId, pusher: pusher)
+        var report = Report()
+        let keepGoing = await send(taken.batch, readings: taken.readings, pusher: pusher, accountId: accountId, report: &report)
+        let next = await following
+        guard keepGoing, let next, !next.batch.isEmpty else {
+            if let next { putBack(next.batch) }
+            return (taken.batch.count, report, keepGoing, nil)
+        }
+        return (taken.batch.count, report, true, next)
+    }
+
+    /// The ops due now, up to a batch, taken from the outbox (in flight) and read by `pusher` in one
+    /// transaction; nil when the outbox cannot be read.
+    private func take<Pusher: OutboxPusher>(accountId: String, pusher: Pusher) -> Taken<Pusher.Ready>? {
         let now = Date()
-        let batch: [OutboxEntry]
-        let readings: [OutboxReading<Pusher.Ready>]
+        let taken: Taken<Pusher.Ready>
         let dropped: Int
         do {
-            (batch, readings, dropped) = try store.write { db in
+            (taken, dropped) = try store.write { db in
                 let dropped = try OutboxStore.dropSuperseded(db, accountId: accountId)
                 let due = Self.prefix(
                     try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize),
                     bytes: self.configuration.batchBytes)
                 try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
-                return (due, try pusher.read(due, db: db), dropped)
+                return (Taken(batch: due, readings: try pusher.read(due, db: db)), dropped)
             }
         } catch {
             logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
-            return (0, Report(), false)
+            return nil
         }
         if dropped > 0 {
             logger.info("dropped \(dropped) queued changes that later ones replace", metadata: [
                 "splashd_op": "push", "splashd_count": "\(dropped)",
             ])
         }
-        if batch.isEmpty { return (0, Report(), false) }
-        var report = Report()
-        let keepGoing = await send(batch, readings: readings, pusher: pusher, accountId: accountId, report: &report)
-        return (batch.count, report, keepGoing)
+        return taken
+    }
+
+    /// Ops taken but not sent wait again, as if never taken.
+    private func putBack(_ ops: [OutboxEntry]) {
+        do {
+            try store.write { db in try OutboxStore.putBack(db, ops.compactMap(\.seq)) }
+        } catch {
+            // They stay in flight, and are sent again at the next start (OutboxStore.resetInFlight).
+            logger.error("cannot put ops back in the outbox: \(error)", metadata: ["splashd_op": "push"])
+        }
     }
 
     /// The longest run of `ops` from the first whose payloads come to at most `bytes`; never empty when
