@@ -1,7 +1,9 @@
 import Foundation
+import Library
 import Shared
-import Supabase
 import SplashClient
+import Supabase
+import Sync
 import Testing
 import TestSupport
 
@@ -126,6 +128,32 @@ import TestSupport
                 throw error
             }
             try await devstack.knobs(["rest_body_limit": 0])
+            #expect(try await daemon.serverLikes() == Dictionary(uniqueKeysWithValues: ids.map { ($0, false) }))
+        }
+    }
+
+    /// The batch read ahead while the one before is on the wire goes back to waiting when that one meets
+    /// a transient failure: none stays in flight (it would until the next start), and it is tried in its
+    /// own turn, its attempt counted once. Once the server answers, every like lands once.
+    @Test func aBatchReadAheadGoesBackToWaitingWhenTheOneBeforeFails() async throws {
+        let devstack = try Devstack.require()
+        try await SplashdFixture.run { fixture in
+            let daemon = try await fixture.splashd(.sync())
+            let ids = try daemon.seedPhotos(PushEngine.Configuration().batchSize + 100, prefix: "ahead")
+            let user = try await daemon.userId()
+            _ = try await daemon.client.send(SyncPauseRequest())
+            let likes = LikeActions(store: try Store(path: daemon.databasePath))
+            for id in ids { _ = try likes.like(photoId: id, accountId: user) }
+            try await devstack.faults(#"[{"path": "/rest/v1/rpc/push_likes", "method": "POST", "status": 503, "retry_after": 600}]"#)
+            _ = try await daemon.client.send(SyncResumeRequest())
+            try await daemon.wait(for: "every batch to be tried and to wait") {
+                let ops = try await daemon.client.send(QueueListRequest()).ops
+                return ops.count == ids.count && ops.allSatisfy { $0.state == "pending" && $0.lastError != nil }
+            }
+            let attempts = Set(try await daemon.client.send(QueueListRequest()).ops.map(\.attempts))
+            #expect(attempts == [1], "each op tried once: \(attempts)")
+            try await devstack.clearFaults()
+            #expect(try await daemon.syncUntilDrained().drained)
             #expect(try await daemon.serverLikes() == Dictionary(uniqueKeysWithValues: ids.map { ($0, false) }))
         }
     }
