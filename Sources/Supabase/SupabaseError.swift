@@ -64,7 +64,7 @@ public struct SupabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// version sends, when its answer says it lacks a column that migration adds.
     public var missingMigration: String? {
         guard status == 400 || status == 404, ["PGRST204", "42703", "PGRST202"].contains(code ?? "") else { return nil }
-        return ServerSchema.columns.first { message.contains("'\($0.column)'") || message.contains(".\($0.column)") || message.contains(" \($0.column) ") }?
+        return ServerSchema.additions.first { message.contains("'\($0.name)'") || message.contains(".\($0.name)") || message.contains(" \($0.name) ") }?
             .migration
     }
 
@@ -92,7 +92,8 @@ public enum ServerSchema {
     public static let lastWordWins = "20250101000700_last_word_wins.sql"
     public static let pushInOneTransaction = "20250101000800_push_in_one_transaction.sql"
 
-    public static let columns: [(column: String, migration: String)] = [
+    /// Each column or function, with the migration that adds it.
+    public static let additions: [(name: String, migration: String)] = [
         ("acted_at", lastWordWins), ("acted_by", lastWordWins), ("username_set_at", lastWordWins), ("username_set_by", lastWordWins),
         ("original_sha256", lastWordWins), ("original_note", lastWordWins),
         ("push_likes", pushInOneTransaction), ("written_by", pushInOneTransaction),

@@ -274,15 +274,7 @@ import TestSupport
                  {"path": "/rest/v1/likes", "method": "GET", "status": 400,
                   "body": {"code": "42703", "message": "column likes.acted_at does not exist"}}]
                 """#)
-            _ = try await daemon.client.send(PhotosLikeRequest(id: photo))
-            let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 3))
-            #expect(result.outcome != .drained && result.rejected == 0, "\(result)")
-            let op = try #require(try await daemon.client.send(QueueListRequest()).ops.first)
-            #expect(op.state != "rejected" && op.lastError?.contains(ServerSchema.lastWordWins) == true, "\(op)")
-            try await daemon.wait(for: "the journal to name the migration") {
-                daemon.process.stderr.contains("push failed") && daemon.process.stderr.contains("pull failed")
-                    && daemon.process.stderr.contains("lacks the migration \(ServerSchema.lastWordWins)")
-            }
+            try await daemon.expectLikeWaitsFor(migration: ServerSchema.lastWordWins, photo: photo, journalAlsoSays: ["push failed", "pull failed"])
             try await devstack.clearFaults()
             #expect(try await daemon.syncUntilDrained().drained)
             #expect(try await daemon.serverLikes()[photo] == false)

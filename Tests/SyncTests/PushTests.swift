@@ -179,14 +179,7 @@ import TestSupport
                 let daemon = try await fixture.splashd(.sync())
                 try await daemon.wait(for: "devstack to forget the function") { try await Self.functionAnswer(devstack).contains("PGRST202") }
                 let photo = try #require(try daemon.seedPhotos(1, prefix: "nofn").first)
-                _ = try await daemon.client.send(PhotosLikeRequest(id: photo))
-                let result = try await daemon.client.send(SyncNowRequest(wait: true, timeoutSeconds: 3))
-                #expect(result.outcome != .drained && result.rejected == 0, "\(result)")
-                let op = try #require(try await daemon.client.send(QueueListRequest()).ops.first)
-                #expect(op.state != "rejected" && op.lastError?.contains(ServerSchema.pushInOneTransaction) == true, "\(op)")
-                try await daemon.wait(for: "the journal to name the migration") {
-                    daemon.process.stderr.contains("lacks the migration \(ServerSchema.pushInOneTransaction)")
-                }
+                try await daemon.expectLikeWaitsFor(migration: ServerSchema.pushInOneTransaction, photo: photo)
                 try await devstack.adminSQL(restore)
                 try await daemon.wait(for: "devstack to know the function again") { !(try await Self.functionAnswer(devstack).contains("PGRST202")) }
                 #expect(try await daemon.syncUntilDrained().drained)

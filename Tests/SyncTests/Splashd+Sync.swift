@@ -3,6 +3,7 @@ import GRDB
 import Shared
 import SplashClient
 import Store
+import Testing
 import TestSupport
 
 extension Splashd.Options {
@@ -18,6 +19,21 @@ extension Splashd.Options {
 extension Splashd {
     /// The account's address (sync daemons always have one).
     var account: String { email ?? "" }
+
+    /// Likes `photo` against a server without `migration`: the op is kept (not refused), its error and the
+    /// journal name the migration, and the journal says each of `failures` too ("push failed").
+    func expectLikeWaitsFor(migration: String, photo: String, journalAlsoSays failures: [String] = []) async throws {
+        _ = try await client.send(PhotosLikeRequest(id: photo))
+        let result = try await client.send(SyncNowRequest(wait: true, timeoutSeconds: 3))
+        #expect(result.outcome != .drained && result.rejected == 0, "\(result)")
+        let op = try #require(try await client.send(QueueListRequest()).ops.first)
+        #expect(op.state != "rejected" && op.lastError?.contains(migration) == true, "\(op)")
+        try await wait(for: "the journal to name the migration") {
+            process.stderr.contains("lacks the migration \(migration)") && failures.allSatisfy(process.stderr.contains)
+        }
+        let listed = try await ctl(["queue"])
+        #expect(listed.status == 0 && listed.stdout.contains(migration), "splashctl queue says why: \(listed.stdout)")
+    }
 
     /// Seeds photos `unsplash:<prefix><n>` straight into the store.
     func seedPhotos(_ count: Int, prefix: String = "p", width: Int = 4000) throws -> [String] {

@@ -84,7 +84,9 @@ struct QueueList: AsyncParsableCommand {
                 } else if op.state == "rejected" {
                     op.lastError ?? ""
                 } else {
-                    op.nextAttemptAt.map { Message.nextTry(Formatting.relativeFuture($0)).text() } ?? (op.lastError ?? "")
+                    // When it goes next and why it has not gone yet (a server without a migration says which).
+                    [op.nextAttemptAt.map { Message.nextTry(Formatting.relativeFuture($0)).text() }, op.lastError]
+                        .compactMap { $0 }.joined(separator: ": ")
                 }
                 table.rows.append([String(op.opId.prefix(8)), op.op, op.entityId, op.state, "\(op.attempts)", note])
             }

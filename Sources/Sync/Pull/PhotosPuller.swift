@@ -19,6 +19,8 @@ struct PhotosPuller: Sendable {
     let pageSize = 500
 
     static let table = "photos"
+    /// The device that wrote a row through `push_likes` ('' for any other write).
+    static let writerColumn = "written_by"
     static let columns = ServerPhotoRow.columns
 
     /// Every page since the cursor but the rows this device (`device`) wrote, then the photos of `named`
@@ -26,7 +28,7 @@ struct PhotosPuller: Sendable {
     /// turns: a photo's row only fills a bare one, which no change of this device on its way can make wrong.
     func pull(accountId: String, device: String?, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) {
         let start = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
-        let ownWrites = device.map { OwnWrites(column: "written_by", device: $0) }
+        let ownWrites = device.map { OwnWrites(column: Self.writerColumn, device: $0) }
         var page = try await fetchPage(after: start, accountId: accountId, ownWrites: ownWrites, token: token).get()
         while let last = page.last {
             guard let updatedAt = last.updated_at else {

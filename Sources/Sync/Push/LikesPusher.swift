@@ -14,8 +14,9 @@ import Support
 /// (`deleted_at`), so every op is idempotent and a resend is harmless. Each like carries its action's
 /// stamp; the server keeps the later of its row and the one sent (the last-word trigger) and answers
 /// the likes it kept otherwise than sent, so a like that lost to a later change made elsewhere (or whose
-/// stamp was clamped) is known at once and the store takes the server's row (`LikeMerge`). The photos' rows are marked as this device's
-/// (`device`), so that its pull passes over them, as it does over its own likes.
+/// stamp was clamped) is known at once and the store takes the server's row (`LikeMerge`). The photos'
+/// rows are marked as this device's (`device`), so that its pull passes over them, as it does over its
+/// own likes.
 ///
 /// A row the server refuses refuses the whole call: PushEngine splits the batch to find it. A server
 /// without the function answers 404 PGRST202, which names the migration (`ServerSchema`), and the
