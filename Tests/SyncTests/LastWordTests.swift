@@ -166,12 +166,19 @@ import TestSupport
             try await Self.sharpClocks(laptop, desktop)
 
             try await devstack.faults(#"[{"path": "/rest/v1/profiles", "method": "PATCH", "status": 503}]"#)
+            let serverNow = "select extract(epoch from now())"
             _ = try await laptop.client.send(SetUsernameRequest(username: early))
+            let renamedBy = try #require(Double(try await devstack.adminSQL(serverNow).trimmingCharacters(in: .whitespacesAndNewlines)))
             try await laptop.wait(for: "the laptop's rename to be tried") {
                 try await laptop.client.send(QueueListRequest()).ops.contains { $0.entity == "profile" && $0.attempts >= 1 }
             }
             await laptop.stop()
             try await devstack.clearFaults()
+            // Later by more than either clock could be wrong: a gap of a few hundred milliseconds left the
+            // server keeping the earlier rename about once in ten runs.
+            try await desktop.wait(for: "1.5 s on the server's clock since the laptop's rename") {
+                (Double(try await devstack.adminSQL(serverNow).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > renamedBy + 1.5
+            }
             _ = try await desktop.client.send(SetUsernameRequest(username: late))
             #expect(try await desktop.syncUntilDrained().drained)
 
