@@ -506,7 +506,8 @@ def cuts(devstack, base, disk, figures, rng, random_cuts, per_point):
             check("Google Photos picks cut off by the power arrive", [] if answer["state"] == "done" and answer["failed"] == 0
                   and answer["imported"] + answer["duplicates"] == picked else
                   [f"google: {answer['state']}, {answer['imported']} imported and {answer['duplicates']} duplicates of {picked}, "
-                   f"{answer['failed']} failed ({answer.get('detail')})"])
+                   f"{answer['failed']} failed ({answer.get('detail')}); failed picks: "
+                   + "; ".join(f"{p.get('filename')}: {p.get('detail')}" for p in answer.get("picks", []) if p.get("state") == "failed")])
         except (Failure, RpcError, OSError) as error:
             check("Google Photos picks cut off by the power arrive", [f"google: {error}"])
 
