@@ -6,6 +6,9 @@ import Shared
 /// `DatabasePool` (concurrent readers, one writer), migrated on open.
 public final class Store: Sendable {
     public let path: String
+    /// This device's id (`DeviceRows.id`), which stamps its actions and marks its writes on the server:
+    /// made once, when the store was first created, and never changed after.
+    public let deviceId: String
     let pool: DatabasePool
 
     /// Opens (creating if needed) the database at `path` and runs pending migrations.
@@ -54,6 +57,11 @@ public final class Store: Sendable {
         }
         if try pool.read({ db in try Migrations.migrator.hasBeenSuperseded(db) }) {
             throw StoreError.newerSchema(path: path)
+        }
+        do {
+            deviceId = try pool.read { db in try DeviceRows.id(db) }
+        } catch let error as DatabaseError {
+            throw StoreError.open(path: path, code: error.resultCode.rawValue, message: error.message ?? "\(error)")
         }
     }
 

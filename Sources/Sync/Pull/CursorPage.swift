@@ -28,6 +28,9 @@ extension SupabaseBackend {
 
 /// The rows a device wrote itself, by the column of a table that names the writing device
 /// (`likes.acted_by`, `photos.written_by`, supabase/migrations/20250101000800_push_in_one_transaction.sql).
+///
+/// The device id goes unquoted: PostgREST takes a top-level filter's value verbatim (quotes would be part
+/// of it; only a logic tree's and an `in` list's values are read quoted), and a device id is hex (SchemaV9).
 struct OwnWrites: Sendable {
     var column: String
     var device: String

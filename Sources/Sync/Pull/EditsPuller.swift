@@ -32,7 +32,7 @@ struct EditsPuller: TablePuller {
 
     /// Every page since the cursor, the rows passed over earlier, then the renderings not here yet.
     func pull(accountId: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
-        var applied = try await pullTable(accountId: accountId, device: nil, token: token, gate: gate)
+        var applied = try await pullTable(accountId: accountId, device: store.deviceId, token: token, gate: gate)
         applied.changes += try await downloadMissing(accountId: accountId, token: token)
         return applied
     }

@@ -28,7 +28,7 @@ struct LikesPuller: TablePuller {
 
     /// Every page since the cursor but this device's own actions (`device`), then the rows passed over
     /// earlier. `token` is the user's access token.
-    func pull(accountId: String, device: String?, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+    func pull(accountId: String, device: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
         try await pullTable(accountId: accountId, device: device, token: token, gate: gate)
     }
 

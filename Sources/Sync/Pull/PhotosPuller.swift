@@ -26,9 +26,9 @@ struct PhotosPuller: Sendable {
     /// Every page since the cursor but the rows this device (`device`) wrote, then the photos of `named`
     /// still without metadata. Each page is read while the one before is applied, and outside the gate's
     /// turns: a photo's row only fills a bare one, which no change of this device on its way can make wrong.
-    func pull(accountId: String, device: String?, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) {
+    func pull(accountId: String, device: String, token: String, named: Set<String>, gate: SyncGate) async throws(BackendError) {
         let start = (try? store.read { db in try SyncCursor.load(db, accountId: accountId, table: Self.table) }) ?? .start
-        let ownWrites = device.map { OwnWrites(column: Self.writerColumn, device: $0) }
+        let ownWrites = OwnWrites(column: Self.writerColumn, device: device)
         var page = try await fetchPage(after: start, accountId: accountId, ownWrites: ownWrites, token: token).get()
         while let last = page.last {
             guard let updatedAt = last.updated_at else {

@@ -115,7 +115,7 @@ public final class PullEngine: Service, Sendable {
         }
         do throws(AccountFailure) {
             // This device's own writes come back as the push's answer: the pull passes over them.
-            let device = try? store.read { db in try DeviceRows.id(db) }
+            let device = store.deviceId
             let applied = try await session.authorized { token throws(BackendError) in
                 let newest = try await self.puller.pullNewest(accountId: accountId, token: token, gate: self.gate)
                 if !newest.changes.isEmpty { self.changed(newest.changes) }

@@ -73,10 +73,10 @@ extension TablePuller {
     /// resolved. Each page is applied in one turn of the gate, read in that turn or in the one just
     /// before it with no other between: never across a push batch.
     /// `device` is this device's id: the rows it wrote itself are not read back.
-    func pullTable(accountId: String, device: String?, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
+    func pullTable(accountId: String, device: String, token: String, gate: SyncGate) async throws(BackendError) -> PullApplied {
         var applied = PullApplied()
         var ahead: ReadAhead<ServerRow>?
-        let ownWrites = Self.writerColumn.flatMap { column in device.map { OwnWrites(column: column, device: $0) } }
+        let ownWrites = Self.writerColumn.map { OwnWrites(column: $0, device: device) }
         while true {
             let (page, more, next) = try await gate.run(numberedThrowing: { [ahead] turn throws(BackendError) in
                 try await self.pullPage(accountId: accountId, ownWrites: ownWrites, token: token, turn: turn, ahead: ahead)

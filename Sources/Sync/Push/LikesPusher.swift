@@ -37,7 +37,7 @@ struct LikesPusher: OutboxPusher {
 
     func read(_ batch: [OutboxEntry], db: Database) throws -> [OutboxReading<LikePushRows.Rows>] {
         let latest = clock?.latestAccepted().map(ActionStamp.milliseconds) ?? .max
-        let readings = try LikePushRows.fetch(db, seqs: batch.compactMap(\.seq), latest: latest, device: try DeviceRows.id(db))
+        let readings = try LikePushRows.fetch(db, seqs: batch.compactMap(\.seq), latest: latest, device: store.deviceId)
         for case .rows(let rows) in readings.values {
             guard let from = rows.clampedFrom else { continue }
             logger.warning("a like was stamped in the future; sent as the server's now", metadata: [
@@ -61,15 +61,9 @@ struct LikesPusher: OutboxPusher {
         // and its unlike made before either was sent), and a device that pulls the tombstone and later a
         // like again needs the photo's URLs — unless the server holds the row already (`LikePushRows`
         // reads none then).
-        let device: Data
-        do {
-            device = try JSONEncoder().encode(try store.read { db in try DeviceRows.id(db) })
-        } catch {
-            throw .local("cannot read this device's id: \(error)")
-        }
         let response = try await backend.send(
             "POST", Self.function, query: [("select", Self.kept)],
-            body: Self.call(device: device, photos: batch.compactMap(\.photo), likes: batch.map(\.like)), bearer: token)
+            body: Self.call(device: store.deviceId, photos: batch.compactMap(\.photo), likes: batch.map(\.like)), bearer: token)
         return try SupabaseBackend.decode([ServerLikeRow].self, from: response)
     }
 
@@ -97,10 +91,10 @@ struct LikesPusher: OutboxPusher {
     static let kept = "photo_id,liked_at,deleted_at,acted_at,acted_by"
     static let function = "/rest/v1/rpc/push_likes"
 
-    /// The function's arguments as one JSON object: `device` as a JSON string, and the rows, each
-    /// already a whole JSON text, joined.
-    static func call(device: Data, photos: [String], likes: [String]) -> [UInt8] {
-        var body = Array(#"{"device":"#.utf8) + device
+    /// The function's arguments as one JSON object: `device` as a JSON string (a device id is hex, made
+    /// by SchemaV9: nothing in it to escape), and the rows, each already a whole JSON text, joined.
+    static func call(device: String, photos: [String], likes: [String]) -> [UInt8] {
+        var body = Array(#"{"device":""#.utf8) + Array(device.utf8) + [UInt8(ascii: "\"")]
         body += Array(#","photo_rows":"#.utf8) + array(photos)
         body += Array(#","like_rows":"#.utf8) + array(likes)
         body.append(UInt8(ascii: "}"))

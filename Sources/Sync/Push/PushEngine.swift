@@ -199,6 +199,8 @@ public final class PushEngine: Service, Sendable {
     private struct Taken<Ready: Sendable>: Sendable {
         var batch: [OutboxEntry]
         var readings: [OutboxReading<Ready>]
+        /// Cut at the batch's size or bytes: more ops may be due, worth taking while this batch is sent.
+        var full: Bool
     }
 
     /// One batch (`taken`, or taken now) sent, and the next one taken meanwhile (nil when the engine
@@ -209,7 +211,9 @@ public final class PushEngine: Service, Sendable {
         guard let taken = taken ?? take(accountId: accountId, pusher: pusher), !taken.batch.isEmpty else {
             return (0, Report(), false, nil)
         }
-        async let following = take(accountId: accountId, pusher: pusher)
+        // A batch that was not full took every op due: the next round's take (after this one is settled)
+        // finds those queued meanwhile, with no write transaction spent on an outbox likely empty.
+        async let following = taken.full ? take(accountId: accountId, pusher: pusher) : nil
         var report = Report()
         let keepGoing = await send(taken.batch, readings: taken.readings, pusher: pusher, accountId: accountId, report: &report)
         let next = await following
@@ -229,11 +233,11 @@ public final class PushEngine: Service, Sendable {
         do {
             (taken, dropped) = try store.write { db in
                 let dropped = try OutboxStore.dropSuperseded(db, accountId: accountId)
-                let due = Self.prefix(
-                    try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize),
-                    bytes: self.configuration.batchBytes)
+                let all = try OutboxStore.due(db, accountId: accountId, entity: pusher.entity, now: now, limit: pusher.batchSize)
+                let due = Self.prefix(all, bytes: self.configuration.batchBytes)
                 try OutboxStore.markInFlight(db, due.compactMap(\.seq), now: now)
-                return (Taken(batch: due, readings: try pusher.read(due, db: db)), dropped)
+                let full = all.count == pusher.batchSize || due.count < all.count
+                return (Taken(batch: due, readings: try pusher.read(due, db: db), full: full), dropped)
             }
         } catch {
             logger.error("cannot read the outbox: \(error)", metadata: ["splashd_op": "push"])
