@@ -30,11 +30,12 @@ enum LikeMerge {
         case unusable
     }
 
-    /// Merges `row` into `accountId`'s like of its photo. `superseded` counts ops dropped.
+    /// Merges `row` into `accountId`'s like of its photo. `superseded` counts ops dropped. The photo's row
+    /// is the caller's to make, for the rows of a page at once (`ServerPhotos.ensureBare`).
     static func merge(
         _ row: ServerLikeRow, accountId: String, reason: Reason, now: Date, db: Database, superseded: inout Int
     ) throws -> Outcome {
-        guard try ServerPhotos.ensureBare(row.photo_id, db: db, now: now) else { return .unusable }
+        guard ServerPhotos.parts(of: row.photo_id) != nil else { return .unusable }
         let existing = try LikeRecord.find(db, accountId: accountId, photoId: row.photo_id)
         let stamp = row.stamp
         if let existing, existing.stamp == stamp { return .applied(nil) }

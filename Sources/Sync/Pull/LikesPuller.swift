@@ -103,6 +103,7 @@ struct LikesPuller: TablePuller {
     ) throws -> [PhotoChange] {
         let now = Date()
         try ServerPhotos.insert(photos, db: db, now: now)
+        try ServerPhotos.ensureBare(rows.map(\.photo_id), db: db, now: now)
         var changes: [PhotoChange] = []
         for row in rows {
             if case .applied(let change?) = try LikeMerge.merge(row, accountId: accountId, reason: reason, now: now, db: db, superseded: &superseded) {

@@ -44,29 +44,39 @@ struct ServerPhotos: Sendable {
     /// store does not hold is passed over (the server's photos include ones no like or edit names now).
     static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date, addingUnknown: Bool = true) throws {
         let encoder = JSONEncoder()
-        for photo in photos {
-            let parts = photo.photo_id.split(separator: ":", maxSplits: 1).map(String.init)
+        let pulled = photos.compactMap { photo -> PulledPhoto? in
             // A source this splashd does not know (a newer device's) has no place in the store.
-            guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { continue }
+            guard let (source, remoteId) = parts(of: photo.photo_id) else { return nil }
             let urls = photo.urls.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
             // Where another device's file is, or why it is not shared.
             let original = photo.original_sha256 == nil && photo.original_note == nil
                 ? nil : PhotoMetadata(originalSha256: photo.original_sha256, originalNote: photo.original_note).json
-            let record = PhotoRecord(
-                source: source, remoteId: parts[1], title: photo.title, description: photo.description,
+            return PulledPhoto(
+                source: source, remoteId: remoteId, title: photo.title, description: photo.description,
                 authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
-                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls,
-                metadata: original, fetchedAt: now)
-            if try PulledRows.fillBarePhoto(db, record) { continue }
-            if addingUnknown, !(try PulledRows.photoExists(db, id: record.id)) { try record.insert(db) }
+                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, metadata: original)
         }
+        try PulledRows.fillBarePhotos(db, pulled, fetchedAt: now, addingUnknown: addingUnknown)
     }
 
     /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.
     static func ensureBare(_ photoId: String, db: Database, now: Date) throws -> Bool {
-        let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { return false }
-        try PulledRows.insertBarePhoto(db, source: source, remoteId: parts[1], fetchedAt: now)
+        guard let (source, remoteId) = parts(of: photoId) else { return false }
+        try PulledRows.insertBarePhoto(db, source: source, remoteId: remoteId, fetchedAt: now)
         return true
+    }
+
+    /// Bare rows for the photos of a page of rows (`photoIds`) the store lacks, in one statement for the
+    /// page (`PulledRows.insertBarePhotos`). Ids this splashd cannot hold (`parts(of:)`) are passed over.
+    static func ensureBare(_ photoIds: [String], db: Database, now: Date) throws {
+        try PulledRows.insertBarePhotos(db, photoIds.compactMap(parts(of:)), fetchedAt: now)
+    }
+
+    /// A photo id's source and the id within it; nil for a source this splashd does not know (a newer
+    /// device's), which has no place in the store.
+    static func parts(of photoId: String) -> (source: PhotoSource, remoteId: String)? {
+        let parts = photoId.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let source = PhotoSource(rawValue: parts[0]) else { return nil }
+        return (source, parts[1])
     }
 }

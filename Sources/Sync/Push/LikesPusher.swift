@@ -75,6 +75,7 @@ struct LikesPusher: OutboxPusher {
         var settled = PushSettled()
         var superseded = 0
         let now = Date()
+        try ServerPhotos.ensureBare(answer.map(\.photo_id), db: db, now: now)
         for row in answer {
             guard let mine = sent[row.photo_id], row.stamp != mine.stamp else { continue }
             settled.gaveWay.append(row.photo_id)
