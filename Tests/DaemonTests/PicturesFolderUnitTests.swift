@@ -235,4 +235,28 @@ import TestSupport
         let last = wakes.beginReconcile()
         #expect(wakes.following && last == 4)
     }
+
+    /// Wakes that keep coming while the folder settles (a pull's pages of likes) say the library is still
+    /// changing, so the reconcile waits for them; a settle with none says it is not.
+    @Test func wakesDuringTheSettleSayTheLibraryIsStillChanging() {
+        let counts = LibraryCounts(photos: 1, liked: 1, edited: 0, dismissed: 0, files: 0, bytes: 0)
+        var wakes = PicturesFolderWakes(account: "u1", library: counts)
+        func like(_ id: String) -> Bool { wakes.wakes(on: .photoChanged(PhotoChange(id: id, change: .liked)), actingAccount: "u1") }
+        #expect(like("unsplash:a"))
+        wakes.settleBegins()
+        let quiet = wakes.stillChanging()
+        #expect(!quiet, "the wake that began the settle is the one answered")
+        wakes.settleBegins()
+        #expect(like("unsplash:b"))
+        #expect(like("unsplash:c"))
+        let burst = wakes.stillChanging()
+        #expect(burst)
+        let lookedAgain = wakes.stillChanging()
+        #expect(!lookedAgain, "none since the last look")
+        #expect(like("unsplash:d"))
+        let more = wakes.stillChanging()
+        #expect(more)
+        let covering = wakes.beginReconcile()
+        #expect(covering == 4, "the reconcile after the burst covers all of it")
+    }
 }

@@ -32,10 +32,11 @@ final class PicturesFolderService: Service, Sendable {
     private let busy = Mutex(())
     /// How long a wake waits for more before reconciling (a pull's burst of arrivals).
     private let settle: Duration
-    /// While files download (as the bus last said), a reconcile waits for them, up to a patience: each
-    /// reconcile reads every liked photo and both directories, and a pull's thousand arrivals woke one
-    /// every `settle` (7.5 % of the daemon's CPU during a pull of 1,000 files, more as the library
-    /// grows). The arrivals still show up, a batch every `patience`, and all of them once the downloads end.
+    /// While files download (as the bus last said), or wakes keep coming (a pull's pages of likes), a
+    /// reconcile waits for them, up to a patience: each reconcile reads every liked photo and both
+    /// directories, and a pull's thousand arrivals woke one every `settle` (7.5 % of the daemon's CPU
+    /// during a pull of 1,000 files, more as the library grows). The changes still show up, a batch every
+    /// `patience`, and all of them once the downloads and the wakes end.
     private let downloads: TransferPatience<AnyClock<Duration>>?
     /// What the settle and the patience are counted on.
     private let clock: AnyClock<Duration>
@@ -49,7 +50,7 @@ final class PicturesFolderService: Service, Sendable {
         let bus = FollowedBus()
         self.bus = bus
         self.downloads = downloadPatience.map {
-            TransferPatience(transfersActive: { bus.wakes.withLock { $0.downloading > 0 } }, patience: $0, clock: clock)
+            TransferPatience(transfersActive: { bus.wakes.withLock { $0.downloading > 0 || $0.stillChanging() } }, patience: $0, clock: clock)
         }
         self.clock = clock
         self.folder = folder
@@ -89,10 +90,12 @@ final class PicturesFolderService: Service, Sendable {
             while !Task.isCancelled {
                 await self.wakeup.wait(until: nil)
                 if Task.isCancelled { return }
+                self.bus.wakes.withLock { $0.settleBegins() }
                 try? await self.clock.sleep(for: self.settle)
-                // Each finished download rings again: the wait is checked anew, and ends with the last one.
+                // The wait is checked anew at each ring (a finished download, a wake) and each settle: it
+                // ends with the last download, or a settle after the last wake, or when the patience is spent.
                 while let until = self.downloads?.holdOffUntil(), !Task.isCancelled {
-                    await self.wakeup.wait(until: until, clock: self.clock)
+                    await self.wakeup.wait(until: min(until, self.clock.now.advanced(by: self.settle)), clock: self.clock)
                 }
                 self.downloads?.wentAhead()
                 guard let covering = self.bus.wakes.withLock({ $0.beginReconcile() }) else { continue }
