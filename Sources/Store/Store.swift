@@ -31,6 +31,11 @@ public final class Store: Sendable {
             // A row a REPLACE removes fires its delete trigger, as any deletion does: the counters of
             // SchemaV3 stay right whatever statement a later change writes.
             try db.execute(sql: "PRAGMA recursive_triggers = ON")
+            // A colour's bucket (ColorBucket), for the statements that write photos straight from the
+            // server's answers (PulledRows.fillBarePhotos).
+            db.add(function: DatabaseFunction("color_bucket", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).flatMap { ColorBucket(hex: $0)?.rawValue }
+            })
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

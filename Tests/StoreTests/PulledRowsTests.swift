@@ -10,10 +10,15 @@ import TestSupport
 @Suite struct PulledRowsTests {
     let dir = TemporaryDirectory()
 
-    static func pulled(_ remoteId: String, title: String, urls: String? = #"{"thumb":"https://t/x"}"#) -> PulledPhoto {
-        PulledPhoto(
-            source: .unsplash, remoteId: remoteId, title: title, description: "by the water", authorName: "Ana", authorUrl: nil,
-            width: 4000, height: 3000, color: "#336699", colorBucket: ColorBucket(hex: "#336699")?.rawValue, urls: urls, metadata: nil)
+    /// A row of the server's photos as PostgREST writes it.
+    static func row(_ remoteId: String, title: String, urls: String = #"{"thumb":"https://t/x"}"#) -> String {
+        #"{"photo_id":"unsplash:"# + remoteId + #"","title":""# + title
+            + ##"","description":"by the water","author_name":"Ana","author_url":null,"color":"#336699","width":4000,"height":3000,"urls":"##
+            + urls + #","original_sha256":null,"original_note":null,"updated_at":"2026-11-30T06:00:00.123456+00:00"}"#
+    }
+
+    static func answer(_ db: Database, _ rows: [String]) throws -> PulledRows.PhotosAnswer {
+        try PulledRows.PhotosAnswer.check(db, "[" + rows.joined(separator: ",") + "]")
     }
 
     static func found(_ db: Database, _ text: String) throws -> [String] {
@@ -33,10 +38,14 @@ import TestSupport
             try PulledRows.insertBarePhotos(db, [(.unsplash, "rich")], fetchedAt: now)
         }
         let page = [
-            Self.pulled("bare", title: "lake sunset"), Self.pulled("bare", title: "second copy"), Self.pulled("rich", title: "theirs"),
-            Self.pulled("unknown", title: "mountain"),
+            Self.row("bare", title: "lake sunset"), Self.row("bare", title: "second copy"), Self.row("rich", title: "theirs"),
+            Self.row("unknown", title: "mountain"), #"{"photo_id":"flickr:1","title":"a newer device's source"}"#,
         ]
-        try store.write { db in try PulledRows.fillBarePhotos(db, page, fetchedAt: now, addingUnknown: false) }
+        try store.write { db throws in
+            let checked = try Self.answer(db, page)
+            #expect(checked.rows == 5 && checked.last?.photoId == "flickr:1" && checked.last?.updatedAt == nil)
+            try PulledRows.fillBarePhotos(db, [checked], fetchedAt: now, addingUnknown: false)
+        }
         try store.read { db throws in
             let rows = try Row.fetchAll(db, sql: "SELECT id, title, urls, color_bucket, dismissed_at IS NOT NULL AS dismissed FROM photos ORDER BY id")
             #expect(rows.map { $0["id"] as String } == ["unsplash:bare", "unsplash:rich"])
@@ -55,7 +64,7 @@ import TestSupport
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.pulled_photos") == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.pulled_bare") == 0)
         }
-        try store.write { db in try PulledRows.fillBarePhotos(db, page, fetchedAt: now, addingUnknown: true) }
+        try store.write { db in try PulledRows.fillBarePhotos(db, [try Self.answer(db, page)], fetchedAt: now, addingUnknown: true) }
         try store.read { db throws in
             #expect(try String.fetchAll(db, sql: "SELECT id FROM photos ORDER BY id") == ["unsplash:bare", "unsplash:rich", "unsplash:unknown"])
             #expect(try Self.found(db, "mountain") == ["unsplash:unknown"])
@@ -68,7 +77,7 @@ import TestSupport
     @Test func theFillSearchesThePhotosByKey() throws {
         let store = try Store(path: dir.file("s.sqlite"))
         try store.write { db throws in
-            try PulledRows.fillBarePhotos(db, [Self.pulled("a", title: "lake")], fetchedAt: PhotoFixtures.epoch, addingUnknown: false)
+            try PulledRows.fillBarePhotos(db, [try Self.answer(db, [Self.row("a", title: "lake")])], fetchedAt: PhotoFixtures.epoch, addingUnknown: false)
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + PulledRows.fillStaged, arguments: [PhotoFixtures.epoch])
                 .map { $0["detail"] as String }
             #expect(plan.contains { $0.hasPrefix("SEARCH photos USING") }, "\(plan)")
@@ -80,11 +89,13 @@ import TestSupport
     @Test func aFailedPageLeavesNothingStaged() throws {
         let store = try Store(path: dir.file("s.sqlite"))
         struct Refused: Error {}
-        try store.write { db in try PulledRows.fillBarePhotos(db, [Self.pulled("before", title: "river")], fetchedAt: PhotoFixtures.epoch, addingUnknown: true) }
+        try store.write { db in
+            try PulledRows.fillBarePhotos(db, [try Self.answer(db, [Self.row("before", title: "river")])], fetchedAt: PhotoFixtures.epoch, addingUnknown: true)
+        }
         #expect(throws: Refused.self) {
             try store.write { db throws in
                 try PulledRows.insertBarePhotos(db, [(.unsplash, "a")], fetchedAt: PhotoFixtures.epoch)
-                try PulledRows.fillBarePhotos(db, [Self.pulled("a", title: "lake")], fetchedAt: PhotoFixtures.epoch, addingUnknown: false)
+                try PulledRows.fillBarePhotos(db, [try Self.answer(db, [Self.row("a", title: "lake")])], fetchedAt: PhotoFixtures.epoch, addingUnknown: false)
                 try db.execute(sql: "INSERT INTO temp.pulled_photos (id, source, remote_id) VALUES ('unsplash:left', 'unsplash', 'left')")
                 throw Refused()
             }
@@ -93,5 +104,48 @@ import TestSupport
             #expect(try String.fetchAll(db, sql: "SELECT id FROM photos") == ["unsplash:before"])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.pulled_photos") == 0)
         }
+    }
+
+    /// A photo's columns as the store keeps them, read by SQLite from the answer: URLs as their object,
+    /// another device's original as PhotoMetadata's JSON, the colour's bucket.
+    @Test func aRowReadsAsTheStoreKeepsAPhoto() throws {
+        let store = try Store(path: dir.file("s.sqlite"))
+        let sha = String(repeating: "ab", count: 32)
+        let row = Self.row("a", title: #"Åsa's \"lake\""#, urls: #"{"regular":"https:\/\/images.example\/a.jpg","thumb":"https://t/a"}"#)
+            .replacingOccurrences(of: #""original_sha256":null,"original_note":null"#, with: #""original_sha256":""# + sha + #"","original_note":null"#)
+        try store.write { db in
+            try PulledRows.fillBarePhotos(db, [try Self.answer(db, [row])], fetchedAt: PhotoFixtures.epoch, addingUnknown: true)
+        }
+        let photo = try #require(try store.read { db in try PhotoRecord.fetchOne(db, key: "unsplash:a") })
+        #expect(photo.title == #"Åsa's "lake""# && photo.description == "by the water" && photo.authorName == "Ana" && photo.authorUrl == nil)
+        #expect(photo.width == 4000 && photo.height == 3000 && photo.color == "#336699")
+        #expect(photo.colorBucket == ColorBucket(hex: "#336699")?.rawValue)
+        let urls = try JSONDecoder().decode([String: String].self, from: Data(try #require(photo.urls).utf8))
+        #expect(urls == ["regular": "https://images.example/a.jpg", "thumb": "https://t/a"])
+        #expect(PhotoMetadata.decode(photo.metadata) == PhotoMetadata(originalSha256: sha))
+        #expect(photo.metadata == PhotoMetadata(originalSha256: sha).json, "the same text as the store writes for it")
+        #expect(photo.fetchedAt == PhotoFixtures.epoch)
+    }
+
+    /// An answer this version cannot read is refused whole, with what is wrong in it, and nothing of it
+    /// is written.
+    @Test func anAnswerItCannotReadIsRefusedWithItsReason() throws {
+        let store = try Store(path: dir.file("s.sqlite"))
+        let cases: [(String, String)] = [
+            ("{}", "the answer is not a JSON array"),
+            ("[1", "the answer is not a JSON array"),
+            ("[[]]", "a row is not an object"),
+            (#"[{"title":"no id"}]"#, "a row names no photo"),
+            ("[" + Self.row("a", title: "fine") + "," + Self.row("b", title: "wide").replacingOccurrences(of: #""width":4000"#, with: #""width":"wide""#) + "]",
+             "a row has a column of the wrong type"),
+            ("[" + Self.row("c", title: "x", urls: #"{"thumb":7}"#) + "]", "a row has URLs that are not text"),
+            ("[" + Self.row("d", title: "x", urls: #"["https://t/d"]"#) + "]", "a row has a column of the wrong type"),
+        ]
+        for (text, reason) in cases {
+            #expect(throws: PulledRowsError.malformed(reason), "\(text)") {
+                try store.read { db in _ = try PulledRows.PhotosAnswer.check(db, text) }
+            }
+        }
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") } == 0)
     }
 }

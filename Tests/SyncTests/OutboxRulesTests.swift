@@ -265,6 +265,17 @@ import TestSupport
         #expect(pulledPhoto.color == fields.color && pulledPhoto.width == fields.width && pulledPhoto.height == fields.height)
         #expect(pulledPhoto.urls == ["regular": "https://images.example/a.jpg"])
         #expect(pulledPhoto.original_sha256 == fields.originalSha256 && pulledPhoto.original_note == fields.originalNote)
+        // And as the store reads the server's photos (PulledRows), into a photo of its own.
+        let readBack = try store.write { db -> PhotoRecord? in
+            let answer = try PulledRows.PhotosAnswer.check(db, "[" + photoJSON.replacingOccurrences(of: "unsplash:a", with: "unsplash:readback") + "]")
+            try PulledRows.fillBarePhotos(db, [answer], fetchedAt: Date(), addingUnknown: true)
+            return try PhotoRecord.fetchOne(db, key: "unsplash:readback")
+        }
+        #expect(readBack?.title == fields.title && readBack?.description == fields.description)
+        #expect(readBack?.authorName == fields.authorName && readBack?.authorUrl == fields.authorUrl)
+        #expect(readBack?.color == fields.color && readBack?.width == fields.width && readBack?.height == fields.height)
+        #expect(readBack?.urls.flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } == ["regular": "https://images.example/a.jpg"])
+        #expect(PhotoMetadata.decode(readBack?.metadata) == PhotoMetadata(originalSha256: fields.originalSha256, originalNote: fields.originalNote))
         // Every column the pull reads is one the push writes, but the server's own updated_at.
         let written = Set((try JSONSerialization.jsonObject(with: Data(photoJSON.utf8)) as? [String: Any] ?? [:]).keys)
         #expect(written == Set(ServerPhotoRow.columns.split(separator: ",").map(String.init)).subtracting(["updated_at"]))

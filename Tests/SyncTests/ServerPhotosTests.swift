@@ -17,11 +17,11 @@ import TestSupport
         try store.write { db in
             #expect(try ServerPhotos.ensureBare("unsplash:bare", db: db, now: Date()))
             try PhotoRecord(source: .local, remoteId: "abc", title: "mine", metadata: #"{"path":"/p.jpg"}"#, fetchedAt: Date()).insert(db)
-            let rows = [
-                ServerPhotoRow(photo_id: "unsplash:bare", title: "Lake", width: 10, height: 20, urls: ["regular": "https://cdn/x.jpg"]),
-                ServerPhotoRow(photo_id: "local:abc", title: "server's title", urls: nil),
-            ]
-            try ServerPhotos.insert(rows, db: db, now: Date())
+            let answer = try PulledRows.PhotosAnswer.check(db, """
+                [{"photo_id":"unsplash:bare","title":"Lake","width":10,"height":20,"urls":{"regular":"https://cdn/x.jpg"}},
+                 {"photo_id":"local:abc","title":"server's title","urls":null}]
+                """)
+            try ServerPhotos.insert([answer], db: db, now: Date())
             let bare = try #require(try PhotoRecord.fetchOne(db, key: "unsplash:bare"))
             #expect(bare.title == "Lake" && bare.urls?.contains("x.jpg") == true)
             #expect(try PhotoRecord.fetchOne(db, key: "local:abc")?.title == "mine", "an imported photo keeps its own metadata")

@@ -33,8 +33,13 @@ enum PulledPage {
         }
     }
 
-    func stage(_ db: Database, rows: [[(any DatabaseValueConvertible)?]]) throws {
+    /// The table, made on the first page of the connection's life.
+    func create(_ db: Database) throws {
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(table) (\(columns[0]) TEXT PRIMARY KEY, \(columns.dropFirst().joined(separator: ", ")))")
+    }
+
+    func stage(_ db: Database, rows: [[(any DatabaseValueConvertible)?]]) throws {
+        try create(db)
         let insert = try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO temp.\(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """)

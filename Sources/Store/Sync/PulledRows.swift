@@ -47,16 +47,45 @@ public enum PulledRows {
         try PulledPage.bare.clear(db)
     }
 
-    /// Fills the bare rows (no URLs, no metadata) among `photos` with their metadata, keeping what this
-    /// device set on them (dismissed, the perceptual hash); a photo with its URLs or metadata keeps its
-    /// own. With `addingUnknown`, the photos the store does not hold are inserted. One statement for the
-    /// page (`PulledPage`); of two rows for one photo, the first counts.
-    public static func fillBarePhotos(_ db: Database, _ photos: [PulledPhoto], fetchedAt: Date, addingUnknown: Bool) throws {
-        if photos.isEmpty { return }
-        try PulledPage.photos.stage(db, rows: photos.map { photo in
-            [photo.id, photo.source.rawValue, photo.remoteId, photo.title, photo.description, photo.authorName, photo.authorUrl,
-             photo.width, photo.height, photo.color, photo.colorBucket, photo.urls, photo.metadata]
-        })
+    /// The server's answer to a read of its `photos` (ServerPhotoRow's columns), a JSON array as it came,
+    /// checked (`PhotosAnswer.check`): how many rows it holds, and the last one's server time and photo
+    /// (where a pull of the photos' rows stops).
+    public struct PhotosAnswer: Sendable {
+        public let text: String
+        public let rows: Int
+        public let last: (updatedAt: String?, photoId: String)?
+
+        /// `text` checked by SQLite; `PulledRowsError.malformed` says what in it this version cannot read.
+        public static func check(_ db: Database, _ text: String) throws -> PhotosAnswer {
+            let summary = try Row.fetchOne(db.cachedStatement(sql: photosAnswerSummary), arguments: [text])
+            if let problem: String = summary?["problem"] { throw PulledRowsError.malformed(problem) }
+            let rows: Int = summary?["rows"] ?? 0
+            return PhotosAnswer(text: text, rows: rows, last: rows == 0 ? nil : (summary?["updated_at"], summary?["photo_id"] ?? ""))
+        }
+
+        private init(text: String, rows: Int, last: (updatedAt: String?, photoId: String)?) {
+            self.text = text
+            self.rows = rows
+            self.last = last
+        }
+    }
+
+    /// Fills the bare rows (no URLs, no metadata) among the photos of `answers` with their metadata,
+    /// keeping what this device set on them (dismissed, the perceptual hash); a photo with its URLs or
+    /// metadata keeps its own. With `addingUnknown`, the photos the store does not hold are inserted. A
+    /// photo of a source this version does not know (a newer device's) has no place in the store and is
+    /// passed over; of two rows for one photo, the first counts.
+    ///
+    /// SQLite reads the rows out of the answers and stages them (`PulledPage`), so that one statement
+    /// fills the page: decoding them with Foundation's JSONDecoder and encoding each photo's URLs again
+    /// was a third of the daemon's CPU while a new device filled 100,000 photos (perf, bench scenario 15).
+    public static func fillBarePhotos(_ db: Database, _ answers: [PhotosAnswer], fetchedAt: Date, addingUnknown: Bool) throws {
+        let answers = answers.filter { $0.rows > 0 }
+        if answers.isEmpty { return }
+        try PulledPage.photos.create(db)
+        for answer in answers {
+            try db.cachedStatement(sql: stagePhotosAnswer).execute(arguments: [answer.text])
+        }
         try db.cachedStatement(sql: fillStaged).execute(arguments: [fetchedAt])
         if addingUnknown {
             try db.cachedStatement(sql: """
@@ -69,6 +98,50 @@ public enum PulledRows {
         }
         try PulledPage.photos.clear(db)
     }
+
+    /// Of an answer (`?1`): what in it this version cannot read, or else how many rows it holds and the
+    /// last one's server time and photo (where a pull of the photos' rows stops). A row must be an object
+    /// naming its photo, each column of the type the server's table gives it (the types ServerPhotoRow
+    /// decodes), its URLs an object of text.
+    static let photosAnswerSummary = """
+        SELECT CASE
+            WHEN NOT json_valid(?1) OR json_type(?1) IS NOT 'array' THEN 'the answer is not a JSON array'
+            ELSE (SELECT CASE
+                    WHEN j.type IS NOT 'object' THEN 'a row is not an object'
+                    WHEN json_type(j.value, '$.photo_id') IS NOT 'text' THEN 'a row names no photo'
+                    WHEN json_type(j.value, '$.urls') = 'object' AND EXISTS (SELECT 1 FROM json_each(j.value, '$.urls') u WHERE u.type IS NOT 'text') THEN 'a row has URLs that are not text'
+                    ELSE 'a row has a column of the wrong type' END
+                  FROM json_each(?1) AS j
+                  WHERE j.type IS NOT 'object' OR json_type(j.value, '$.photo_id') IS NOT 'text'
+                     OR EXISTS (SELECT 1 FROM json_each(j.value) f WHERE
+                            f.key IN ('title', 'description', 'author_name', 'author_url', 'color', 'original_sha256', 'original_note', 'updated_at')
+                              AND f.type NOT IN ('text', 'null')
+                            OR f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
+                            OR f.key = 'urls' AND f.type NOT IN ('object', 'null'))
+                     OR json_type(j.value, '$.urls') = 'object' AND EXISTS (SELECT 1 FROM json_each(j.value, '$.urls') u WHERE u.type IS NOT 'text')
+                  LIMIT 1)
+          END AS problem,
+          CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN json_array_length(?1) END AS rows,
+          CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN ?1 ->> '$[#-1].updated_at' END AS updated_at,
+          CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN ?1 ->> '$[#-1].photo_id' END AS photo_id
+        """
+
+    /// The rows of a checked answer (`?1`) into the staging table, as the store keeps a photo: its URLs as
+    /// the object's JSON text, where another device's original is (or why it is not shared) as
+    /// PhotoMetadata's JSON (its keys sorted, none null), its colour's bucket (`color_bucket`, Store.swift).
+    static let stagePhotosAnswer = """
+        INSERT OR IGNORE INTO temp.pulled_photos (id, source, remote_id, title, description, author_name, author_url, width, height, color,
+                                                  color_bucket, urls, metadata)
+        SELECT id, source, substr(id, length(source) + 2), v ->> 'title', v ->> 'description', v ->> 'author_name', v ->> 'author_url',
+               v ->> 'width', v ->> 'height', v ->> 'color', color_bucket(v ->> 'color'),
+               CASE WHEN json_type(v, '$.urls') = 'object' THEN json(v -> 'urls') END,
+               CASE WHEN (v ->> 'original_sha256') IS NOT NULL OR (v ->> 'original_note') IS NOT NULL
+                    THEN json_patch('{}', json_object('original_note', v ->> 'original_note', 'original_sha256', v ->> 'original_sha256')) END
+        FROM (SELECT j.value AS v, j.value ->> 'photo_id' AS id,
+                     substr(j.value ->> 'photo_id', 1, instr(j.value ->> 'photo_id', ':') - 1) AS source
+              FROM json_each(?1) AS j)
+        WHERE source IN (\(PhotoSource.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))) AND length(id) > length(source) + 1
+        """
 
     /// The staged photos' metadata into their bare rows. The `IN` has the page's ids lead, each finding its
     /// photo by key: with the join alone SQLite scanned every photo of the store for each page
@@ -93,39 +166,13 @@ public enum PulledRows {
     }
 }
 
-/// A pulled photo's metadata as the store keeps it (`photos`' columns), for `PulledRows.fillBarePhotos`.
-public struct PulledPhoto: Sendable, Equatable {
-    public var source: PhotoSource
-    public var remoteId: String
-    public var title: String?
-    public var description: String?
-    public var authorName: String?
-    public var authorUrl: String?
-    public var width: Int?
-    public var height: Int?
-    public var color: String?
-    public var colorBucket: String?
-    /// JSON objects' text.
-    public var urls: String?
-    public var metadata: String?
+/// A pulled page this version cannot read: what is wrong with it.
+public enum PulledRowsError: Error, Equatable, CustomStringConvertible {
+    case malformed(String)
 
-    public var id: String { source.rawValue + ":" + remoteId }
-
-    public init(
-        source: PhotoSource, remoteId: String, title: String?, description: String?, authorName: String?, authorUrl: String?,
-        width: Int?, height: Int?, color: String?, colorBucket: String?, urls: String?, metadata: String?
-    ) {
-        self.source = source
-        self.remoteId = remoteId
-        self.title = title
-        self.description = description
-        self.authorName = authorName
-        self.authorUrl = authorUrl
-        self.width = width
-        self.height = height
-        self.color = color
-        self.colorBucket = colorBucket
-        self.urls = urls
-        self.metadata = metadata
+    public var description: String {
+        switch self {
+        case .malformed(let problem): problem
+        }
     }
 }

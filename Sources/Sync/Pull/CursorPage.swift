@@ -13,13 +13,23 @@ extension SupabaseBackend {
         of table: String, columns: String, key: String = "id", after cursor: SyncCursor, userId: String, limit: Int,
         passingOver ownWrites: OwnWrites? = nil, token: String
     ) async -> Result<(rows: [Row], status: Int), BackendError> {
+        await pageAnswer(of: table, columns: columns, key: key, after: cursor, userId: userId, limit: limit, passingOver: ownWrites, token: token)
+            .flatMap { response in
+                Result { () throws(BackendError) in (try SupabaseBackend.decode([Row].self, from: response), response.status) }
+            }
+    }
+
+    /// The answer to that page's request, undecoded (the photos' rows are read by the store's SQLite).
+    func pageAnswer(
+        of table: String, columns: String, key: String = "id", after cursor: SyncCursor, userId: String, limit: Int,
+        passingOver ownWrites: OwnWrites? = nil, token: String
+    ) async -> Result<HTTPResponse, BackendError> {
         do throws(BackendError) {
-            let response = try await send(
+            return .success(try await send(
                 "GET", "/rest/v1/\(table)",
                 query: [("select", columns)] + cursor.pageFilters(userId: userId, key: key) + (ownWrites?.filter ?? [])
                     + [("order", "updated_at.asc,\(key).asc"), ("limit", String(limit))],
-                bearer: token)
-            return .success((try SupabaseBackend.decode([Row].self, from: response), response.status))
+                bearer: token))
         } catch {
             return .failure(error)
         }

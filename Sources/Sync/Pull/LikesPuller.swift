@@ -90,7 +90,7 @@ struct LikesPuller: TablePuller {
     /// Applies one page in one transaction and, for a page read by cursor (`moveCursor`), moves the
     /// cursor past it.
     static func apply(
-        _ rows: [ServerLikeRow], photos: [ServerPhotoRow], accountId: String, reason: LikeMerge.Reason = .pulled,
+        _ rows: [ServerLikeRow], photos: [PulledRows.PhotosAnswer], accountId: String, reason: LikeMerge.Reason = .pulled,
         moveCursor: Bool = true, db: Database
     ) throws -> [PhotoChange] {
         var superseded = 0
@@ -98,7 +98,7 @@ struct LikesPuller: TablePuller {
     }
 
     static func apply(
-        _ rows: [ServerLikeRow], photos: [ServerPhotoRow], accountId: String, reason: LikeMerge.Reason,
+        _ rows: [ServerLikeRow], photos: [PulledRows.PhotosAnswer], accountId: String, reason: LikeMerge.Reason,
         moveCursor: Bool, superseded: inout Int, db: Database
     ) throws -> [PhotoChange] {
         let now = Date()

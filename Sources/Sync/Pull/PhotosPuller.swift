@@ -31,14 +31,15 @@ struct PhotosPuller: Sendable {
         let ownWrites = OwnWrites(column: Self.writerColumn, device: device)
         var page = try await fetchPage(after: start, accountId: accountId, ownWrites: ownWrites, token: token).get()
         while let last = page.last {
-            guard let updatedAt = last.updated_at else {
+            guard let updatedAt = last.updatedAt else {
                 throw .malformed(status: 200, detail: "the server's photos rows came without updated_at")
             }
-            let cursor = SyncCursor(updatedAt: updatedAt, lastID: last.photo_id)
-            let more = page.count == pageSize
-            async let following = more ? fetchPage(after: cursor, accountId: accountId, ownWrites: ownWrites, token: token) : .success([])
-            try apply(page, accountId: accountId, movingCursorTo: cursor)
-            page = try await following.get()
+            let cursor = SyncCursor(updatedAt: updatedAt, lastID: last.photoId)
+            let more = page.rows == pageSize
+            async let following = more ? fetchPage(after: cursor, accountId: accountId, ownWrites: ownWrites, token: token) : nil
+            try apply([page], accountId: accountId, movingCursorTo: cursor)
+            guard let next = await following else { break }
+            page = try next.get()
         }
         if named.isEmpty { return }
         try await gate.run(throwing: { () async throws(BackendError) in
@@ -47,20 +48,20 @@ struct PhotosPuller: Sendable {
         })
     }
 
-    /// The rows after `cursor`, a page of them.
+    /// The rows after `cursor`, a page of them, checked.
     private func fetchPage(
         after cursor: SyncCursor, accountId: String, ownWrites: OwnWrites?, token: String
-    ) async -> Result<[ServerPhotoRow], BackendError> {
-        await backend.page(
+    ) async -> Result<PulledRows.PhotosAnswer, BackendError> {
+        await backend.pageAnswer(
             of: Self.table, columns: Self.columns, key: "photo_id", after: cursor, userId: accountId, limit: pageSize,
             passingOver: ownWrites, token: token
-        ).map(\.rows)
+        ).flatMap { response in Result { () throws(BackendError) in try ServerPhotos.check(response, store: store) } }
     }
 
-    private func apply(_ rows: [ServerPhotoRow], accountId: String, movingCursorTo cursor: SyncCursor?) throws(BackendError) {
+    private func apply(_ answers: [PulledRows.PhotosAnswer], accountId: String, movingCursorTo cursor: SyncCursor?) throws(BackendError) {
         do {
             try store.write { db in
-                try ServerPhotos.insert(rows, db: db, now: Date(), addingUnknown: false)
+                try ServerPhotos.insert(answers, db: db, now: Date(), addingUnknown: false)
                 try cursor?.save(db, accountId: accountId, table: Self.table)
             }
         } catch {

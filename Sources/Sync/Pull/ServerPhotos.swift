@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HTTP
 import Shared
 import Store
 import Supabase
@@ -13,8 +14,8 @@ struct ServerPhotos: Sendable {
     let store: Store
 
     /// Fetches the rows of those of `ids` the store does not hold, or holds only as a bare row (no
-    /// URLs: made from a pulled like whose metadata the server did not have then).
-    func fetchUnknown(_ ids: [String], token: String) async throws(BackendError) -> [ServerPhotoRow] {
+    /// URLs: made from a pulled like whose metadata the server did not have then): the answers, checked.
+    func fetchUnknown(_ ids: [String], token: String) async throws(BackendError) -> [PulledRows.PhotosAnswer] {
         let unknown: [String]
         do {
             let unique = Set(ids)
@@ -24,7 +25,7 @@ struct ServerPhotos: Sendable {
         }
         // In chunks: a page of 500 ids in one `in.(...)` filter would make a request line longer than
         // servers accept (8 KiB is common).
-        var rows: [ServerPhotoRow] = []
+        var answers: [PulledRows.PhotosAnswer] = []
         for start in stride(from: 0, to: unknown.count, by: Self.idsPerRequest) {
             let chunk = unknown[start..<min(start + Self.idsPerRequest, unknown.count)]
             let list = chunk.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
@@ -32,31 +33,30 @@ struct ServerPhotos: Sendable {
                 "GET", "/rest/v1/photos",
                 query: [("select", ServerPhotoRow.columns), ("photo_id", "in.(\(list))")],
                 bearer: token)
-            rows += try SupabaseBackend.decode([ServerPhotoRow].self, from: response)
+            answers.append(try Self.check(response, store: store))
         }
-        return rows
+        return answers
     }
 
     static let idsPerRequest = 50
 
+    /// The answer to a read of the server's photos, checked by the store (`PulledRows.PhotosAnswer`).
+    static func check(_ response: HTTPResponse, store: Store) throws(BackendError) -> PulledRows.PhotosAnswer {
+        let text = String(decoding: response.body, as: UTF8.self)
+        do {
+            return try store.read { db in try PulledRows.PhotosAnswer.check(db, text) }
+        } catch let error as PulledRowsError {
+            throw .malformed(status: response.status, detail: "the server's photos: \(error)")
+        } catch {
+            throw .local("cannot read the store: \(error)")
+        }
+    }
+
     /// Fills in the photos the store holds bare (a photo already here with its URLs keeps its richer
     /// local copy) and, with `addingUnknown`, inserts those not in the store yet; without it a photo the
     /// store does not hold is passed over (the server's photos include ones no like or edit names now).
-    static func insert(_ photos: [ServerPhotoRow], db: Database, now: Date, addingUnknown: Bool = true) throws {
-        let encoder = JSONEncoder()
-        let pulled = photos.compactMap { photo -> PulledPhoto? in
-            // A source this splashd does not know (a newer device's) has no place in the store.
-            guard let (source, remoteId) = parts(of: photo.photo_id) else { return nil }
-            let urls = photo.urls.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
-            // Where another device's file is, or why it is not shared.
-            let original = photo.original_sha256 == nil && photo.original_note == nil
-                ? nil : PhotoMetadata(originalSha256: photo.original_sha256, originalNote: photo.original_note).json
-            return PulledPhoto(
-                source: source, remoteId: remoteId, title: photo.title, description: photo.description,
-                authorName: photo.author_name, authorUrl: photo.author_url, width: photo.width, height: photo.height,
-                color: photo.color, colorBucket: photo.color.flatMap { ColorBucket(hex: $0)?.rawValue }, urls: urls, metadata: original)
-        }
-        try PulledRows.fillBarePhotos(db, pulled, fetchedAt: now, addingUnknown: addingUnknown)
+    static func insert(_ answers: [PulledRows.PhotosAnswer], db: Database, now: Date, addingUnknown: Bool = true) throws {
+        try PulledRows.fillBarePhotos(db, answers, fetchedAt: now, addingUnknown: addingUnknown)
     }
 
     /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.
