@@ -234,13 +234,22 @@ def run(ctx):
                       "compiled statement each, and the image queue no longer lists photos without URLs (it tried each "
                       "bare one and carried thousands of retries): 20.7 s. The photos' pages read while the one before "
                       "is applied: 17.5 s. The writer's statement journals in memory (strace: 24,000 pwrites a second to "
-                      "a journal file in /var/tmp): 13.5 s.",
-                      "What is left: the likes' pass is about 2.3 × curl's and the photos' about 2.2 ×. A page of likes is "
+                      "a journal file in /var/tmp): 13.5 s. Then, profiled with perf --call-graph dwarf (2026-11-30): "
+                      "FTS5 writes its pending terms as a new segment at every statement savepoint, and each statement "
+                      "writing a photo runs its triggers under one, so a statement per photo wrote a segment per photo and "
+                      "merged them again; a page's bare photos and its photos' fill are now one statement each, staged in "
+                      "a temporary table (the fill's join first scanned every photo of the store per page: found by its "
+                      "plan, now by key): 10.1-11.3 s. The Pictures folder reconciled (reading every liked photo) after "
+                      "each page's announcement, 23 % of the daemon's CPU in the likes' pass: it now waits while wakes "
+                      "keep coming, up to its 2 s patience. The photos' answers are read by SQLite as they came (checked, "
+                      "then staged by json_each), where Foundation's JSONDecoder and the URLs' JSONEncoder were a third of "
+                      "the daemon's CPU in the photos' pass: 10.6 s.",
+                      "What is left (one run each, this machine): the likes' pass about 1.7-1.9 × curl's and the photos' "
+                      "about 1.6-1.9 ×; the run to run spread is wide (10.1 to 11.3 s for one build). A page of likes is "
                       "read and applied in one turn of the sync gate (so that a push never lands between a page's read "
-                      "and its apply), so its request and its 500 rows' writes (about 40 µs a row: the like, its trigger "
-                      "that copies the photo's facts, the bare photo and its full-text row) follow one another; a "
-                      "photo's fill is an FTS5 update with the prefix indexes of store v10. A larger page cache for the "
-                      "writer (16 MiB) changed nothing measurable (14.5 s).",
+                      "and its apply); its writes are a statement per like (the like's upsert a third of the daemon's "
+                      "CPU in that pass: its trigger that copies the photo's facts writes the row and two of its indexes "
+                      "again), and while the photos fill, the files download beside them, devstack serving both.",
                       "The newest screenful is read first (50 likes by liked_at, and their photos by id) when the likes' "
                       "cursor is at its start, and announced at once: the first screen's thumbnails are local in a "
                       "quarter of a second, before the pull of every row begins."]}
