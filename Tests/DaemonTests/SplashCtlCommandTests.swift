@@ -133,4 +133,12 @@ final class CapturedOutput: CommandOutput {
     func text(_ stream: StandardStream) -> String {
         streams.withLock { String(decoding: $0[stream] ?? Data(), as: UTF8.self) }
     }
+
+    /// `status` suggests setup to someone who has not run it and is not signed in, and to no one else.
+    @Test func statusSuggestsSetupOnlyToSomeoneNotInYet() {
+        #expect(StatusCommand.suggestsSetup(account: .signedOut, setupDone: false))
+        #expect(!StatusCommand.suggestsSetup(account: .signedOut, setupDone: true))
+        #expect(!StatusCommand.suggestsSetup(account: .signedIn, setupDone: false), "signed in by a daemon configured by hand")
+        #expect(!StatusCommand.suggestsSetup(account: .signedInOffline, setupDone: false))
+    }
 }

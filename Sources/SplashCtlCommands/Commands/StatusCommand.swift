@@ -10,12 +10,17 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await global.run(StatusRequest()) { status, style in
             var text = Self.render(status, style)
-            // Until setup has run once: the way in. Never again after.
-            if !SetupState.isDone(environment: ProcessInfo.processInfo.environment) {
+            if Self.suggestsSetup(account: status.account.state, setupDone: SetupState.isDone(environment: ProcessInfo.processInfo.environment)) {
                 text += "\n" + style.dim(Message.firstTimeSetupHint.text())
             }
             return text
         }
+    }
+
+    /// The way in, while it is needed: until setup has run once, and not to someone already signed in
+    /// (a daemon configured by its environment or by hand).
+    static func suggestsSetup(account: AccountStatus.State, setupDone: Bool) -> Bool {
+        !setupDone && account == .signedOut
     }
 
     static func render(_ status: DaemonStatus, _ style: TerminalStyle, width: Int? = TerminalGraphics.windowSize()?.columns) -> String {
