@@ -123,7 +123,7 @@ struct DaemonGraph {
             config: config, store: store, state: state, images: images, health: network.health, http: http, logger: logger)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let realtime = RealtimeCapability.make(
-            config: config, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
+            config: config, store: store, state: state, account: account, sync: sync, network: network.gate, group: eventLoops, logger: logger)
         let waiters = HoldWaiters(
             gate: background, account: account, images: images, sync: sync, realtime: realtime, network: network, google: google)
         let desktop = DesktopCapability.make(

@@ -62,16 +62,18 @@ public struct ChangeSubscription: Sendable, Equatable {
     }
 
     /// Whether a row can be one this subscription asked for: the filter's column, when the row has it,
-    /// holds the value an `eq` filter names. Other operators are left to the server.
+    /// holds the value an `eq` filter names, or another than a `neq` filter names. Other operators are
+    /// left to the server.
     func admits(_ row: [String: JSONValue]) -> Bool {
-        guard let filter, let equals = filter.range(of: "=eq.") else { return true }
-        let value = String(filter[equals.upperBound...])
-        guard let column = filterColumn, let actual = row[column] else { return true }
-        switch actual {
-        case .string(let text): return text == value
-        case .integer(let number): return String(number) == value
-        default: return false
+        guard let filter, let column = filterColumn, let actual = row[column] else { return true }
+        let text: String? = switch actual {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        default: nil
         }
+        if let equals = filter.range(of: "=eq.") { return text == String(filter[equals.upperBound...]) }
+        if let differs = filter.range(of: "=neq.") { return text != String(filter[differs.upperBound...]) }
+        return true
     }
 
     /// The column the filter compares (`user_id` of `user_id=eq.<uid>`): of a change's row, the one

@@ -27,10 +27,14 @@ public final class RealtimeService: Service, Sendable {
         public var heartbeatEvery: Duration = .seconds(25)
         public var replyWithin: Duration = .seconds(10)
         public var joinWithin: Duration = .seconds(15)
+        /// This device's id (the store's): the likes it acted on and the photos' rows it pushed carry it
+        /// (`likes.acted_by`, `photos.written_by`), and the channel asks for the others' changes only.
+        public var device: String
 
-        public init(backendURL: String, anonKey: String, caFile: String? = nil, plainHosts: Set<String> = []) {
+        public init(backendURL: String, anonKey: String, device: String, caFile: String? = nil, plainHosts: Set<String> = []) {
             self.backendURL = backendURL
             self.anonKey = anonKey
+            self.device = device
             self.caFile = caFile
             self.plainHosts = plainHosts
         }
@@ -154,14 +158,7 @@ public final class RealtimeService: Service, Sendable {
     private func converse(
         _ initial: Account, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, live: LiveFlag
     ) async throws {
-        let subscriptions = [
-            ChangeSubscription(table: "likes", filter: "user_id=eq.\(initial.userId)"),
-            ChangeSubscription(table: "edits", filter: "user_id=eq.\(initial.userId)"),
-            ChangeSubscription(table: "photos", filter: "user_id=eq.\(initial.userId)"),
-            ChangeSubscription(table: "profiles", filter: "id=eq.\(initial.userId)"),
-            // One row anyone may read: every sign-up moves it.
-            ChangeSubscription(table: "user_stats"),
-        ]
+        let subscriptions = Self.subscriptions(userId: initial.userId, device: configuration.device)
         let rowColumns = Set(subscriptions.compactMap(\.filterColumn))
         var channel = RealtimeConversation(
             topic: PhoenixMessage.topic("splashd"), subscriptions: subscriptions, token: initial.accessToken, now: .now)
@@ -213,6 +210,21 @@ public final class RealtimeService: Service, Sendable {
             try await group.next()
             group.cancelAll()
         }
+    }
+
+    /// What the channel asks for: the account's rows only, as RLS lets through to this user on every
+    /// subscription; of the likes and the photos' rows, not this device's own writes, which its store
+    /// holds as the push's answer left them (a push of 10,000 likes came back as 20,000 frames, each a
+    /// row the server read under RLS for this channel, and each rang a pull that read nothing).
+    static func subscriptions(userId: String, device: String) -> [ChangeSubscription] {
+        [
+            ChangeSubscription(table: "likes", filter: "acted_by=neq.\(device)"),
+            ChangeSubscription(table: "edits", filter: "user_id=eq.\(userId)"),
+            ChangeSubscription(table: "photos", filter: "written_by=neq.\(device)"),
+            ChangeSubscription(table: "profiles", filter: "id=eq.\(userId)"),
+            // One row anyone may read: every sign-up moves it.
+            ChangeSubscription(table: "user_stats"),
+        ]
     }
 
     private func perform(_ actions: [RealtimeConversation.Action], outbound: WebSocketOutboundWriter, live: LiveFlag, rung: Wakeup) async throws {

@@ -1,4 +1,4 @@
-import Realtime
+@testable import Realtime
 import Shared
 import Testing
 
@@ -104,5 +104,30 @@ import Testing
         #expect((0..<6).map { _ in schedule.failed() } == [.seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(10), .seconds(10)])
         schedule.joined()
         #expect(schedule.failed() == .seconds(1))
+    }
+
+    /// A change the channel asked for is one its filter admits: `eq` the value it names, `neq` any other
+    /// (this device's own writes, `acted_by=neq.<device>`); a row without the column is left to the server.
+    @Test func aFilterAdmitsWhatItNamesAndANeqFilterAllButIt() {
+        let own = ChangeSubscription(table: "likes", filter: "acted_by=neq.d1")
+        #expect(!own.admits(["acted_by": .string("d1")]))
+        #expect(own.admits(["acted_by": .string("d2")]))
+        #expect(own.admits(["acted_by": .string("")]), "a change made by no device's push: a web edit, an older client")
+        #expect(own.admits(["user_id": .string("u1")]))
+        let mine = ChangeSubscription(table: "edits", filter: "user_id=eq.u1")
+        #expect(mine.admits(["user_id": .string("u1")]) && !mine.admits(["user_id": .string("u2")]))
+        #expect(ChangeSubscription(table: "profiles", filter: "id=eq.7").admits(["id": .integer(7)]))
+        #expect(ChangeSubscription(table: "user_stats").admits([:]))
+    }
+
+    /// splashd's channel: every table it follows, the account's rows, and of the likes and the photos'
+    /// rows none of this device's own writes.
+    @Test func theChannelAsksForTheAccountsRowsButThisDevicesOwnWrites() {
+        let asked = RealtimeService.subscriptions(userId: "u1", device: "d1")
+        #expect(asked.map(\.table) == ["likes", "edits", "photos", "profiles", "user_stats"])
+        let likes = asked[0], photos = asked[2]
+        #expect(!likes.admits(["acted_by": .string("d1")]) && likes.admits(["acted_by": .string("d2")]))
+        #expect(!photos.admits(["written_by": .string("d1")]) && photos.admits(["written_by": .string("")]))
+        #expect(asked[1].filter == "user_id=eq.u1" && asked[3].filter == "id=eq.u1")
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct RealtimeURLTests {
     func url(_ backend: String, plain: Set<String> = []) throws(RealtimeSetupError) -> String {
         try RealtimeService(
-            configuration: .init(backendURL: backend, anonKey: "anon", plainHosts: plain), logger: Logger(label: "test"),
+            configuration: .init(backendURL: backend, anonKey: "anon", device: "d1", plainHosts: plain), logger: Logger(label: "test"),
             account: { nil }, changed: { _ in }, joined: {}
         ).websocketURL()
     }

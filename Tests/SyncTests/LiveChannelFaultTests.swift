@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HTTP
 import Shared
 import SplashClient
@@ -88,9 +89,12 @@ import TestSupport
                 try await devstack.sendRealtime(["text": text])
             }
             try await devstack.sendRealtime(["binary_bytes": 10])
-            let forged = #"{"topic":"realtime:splashd","event":"postgres_changes","ref":null,"payload":{"ids":[1],"data":{"schema":"public","table":"%@","type":"INSERT","record":{"user_id":"someone-else"},"columns":[],"commit_timestamp":"2026-01-01T00:00:00Z","errors":null}}}"#
-            for table in ["unknown_table", "likes", "likes"] {
-                try await devstack.sendRealtime(["text": forged.replacingOccurrences(of: "%@", with: table)])
+            let forged = #"{"topic":"realtime:splashd","event":"postgres_changes","ref":null,"payload":{"ids":[1],"data":{"schema":"public","table":"%@","type":"INSERT","record":%R,"columns":[],"commit_timestamp":"2026-01-01T00:00:00Z","errors":null}}}"#
+            // B asked for the likes of other devices than itself and the edits of its own account.
+            let device = try #require(try await DatabaseQueue(path: b.databasePath).read { db in try String.fetchOne(db, sql: "SELECT id FROM device") })
+            for (table, record) in [("unknown_table", "{}"), ("likes", #"{"acted_by":"\#(device)"}"#), ("likes", #"{"acted_by":"\#(device)"}"#),
+                                    ("edits", #"{"user_id":"someone-else"}"#)] {
+                try await devstack.sendRealtime(["text": forged.replacingOccurrences(of: "%@", with: table).replacingOccurrences(of: "%R", with: record)])
             }
             // Still live, and a real change still arrives.
             let id = try #require(try a.seedPhotos(1, prefix: "after-garbage").first)
@@ -103,6 +107,7 @@ import TestSupport
             let log = b.process.stderr
             #expect(log.components(separatedBy: "an unreadable frame").count - 1 == 1, "said once:\n\(log.suffix(2000))")
             #expect(log.components(separatedBy: "a change of likes this channel did not ask for").count - 1 == 1)
+            #expect(log.contains("a change of edits this channel did not ask for"))
             #expect(log.contains("a change of unknown_table this channel did not ask for"))
         }
     }

@@ -145,10 +145,12 @@ def run(ctx):
                      "new to the server, so every one goes. Each liked photo already has its library file, so the image queue stays out "
                      "of the measurement. The clock starts with the daemon at rest and offline: seeded likes are new to its Pictures "
                      "folder at start (10,000 entries to make), as a person's likes never are.",
-                     "The echo: every upserted like and photo still comes back over Realtime as a postgres_changes frame (read typed, "
-                     "keeping only the column the channel's filter compares) and rings the pull, but the pull passes over this device's "
-                     "own writes (likes.acted_by, photos.written_by): its pages after the push are empty, where it read the 10,000 likes "
-                     "and their photos back (PullTests.aDevicesPullReadsNothingOfItsOwnPush counts the bytes)."]}
+                     "The echo: none. The live channel asks for the likes and photos' rows of other devices only "
+                     "(acted_by=neq.<device>, written_by=neq.<device>; RLS keeps every subscription to the account's rows), so the push's "
+                     "rows no longer come back as 20,000 postgres_changes frames, each a row devstack read under RLS for the channel: "
+                     "measured in one session, 0.905 s with the echo, 0.866 s without, 0.851 s with the live channel off. The pull, rung "
+                     "after a push, passes over this device's own writes the same way: its pages after the push are empty, where it read "
+                     "the 10,000 likes and their photos back (PullTests.aDevicesPullReadsNothingOfItsOwnPush counts the bytes)."]}
     if any(v["met"] is False for v in res["verdict"]):
         d, user_id = fresh_daemon("prof")
         res["profile"] = _profile(ctx, d, user_id, own_sample(d, "pushprof"))

@@ -201,6 +201,10 @@ async def deliver(st, hub, change):
             else:
                 if not keys or any(v is None for v in keys.values()):
                     continue
+                # The filters first, on the change's own row (as Realtime evaluates them with the change):
+                # a change no binding asks for costs no read under the channel's RLS.
+                if not any(b.accepts(new) for b in bindings):
+                    continue
                 record = await visible_row(st, channel, schema, table, keys)
                 if record is None:
                     continue

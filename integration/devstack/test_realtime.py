@@ -80,6 +80,32 @@ def test_own_rows_arrive_as_they_change_and_nothing_of_anyone_elses(env, make_us
     asyncio.run(asyncio.wait_for(scenario(), 60))
 
 
+def test_a_device_asking_for_others_changes_gets_none_of_its_own_and_nothing_of_anyone_elses(env, make_user):
+    """splashd's channel asks for the likes acted on by other devices (`acted_by=neq.<device>`): its own
+    pushes do not come back, another device's like of the same account does, and another user's rows
+    stay hidden by RLS though the filter no longer names the user."""
+    ana, bea = make_user(), make_user()
+
+    async def scenario():
+        client, received = await subscribe(env, ana.session["access_token"], "likes", "acted_by=neq.desk")
+        try:
+            call = {"device": "desk", "photo_rows": [], "like_rows": [
+                {"photo_id": "unsplash:own", "liked_at": "2026-11-30T00:00:00Z", "deleted_at": None,
+                 "acted_at": "2026-11-30T00:00:00Z", "acted_by": "desk"}]}
+            await rest(ana, "POST", "/rest/v1/rpc/push_likes", json=call)
+            laptop = dict(call, device="laptop", like_rows=[dict(call["like_rows"][0], photo_id="unsplash:laptop", acted_by="laptop")])
+            await rest(ana, "POST", "/rest/v1/rpc/push_likes", json=laptop)
+            await rest(bea, "POST", "/rest/v1/likes", json={"photo_id": "unsplash:bea", "acted_by": "laptop"})
+            change = await next_change(received)
+            assert change["record"]["photo_id"] == "unsplash:laptop" and change["record"]["acted_by"] == "laptop"
+            await asyncio.sleep(0.5)
+            assert received.empty(), "the device's own push, or Bea's like, reached it"
+        finally:
+            await client.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
 def test_a_bad_token_is_refused_and_joins_can_be_refused(env, make_user, control):
     ana = make_user()
 

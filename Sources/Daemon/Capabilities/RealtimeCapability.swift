@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import Realtime
 import Shared
+import Store
 import Sync
 import ServiceLifecycle
 
@@ -14,14 +15,14 @@ struct RealtimeCapability: Sendable {
     let users: UsersRefresher
 
     static func make(
-        config: DaemonConfig, state: DaemonState, account: AccountCapability, sync: SyncCapability, network: NetworkGate,
+        config: DaemonConfig, store: Store, state: DaemonState, account: AccountCapability, sync: SyncCapability, network: NetworkGate,
         group: any EventLoopGroup, logger: Logger
     ) -> RealtimeCapability? {
         guard config.realtimeEnabled, let backendURL = config.backendURL, let anonKey = config.anonKey, let pull = sync.pull else { return nil }
         let manager = account.manager
         let users = UsersRefresher(users: account.users, state: state, logger: logger)
         var configuration = RealtimeService.Configuration(
-            backendURL: backendURL, anonKey: anonKey, caFile: config.caFile, plainHosts: Set(config.plainHTTPHosts))
+            backendURL: backendURL, anonKey: anonKey, device: store.deviceId, caFile: config.caFile, plainHosts: Set(config.plainHTTPHosts))
         configuration.heartbeatEvery = .seconds(config.realtimeHeartbeatSeconds)
         configuration.replyWithin = .seconds(config.realtimeReplySeconds)
         configuration.joinWithin = .seconds(config.realtimeJoinSeconds)
