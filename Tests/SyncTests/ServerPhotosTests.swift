@@ -21,7 +21,7 @@ import TestSupport
                 [{"photo_id":"unsplash:bare","title":"Lake","width":10,"height":20,"urls":{"regular":"https://cdn/x.jpg"}},
                  {"photo_id":"local:abc","title":"server's title","urls":null}]
                 """)
-            try ServerPhotos.insert([answer], db: db, now: Date())
+            try PulledRows.fillBarePhotos(db, [answer], fetchedAt: Date(), addingUnknown: true)
             let bare = try #require(try PhotoRecord.fetchOne(db, key: "unsplash:bare"))
             #expect(bare.title == "Lake" && bare.urls?.contains("x.jpg") == true)
             #expect(try PhotoRecord.fetchOne(db, key: "local:abc")?.title == "mine", "an imported photo keeps its own metadata")

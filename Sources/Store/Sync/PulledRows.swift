@@ -57,6 +57,9 @@ public enum PulledRows {
 
         /// `text` checked by SQLite; `PulledRowsError.malformed` says what in it this version cannot read.
         public static func check(_ db: Database, _ text: String) throws -> PhotosAnswer {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) = 'array' ELSE 0 END"), arguments: [text]) == true else {
+                throw PulledRowsError.malformed("the answer is not a JSON array")
+            }
             let summary = try Row.fetchOne(db.cachedStatement(sql: photosAnswerSummary), arguments: [text])
             if let problem: String = summary?["problem"] { throw PulledRowsError.malformed(problem) }
             let rows: Int = summary?["rows"] ?? 0
@@ -99,14 +102,13 @@ public enum PulledRows {
         try PulledPage.photos.clear(db)
     }
 
-    /// Of an answer (`?1`): what in it this version cannot read, or else how many rows it holds and the
-    /// last one's server time and photo (where a pull of the photos' rows stops). A row must be an object
-    /// naming its photo, each column of the type the server's table gives it (the types ServerPhotoRow
-    /// decodes), its URLs an object of text.
+    /// Of an answer (`?1`, a JSON array: checked before, since every function below parses it again —
+    /// SQLite 3.40 keeps a parse for one call site only): what in it this version cannot read, or else
+    /// how many rows it holds and the last one's server time and photo (where a pull of the photos' rows
+    /// stops). A row must be an object naming its photo, each column of the type the server's table gives
+    /// it (the types ServerPhotoRow decodes), its URLs an object of text.
     static let photosAnswerSummary = """
-        SELECT CASE
-            WHEN NOT json_valid(?1) OR json_type(?1) IS NOT 'array' THEN 'the answer is not a JSON array'
-            ELSE (SELECT CASE
+        SELECT (SELECT CASE
                     WHEN j.type IS NOT 'object' THEN 'a row is not an object'
                     WHEN json_type(j.value, '$.photo_id') IS NOT 'text' THEN 'a row names no photo'
                     WHEN json_type(j.value, '$.urls') = 'object' AND EXISTS (SELECT 1 FROM json_each(j.value, '$.urls') u WHERE u.type IS NOT 'text') THEN 'a row has URLs that are not text'
@@ -119,11 +121,8 @@ public enum PulledRows {
                             OR f.key IN ('width', 'height') AND f.type NOT IN ('integer', 'null')
                             OR f.key = 'urls' AND f.type NOT IN ('object', 'null'))
                      OR json_type(j.value, '$.urls') = 'object' AND EXISTS (SELECT 1 FROM json_each(j.value, '$.urls') u WHERE u.type IS NOT 'text')
-                  LIMIT 1)
-          END AS problem,
-          CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN json_array_length(?1) END AS rows,
-          CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN ?1 ->> '$[#-1].updated_at' END AS updated_at,
-          CASE WHEN json_valid(?1) AND json_type(?1) = 'array' THEN ?1 ->> '$[#-1].photo_id' END AS photo_id
+                  LIMIT 1) AS problem,
+          json_array_length(?1) AS rows, ?1 ->> '$[#-1].updated_at' AS updated_at, ?1 ->> '$[#-1].photo_id' AS photo_id
         """
 
     /// The rows of a checked answer (`?1`) into the staging table, as the store keeps a photo: its URLs as

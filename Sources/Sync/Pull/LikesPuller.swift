@@ -102,7 +102,7 @@ struct LikesPuller: TablePuller {
         moveCursor: Bool, superseded: inout Int, db: Database
     ) throws -> [PhotoChange] {
         let now = Date()
-        try ServerPhotos.insert(photos, db: db, now: now)
+        try PulledRows.fillBarePhotos(db, photos, fetchedAt: now, addingUnknown: true)
         try ServerPhotos.ensureBare(rows.map(\.photo_id), db: db, now: now)
         var changes: [PhotoChange] = []
         for row in rows {

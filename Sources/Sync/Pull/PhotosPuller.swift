@@ -61,7 +61,7 @@ struct PhotosPuller: Sendable {
     private func apply(_ answers: [PulledRows.PhotosAnswer], accountId: String, movingCursorTo cursor: SyncCursor?) throws(BackendError) {
         do {
             try store.write { db in
-                try ServerPhotos.insert(answers, db: db, now: Date(), addingUnknown: false)
+                try PulledRows.fillBarePhotos(db, answers, fetchedAt: Date(), addingUnknown: false)
                 try cursor?.save(db, accountId: accountId, table: Self.table)
             }
         } catch {

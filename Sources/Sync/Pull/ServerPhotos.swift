@@ -52,13 +52,6 @@ struct ServerPhotos: Sendable {
         }
     }
 
-    /// Fills in the photos the store holds bare (a photo already here with its URLs keeps its richer
-    /// local copy) and, with `addingUnknown`, inserts those not in the store yet; without it a photo the
-    /// store does not hold is passed over (the server's photos include ones no like or edit names now).
-    static func insert(_ answers: [PulledRows.PhotosAnswer], db: Database, now: Date, addingUnknown: Bool = true) throws {
-        try PulledRows.fillBarePhotos(db, answers, fetchedAt: now, addingUnknown: addingUnknown)
-    }
-
     /// A bare row for a photo the server has no metadata for, so the like or edit still has its photo.
     static func ensureBare(_ photoId: String, db: Database, now: Date) throws -> Bool {
         guard let (source, remoteId) = parts(of: photoId) else { return false }
